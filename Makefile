@@ -1,0 +1,44 @@
+# Top-level wrapper around CMake. `make` builds into build/, `make test` installs what is
+# missing (scripts/deps.sh), builds and runs the whole suite, then the fast part again under
+# AddressSanitizer + UBSan; `make demo` runs the main job; `make bench` the benchmarks.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build test test-fast test-asan demo bench clean format
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory test-asan
+
+# The fast part of the suite, built with sanitizers (tests labelled `slow` are skipped).
+test-asan:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFFN_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --output-on-failure -j $(JOBS) -LE slow
+
+demo: deps build
+	@scripts/demo.sh $(BUILD)
+
+bench: deps build
+	@scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
+
+format:
+	clang-format -i include/*.h src/*/*.c src/*/*.h src/cpu/*/*.c tools/*.c tests/*/*.c

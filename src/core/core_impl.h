@@ -1,0 +1,106 @@
+// core_impl.h — internals of the core layer: the context, error reporting, CPU features and
+// the kernel table type. Never installed; included by every layer below core.
+#ifndef FFN_CORE_IMPL_H
+#define FFN_CORE_IMPL_H
+
+#include <stdarg.h>
+
+#include "ffn.h"
+
+// --- internal invariants (compiled out in release builds) -------------------------------------
+#ifdef FFN_DEBUG
+#  include <stdio.h>
+#  include <stdlib.h>
+#  define FFN_DASSERT(c) \
+      ((c) ? (void)0 : (fprintf(stderr, "%s:%d: FFN_DASSERT(%s)\n", __FILE__, __LINE__, #c), abort()))
+#else
+#  define FFN_DASSERT(c) ((void)0)
+#endif
+
+#define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+// --- kernel table -------------------------------------------------------------------------------
+// A kernel processes n contiguous elements. Inputs share the dtype cfg->in, outputs cfg->out.
+// Contract for every kernel (scalar and SIMD):
+//   - any n ≥ 0, any pointer alignment (only the dtype's natural alignment is assumed: none
+//     for the SIMD kernels, which use unaligned loads), any tail;
+//   - each output element depends only on the input elements of the same index, computed the
+//     same way wherever it lies (body, tail, first or last chunk): this is what makes results
+//     bitwise identical for any thread count and any chunking;
+//   - an output may alias an input exactly (same pointer, same dtype): read before write.
+
+struct ffn_kcfg {
+    enum ffn_dtype in;   // dtype of every input
+    enum ffn_dtype out;  // dtype of every output
+    bool accurate;       // FFN_ACCURACY_HIGH tier
+    bool parity;         // gated forward: round act(gate) to `out` before the multiply
+    bool stream;         // outputs are not re-read soon: non-temporal stores welcome
+};
+
+enum ffn_kop {
+    FFN_KOP_ACT_FWD = 0,  // y = act(x)
+    FFN_KOP_ACT_BWD,      // dx = dy * act'(x)
+    FFN_KOP_GLU_FWD,      // h = act(gate) * up
+    FFN_KOP_GLU_BWD,      // dgate = dh * up * act'(gate), dup = dh * act(gate)
+    FFN_KOP_COUNT
+};
+
+typedef void (*ffn_act_fwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x);
+typedef void (*ffn_act_bwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
+                               const void *dy);
+typedef void (*ffn_glu_fwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate,
+                               const void *up);
+typedef void (*ffn_glu_bwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup,
+                               const void *gate, const void *up, const void *dh);
+
+struct ffn_cpu_kernels {
+    ffn_act_fwd_fn act_fwd[FFN_ACT_COUNT];
+    ffn_act_bwd_fn act_bwd[FFN_ACT_COUNT];
+    ffn_glu_fwd_fn glu_fwd[FFN_ACT_COUNT];
+    ffn_glu_bwd_fn glu_bwd[FFN_ACT_COUNT];
+    enum ffn_isa isa[FFN_KOP_COUNT][FFN_ACT_COUNT];  // which ISA each entry came from
+};
+
+// --- context ------------------------------------------------------------------------------------
+struct ffn_ctx {
+    enum ffn_isa isa;  // the ISA the kernel table was filled for
+    int n_threads;     // ≥ 1
+    int default_threads;
+    enum ffn_accuracy accuracy;
+    bool bf16_parity;
+    ffn_log_fn log;
+    void *log_user;
+    struct ffn_cpu_kernels kernels;
+    char err[1024];
+};
+
+// Records a formatted message as the context's last error and returns `status` (so that
+// `return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: ...", __func__, ...)` reads naturally).
+// ctx may be NULL (the message is then dropped).
+enum ffn_status ffn_error(ffn_ctx_t ctx, enum ffn_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// Clears the last error (called on entry by every public function that can fail).
+void ffn_error_clear(ffn_ctx_t ctx);
+// Sends a message to the context's log callback, if any.
+void ffn_log(ffn_ctx_t ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// --- CPU features ------------------------------------------------------------------------------
+struct ffn_cpu_features {
+    bool avx2;         // AVX + AVX2 + FMA + F16C, and the OS saves YMM state
+    bool avx512;       // AVX-512 F + BW + DQ + VL, and the OS saves ZMM + opmask state
+    bool avx512_bf16;  // AVX512_BF16 on top of avx512
+};
+void ffn_cpu_features_detect(struct ffn_cpu_features *f);
+
+// --- views --------------------------------------------------------------------------------------
+// Checks one view: dtype known, sizes ≥ 0, row_stride ≥ cols when rows > 1, data non-NULL when
+// non-empty, byte extent representable. `name` and `fn` appear in the message.
+enum ffn_status ffn_tensor_check(ffn_ctx_t ctx, const char *fn, const char *name,
+                                 const struct ffn_tensor *t);
+// Byte extent [lo, hi) covered by a (checked, non-empty) view.
+void ffn_tensor_extent(const struct ffn_tensor *t, uintptr_t *lo, uintptr_t *hi);
+
+// Fills `k` for `isa` (scalar entries first, then the ISA's overrides). Defined in src/cpu.
+void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
+
+#endif  // FFN_CORE_IMPL_H

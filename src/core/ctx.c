@@ -1,0 +1,133 @@
+// ctx.c — the context: kernel table chosen from CPU features (or forced), thread count,
+// accuracy tier, last error, log callback. No global mutable state.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
+
+#include "core_impl.h"
+
+enum ffn_status ffn_error(ffn_ctx_t ctx, enum ffn_status status, const char *fmt, ...) {
+    if (!ctx) return status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    va_end(ap);
+    if (ctx->log) ctx->log(0, ctx->err, ctx->log_user);
+    return status;
+}
+
+void ffn_error_clear(ffn_ctx_t ctx) {
+    if (ctx) ctx->err[0] = '\0';
+}
+
+void ffn_log(ffn_ctx_t ctx, int level, const char *fmt, ...) {
+    if (!ctx || !ctx->log) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ctx->log(level, buf, ctx->log_user);
+}
+
+static int ffn__default_threads(void) {
+#ifdef _OPENMP
+    const int n = omp_get_max_threads();
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
+// Picks the ISA: forced by opts, else by $FFN_ISA, else the best the CPU supports.
+static enum ffn_status ffn__choose_isa(ffn_ctx_t ctx, enum ffn_isa forced) {
+    enum ffn_isa isa = forced;
+    const char *env = getenv("FFN_ISA");
+    if (isa == FFN_ISA_AUTO && env && *env) {
+        if (ffn_isa_from_name(env, &isa) != FFN_STATUS_OK)
+            return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                             "ffn_ctx_create: FFN_ISA=%s is not one of scalar|avx2|avx512|auto",
+                             env);
+    }
+    if (isa == FFN_ISA_AUTO) {
+        isa = ffn_isa_supported(FFN_ISA_AVX512) ? FFN_ISA_AVX512
+              : ffn_isa_supported(FFN_ISA_AVX2) ? FFN_ISA_AVX2
+                                                : FFN_ISA_SCALAR;
+    }
+    if ((unsigned)isa >= FFN_ISA_COUNT)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "ffn_ctx_create: force_isa=%d is not an ISA",
+                         (int)isa);
+    if (!ffn_isa_supported(isa))
+        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                         "ffn_ctx_create: ISA %s is not supported by this CPU/OS or build",
+                         ffn_isa_name(isa));
+    ctx->isa = isa;
+    return FFN_STATUS_OK;
+}
+
+enum ffn_status ffn_ctx_create(const struct ffn_ctx_opts *opts, ffn_ctx_t *ctx_out) {
+    if (!ctx_out) return FFN_STATUS_INVALID_ARG;
+    *ctx_out = NULL;
+    struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
+    if (opts) {
+        // Copy only the prefix the caller knows about (older callers pass a smaller size).
+        if (opts->size < offsetof(struct ffn_ctx_opts, force_isa) || opts->size > sizeof o)
+            return FFN_STATUS_INVALID_ARG;
+        memcpy(&o, opts, opts->size);
+        o.size = sizeof o;
+    }
+    if (o.n_threads < 0 || (unsigned)o.accuracy > FFN_ACCURACY_HIGH) return FFN_STATUS_INVALID_ARG;
+    ffn_ctx_t ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return FFN_STATUS_OUT_OF_MEMORY;
+    ctx->log = o.log;
+    ctx->log_user = o.log_user;
+    ctx->accuracy = o.accuracy;
+    ctx->bf16_parity = o.bf16_parity;
+    ctx->default_threads = ffn__default_threads();
+    ctx->n_threads = o.n_threads > 0 ? o.n_threads : ctx->default_threads;
+    enum ffn_status st = ffn__choose_isa(ctx, o.force_isa);
+    if (st != FFN_STATUS_OK) {
+        ffn_log(ctx, 0, "%s", ctx->err);
+        free(ctx);
+        return st;
+    }
+    ffn_cpu_kernels_init(&ctx->kernels, ctx->isa);
+    ffn_log(ctx, 2, "ffn: isa %s, %d threads", ffn_isa_name(ctx->isa), ctx->n_threads);
+    *ctx_out = ctx;
+    return FFN_STATUS_OK;
+}
+
+void ffn_ctx_destroy(ffn_ctx_t ctx) { free(ctx); }
+
+const char *ffn_ctx_last_error(ffn_ctx_t ctx) { return ctx ? ctx->err : "ffn: NULL context"; }
+
+enum ffn_isa ffn_ctx_isa(ffn_ctx_t ctx) { return ctx ? ctx->isa : FFN_ISA_SCALAR; }
+
+enum ffn_status ffn_ctx_set_threads(ffn_ctx_t ctx, int n_threads) {
+    if (!ctx) return FFN_STATUS_INVALID_ARG;
+    ffn_error_clear(ctx);
+    if (n_threads < 0)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "ffn_ctx_set_threads: n_threads=%d, expected ≥ 0", n_threads);
+    ctx->n_threads = n_threads > 0 ? n_threads : ctx->default_threads;
+    return FFN_STATUS_OK;
+}
+
+int ffn_ctx_threads(ffn_ctx_t ctx) { return ctx ? ctx->n_threads : 1; }
+
+enum ffn_status ffn_ctx_set_accuracy(ffn_ctx_t ctx, enum ffn_accuracy accuracy) {
+    if (!ctx) return FFN_STATUS_INVALID_ARG;
+    ffn_error_clear(ctx);
+    if ((unsigned)accuracy > FFN_ACCURACY_HIGH)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "ffn_ctx_set_accuracy: accuracy=%d unknown",
+                         (int)accuracy);
+    ctx->accuracy = accuracy;
+    return FFN_STATUS_OK;
+}
+
+enum ffn_accuracy ffn_ctx_accuracy(ffn_ctx_t ctx) {
+    return ctx ? ctx->accuracy : FFN_ACCURACY_DEFAULT;
+}

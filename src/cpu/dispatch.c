@@ -1,0 +1,206 @@
+// dispatch.c — the public activation entry points: validate the views, pick the kernel from the
+// context's table, and run it over rows and fixed-size chunks, in parallel above a size
+// threshold. Chunk boundaries depend only on the shape, never on the thread count, and kernels
+// compute each element independently: results are bitwise identical for any thread count.
+#include <inttypes.h>
+#include <string.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
+
+#include "cpu/cpu_impl.h"
+
+// Elements per work item: 64 KiB of f32, a few L1-sized passes, large enough to amortise the
+// call, small enough to balance two threads on short rows.
+#define FFN_CHUNK ((int64_t)16384)
+// Below this many elements a parallel region costs more than it saves.
+#define FFN_PAR_MIN ((int64_t)1 << 16)
+// Above this many bytes touched the outputs will not be re-read from cache: stream them.
+#define FFN_STREAM_MIN_BYTES ((uint64_t)48 << 20)
+
+// One call: up to 2 outputs and 3 inputs, all of the same shape.
+struct ffn__job {
+    enum ffn_kop op;
+    void (*fn)(void);
+    struct ffn_kcfg cfg;
+    int n_out, n_in;
+    char *out[2];
+    const char *in[3];
+    int64_t out_rs[2], in_rs[3];  // row strides in bytes
+    size_t out_es, in_es;         // element sizes
+    int64_t rows, cols;
+};
+
+static void ffn__run_item(const struct ffn__job *j, int64_t r, int64_t c0, int64_t n) {
+    char *o[2] = {0};
+    const char *i[3] = {0};
+    for (int k = 0; k < j->n_out; k++) o[k] = j->out[k] + r * j->out_rs[k] + c0 * (int64_t)j->out_es;
+    for (int k = 0; k < j->n_in; k++) i[k] = j->in[k] + r * j->in_rs[k] + c0 * (int64_t)j->in_es;
+    switch (j->op) {
+    case FFN_KOP_ACT_FWD: ((ffn_act_fwd_fn)j->fn)(&j->cfg, n, o[0], i[0]); break;
+    case FFN_KOP_ACT_BWD: ((ffn_act_bwd_fn)j->fn)(&j->cfg, n, o[0], i[0], i[1]); break;
+    case FFN_KOP_GLU_FWD: ((ffn_glu_fwd_fn)j->fn)(&j->cfg, n, o[0], i[0], i[1]); break;
+    case FFN_KOP_GLU_BWD: ((ffn_glu_bwd_fn)j->fn)(&j->cfg, n, o[0], o[1], i[0], i[1], i[2]); break;
+    default: break;
+    }
+}
+
+static void ffn__run(ffn_ctx_t ctx, const struct ffn__job *j) {
+    const int64_t per_row = (j->cols + FFN_CHUNK - 1) / FFN_CHUNK;
+    const int64_t items = j->rows * per_row;
+    const int nt = ctx->n_threads;
+    const bool par = nt > 1 && items > 1 && j->rows * j->cols >= FFN_PAR_MIN;
+#pragma omp parallel for num_threads(nt) schedule(static) if (par)
+    for (int64_t it = 0; it < items; it++) {
+        const int64_t r = it / per_row, c0 = (it % per_row) * FFN_CHUNK;
+        const int64_t n = j->cols - c0 < FFN_CHUNK ? j->cols - c0 : FFN_CHUNK;
+        ffn__run_item(j, r, c0, n);
+    }
+}
+
+static bool ffn__contiguous(const struct ffn_tensor *t) {
+    return t->rows <= 1 || t->row_stride == t->cols;
+}
+
+// Checks every view, their shapes and dtypes and aliasing, then fills and runs the job.
+// outs/ins: the views in kernel order; names for messages.
+static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop op,
+                                   enum ffn_act act, int n_out, const struct ffn_tensor *const *outs,
+                                   const char *const *out_names, int n_in,
+                                   const struct ffn_tensor *const *ins,
+                                   const char *const *in_names) {
+    if (!ctx) return FFN_STATUS_INVALID_ARG;
+    ffn_error_clear(ctx);
+    if ((unsigned)act >= FFN_ACT_COUNT)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: act=%d is not an activation", fn,
+                         (int)act);
+    enum ffn_status st;
+    for (int k = 0; k < n_out; k++)
+        if ((st = ffn_tensor_check(ctx, fn, out_names[k], outs[k]))) return st;
+    for (int k = 0; k < n_in; k++)
+        if ((st = ffn_tensor_check(ctx, fn, in_names[k], ins[k]))) return st;
+
+    const struct ffn_tensor *ref = ins[0];
+    const char *ref_name = in_names[0];
+    for (int k = 0; k < n_out + n_in; k++) {
+        const struct ffn_tensor *t = k < n_out ? outs[k] : ins[k - n_out];
+        const char *name = k < n_out ? out_names[k] : in_names[k - n_out];
+        if (t->rows != ref->rows || t->cols != ref->cols)
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: %s has shape [%" PRId64 ", %" PRId64 "], %s has [%" PRId64
+                             ", %" PRId64 "]; they must agree",
+                             fn, name, t->rows, t->cols, ref_name, ref->rows, ref->cols);
+    }
+    for (int k = 1; k < n_in; k++)
+        if (ins[k]->dtype != ref->dtype)
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: %s is %s but %s is %s; inputs must share one dtype", fn,
+                             in_names[k], ffn_dtype_name(ins[k]->dtype), ref_name,
+                             ffn_dtype_name(ref->dtype));
+    if (n_out == 2 && outs[1]->dtype != outs[0]->dtype)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: %s is %s but %s is %s; outputs must share one dtype", fn,
+                         out_names[1], ffn_dtype_name(outs[1]->dtype), out_names[0],
+                         ffn_dtype_name(outs[0]->dtype));
+    if (ref->rows == 0 || ref->cols == 0) return FFN_STATUS_OK;
+
+    // Aliasing: an output may be exactly an input (in place); any other overlap would let one
+    // element's write corrupt another element's read, and two outputs must not overlap.
+    for (int k = 0; k < n_out; k++) {
+        uintptr_t olo, ohi;
+        ffn_tensor_extent(outs[k], &olo, &ohi);
+        for (int m = 0; m < n_out + n_in; m++) {
+            if (m == k) continue;
+            const struct ffn_tensor *t = m < n_out ? outs[m] : ins[m - n_out];
+            uintptr_t lo, hi;
+            ffn_tensor_extent(t, &lo, &hi);
+            if (lo >= ohi || olo >= hi) continue;
+            const bool exact = m >= n_out && t->data == outs[k]->data &&
+                               t->dtype == outs[k]->dtype &&
+                               (t->rows <= 1 || t->row_stride == outs[k]->row_stride);
+            if (!exact)
+                return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                                 "%s: %s overlaps %s without being the same view; in-place use "
+                                 "needs the same pointer, dtype and row_stride",
+                                 fn, out_names[k], m < n_out ? out_names[m] : in_names[m - n_out]);
+        }
+    }
+
+    struct ffn__job j = {.op = op, .n_out = n_out, .n_in = n_in};
+    switch (op) {
+    case FFN_KOP_ACT_FWD: j.fn = (void (*)(void))ctx->kernels.act_fwd[act]; break;
+    case FFN_KOP_ACT_BWD: j.fn = (void (*)(void))ctx->kernels.act_bwd[act]; break;
+    case FFN_KOP_GLU_FWD: j.fn = (void (*)(void))ctx->kernels.glu_fwd[act]; break;
+    case FFN_KOP_GLU_BWD: j.fn = (void (*)(void))ctx->kernels.glu_bwd[act]; break;
+    default: break;
+    }
+    if (!j.fn)
+        return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no kernel for %s", fn, ffn_act_name(act));
+    j.cfg.in = ref->dtype;
+    j.cfg.out = outs[0]->dtype;
+    j.cfg.accurate = ctx->accuracy == FFN_ACCURACY_HIGH;
+    j.cfg.parity = ctx->bf16_parity && op == FFN_KOP_GLU_FWD;
+    j.in_es = ffn_dtype_size(j.cfg.in);
+    j.out_es = ffn_dtype_size(j.cfg.out);
+    j.rows = ref->rows;
+    j.cols = ref->cols;
+
+    // All views contiguous: one long row, so chunks (and SIMD vectors) run across row ends.
+    bool contiguous = true;
+    for (int k = 0; k < n_out; k++) contiguous = contiguous && ffn__contiguous(outs[k]);
+    for (int k = 0; k < n_in; k++) contiguous = contiguous && ffn__contiguous(ins[k]);
+    if (contiguous) {
+        j.cols = j.rows * j.cols;
+        j.rows = 1;
+    }
+    for (int k = 0; k < n_out; k++) {
+        j.out[k] = outs[k]->data;
+        j.out_rs[k] = outs[k]->row_stride * (int64_t)j.out_es;
+    }
+    for (int k = 0; k < n_in; k++) {
+        j.in[k] = ins[k]->data;
+        j.in_rs[k] = ins[k]->row_stride * (int64_t)j.in_es;
+    }
+    const uint64_t bytes = (uint64_t)(ref->rows * ref->cols) * (n_out * j.out_es + n_in * j.in_es);
+    j.cfg.stream = bytes >= FFN_STREAM_MIN_BYTES;
+    ffn__run(ctx, &j);
+    return FFN_STATUS_OK;
+}
+
+enum ffn_status ffn_act_forward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *y,
+                                const struct ffn_tensor *x) {
+    const struct ffn_tensor *outs[] = {y}, *ins[] = {x};
+    static const char *const on[] = {"y"}, *const in[] = {"x"};
+    return ffn__launch(ctx, "ffn_act_forward", FFN_KOP_ACT_FWD, act, 1, outs, on, 1, ins, in);
+}
+
+enum ffn_status ffn_act_backward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *dx,
+                                 const struct ffn_tensor *x, const struct ffn_tensor *dy) {
+    const struct ffn_tensor *outs[] = {dx}, *ins[] = {x, dy};
+    static const char *const on[] = {"dx"}, *const in[] = {"x", "dy"};
+    return ffn__launch(ctx, "ffn_act_backward", FFN_KOP_ACT_BWD, act, 1, outs, on, 2, ins, in);
+}
+
+enum ffn_status ffn_glu_forward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *h,
+                                const struct ffn_tensor *gate, const struct ffn_tensor *up) {
+    const struct ffn_tensor *outs[] = {h}, *ins[] = {gate, up};
+    static const char *const on[] = {"h"}, *const in[] = {"gate", "up"};
+    return ffn__launch(ctx, "ffn_glu_forward", FFN_KOP_GLU_FWD, act, 1, outs, on, 2, ins, in);
+}
+
+enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *dgate,
+                                 const struct ffn_tensor *dup, const struct ffn_tensor *gate,
+                                 const struct ffn_tensor *up, const struct ffn_tensor *dh) {
+    const struct ffn_tensor *outs[] = {dgate, dup}, *ins[] = {gate, up, dh};
+    static const char *const on[] = {"dgate", "dup"}, *const in[] = {"gate", "up", "dh"};
+    return ffn__launch(ctx, "ffn_glu_backward", FFN_KOP_GLU_BWD, act, 2, outs, on, 3, ins, in);
+}
+
+// Conversion is the identity activation with different input and output dtypes.
+enum ffn_status ffn_tensor_convert(ffn_ctx_t ctx, const struct ffn_tensor *dst,
+                                   const struct ffn_tensor *src) {
+    const struct ffn_tensor *outs[] = {dst}, *ins[] = {src};
+    static const char *const on[] = {"dst"}, *const in[] = {"src"};
+    return ffn__launch(ctx, "ffn_tensor_convert", FFN_KOP_ACT_FWD, FFN_ACT_IDENTITY, 1, outs, on,
+                       1, ins, in);
+}
