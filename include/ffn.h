@@ -276,6 +276,67 @@ FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *dh);
 
 // -------------------------------------------------------------------------------------------
+// FFN blocks on the CPU (src/block/) — declared in this section.
+// -------------------------------------------------------------------------------------------
+
+// -------------------------------------------------------------------------------------------
+// Checkpoint files (src/io/): safetensors
+//
+// A safetensors file is memory-mapped, its header validated as hostile input (every rule of the
+// reference implementation), and its tensors handed out as zero-copy views into the mapping.
+// -------------------------------------------------------------------------------------------
+
+/// Element types a safetensors (or GGUF) tensor may carry. Only F32, BF16 and F16 map to
+/// `enum ffn_dtype`; the others are listed so files holding them load and can be described.
+enum ffn_file_dtype {
+    FFN_FILE_DTYPE_F32 = 0,
+    FFN_FILE_DTYPE_BF16,
+    FFN_FILE_DTYPE_F16,
+    FFN_FILE_DTYPE_F64,
+    FFN_FILE_DTYPE_I64,
+    FFN_FILE_DTYPE_I32,
+    FFN_FILE_DTYPE_I16,
+    FFN_FILE_DTYPE_I8,
+    FFN_FILE_DTYPE_U8,
+    FFN_FILE_DTYPE_BOOL,
+    FFN_FILE_DTYPE_F8_E4M3,
+    FFN_FILE_DTYPE_F8_E5M2,
+    FFN_FILE_DTYPE_Q8_0,   // GGUF only (blocks of 32: f16 scale + 32 int8)
+    FFN_FILE_DTYPE_Q4_0,   // GGUF only (blocks of 32: f16 scale + 16 bytes of nibbles)
+    FFN_FILE_DTYPE_COUNT
+};
+
+#define FFN_MAX_DIMS 8
+
+/// One tensor of a file: a view into the mapping (valid until the file is closed).
+struct ffn_file_tensor {
+    const char *name;
+    enum ffn_file_dtype dtype;
+    int n_dims;
+    int64_t shape[FFN_MAX_DIMS];  // safetensors order (slowest first, as PyTorch's .shape)
+    const void *data;
+    size_t nbytes;
+};
+
+typedef struct ffn_safetensors *ffn_safetensors_t;
+
+/// Opens and validates `path` (or, for a directory or a `*.index.json`, a sharded checkpoint).
+/// @retval FFN_STATUS_OK, FFN_STATUS_IO, FFN_STATUS_BAD_FORMAT ("<path>: tensor 'w' ends at
+///         byte 4096 but the data section holds 4000"), FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_safetensors_open(ffn_ctx_t ctx, const char *path,
+                                             ffn_safetensors_t *st_out);
+FFN_API void ffn_safetensors_close(ffn_safetensors_t st);
+/// Number of tensors; tensors are indexed 0..count-1 in file order.
+FFN_API int64_t ffn_safetensors_count(ffn_safetensors_t st);
+FFN_API enum ffn_status ffn_safetensors_get(ffn_ctx_t ctx, ffn_safetensors_t st, int64_t index,
+                                            struct ffn_file_tensor *out);
+/// Looks a tensor up by name. @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND
+FFN_API enum ffn_status ffn_safetensors_find(ffn_ctx_t ctx, ffn_safetensors_t st, const char *name,
+                                             struct ffn_file_tensor *out);
+/// A `__metadata__` string value, or NULL when absent.
+FFN_API const char *ffn_safetensors_metadata(ffn_safetensors_t st, const char *key);
+
+// -------------------------------------------------------------------------------------------
 // Scalar conversions (round to nearest even; NaN stays NaN, quiet)
 // -------------------------------------------------------------------------------------------
 
