@@ -1,11 +1,703 @@
-// cmd_bench_act.c — `ffn bench act`: not written yet (placeholder so the tool links).
+// cmd_bench_act.c — `ffn bench act`: throughput of the activation entry points (unary and gated,
+// forward and backward, f32 / bf16) through the public API, as GB/s over the minimum bytes moved
+// and as a ratio to a STREAM-style triad measured in the same process just before each row (the
+// bandwidth of this shared host drifts). Text table by default, JSON lines with --json (read by
+// bench/compare.py next to bench/torch_act.py's rows). Not a correctness test: results are not
+// checked here (tests/cpu does that); a failing call is reported and stops the run.
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
 
+#include "core/core_impl.h"  // read-only: which ISA each kernel of the table came from
+#include "ffn.h"
 #include "tools.h"
 
+// --- parameters ----------------------------------------------------------------------------------
+// Default sizes: 16,384 (in L1/L2), 512 x 3072 (GPT-2-small FFN at sequence 512, inside L3),
+// 32M (far out of cache: 128 MiB per f32 tensor).
+static const int64_t ffn__default_ns[] = {16384, 512 * 3072, (int64_t)32 << 20};
+#define FFN__QUICK_N ((int64_t)512 * 3072)
+#define FFN__MAX_LIST 16               // entries in a --n / --threads list
+#define FFN__MAX_N ((int64_t)1 << 30)  // sanity cap (8 buffers of n floats are allocated)
+#define FFN__REP_MIN_S 2e-4            // a timed rep lasts at least this (calls are batched)
+#define FFN__ROW_BUDGET_S 0.08         // auto reps: about this much timed work per row
+#define FFN__TRIAD_BUDGET_S 0.04       // and per triad measurement
+#define FFN__MIN_REPS 5                // auto reps: at least (median of 5)
+#define FFN__MAX_REPS 60               // auto reps: at most
+#define FFN__QUICK_REPS 3              // --quick: reps per row (and auto reps of slow calls)
+#define FFN__SLOW_CALL_S 0.1           // auto reps: a call this slow gets FFN__QUICK_REPS reps
+#define FFN__REPS_CAP 1000             // --reps: at most
+#define FFN__TRIAD_SCALAR 3.0f         // STREAM's q
+#define FFN__SEED 0x5eedf00dULL
+#define FFN__FILL_BLOCK ((int64_t)1 << 16)  // random fill: one PRNG stream per block
+#define FFN__WIDE 20.0                      // worst-case set: uniform on [-20, 20]
+#define FFN__TWO_PI 6.28318530717958647692
+
+enum ffn__dist { FFN__DIST_NORMAL = 0, FFN__DIST_WIDE, FFN__DIST_COUNT };
+static const char *const ffn__dist_names[FFN__DIST_COUNT] = {"normal", "wide"};
+
+struct ffn__opts {
+    bool unary[FFN_ACT_COUNT];  // which unary ops run
+    bool glu[FFN_ACT_COUNT];    // which gated ops run
+    bool fwd, bwd;
+    bool dtypes[FFN_DTYPE_COUNT];
+    bool dists[FFN__DIST_COUNT];
+    int64_t ns[FFN__MAX_LIST];
+    int n_ns;
+    int threads[FFN__MAX_LIST];
+    int n_threads;
+    enum ffn_isa isa;
+    int reps;  // 0: automatic
+    bool quick, accurate, json;
+};
+
+// Host description for the header and every JSON row.
+struct ffn__host {
+    char cpu[128];
+    double mhz;  // 0 when unknown
+};
+
+// --- small helpers -------------------------------------------------------------------------------
+static double ffn__now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int ffn__cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// Reads "model name" and "cpu MHz" of the first processor in /proc/cpuinfo, if there is one.
+static void ffn__host_detect(struct ffn__host *h) {
+    snprintf(h->cpu, sizeof h->cpu, "unknown");
+    h->mhz = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    bool have_model = false, have_mhz = false;
+    while ((!have_model || !have_mhz) && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        char *val = colon + 1;
+        while (*val == ' ' || *val == '\t') val++;
+        val[strcspn(val, "\r\n")] = '\0';
+        if (!have_model && !strncmp(line, "model name", 10)) {
+            snprintf(h->cpu, sizeof h->cpu, "%s", val);
+            have_model = true;
+        } else if (!have_mhz && !strncmp(line, "cpu MHz", 7)) {
+            h->mhz = strtod(val, NULL);
+            have_mhz = true;
+        }
+    }
+    fclose(f);
+}
+
+// Writes s as a JSON string (quotes, backslashes and control characters escaped).
+static void ffn__json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+// --- inputs: deterministic random fill -----------------------------------------------------------
+// splitmix64: a tiny, well-mixed generator; one independent stream per block of the buffer so the
+// fill can run on several threads and still be the same for any thread count.
+static uint64_t ffn__splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// Uniform on (0, 1): 53 random bits, never 0 (log() below).
+static double ffn__unit(uint64_t *s) { return ((double)(ffn__splitmix(s) >> 11) + 0.5) * 0x1p-53; }
+
+// p[i] = v, rounded to f32 and then (bf16, f16) to nearest even.
+static void ffn__store(void *p, enum ffn_dtype dtype, int64_t i, double v) {
+    const float x = (float)v;
+    switch (dtype) {
+    case FFN_DTYPE_F32: ((float *)p)[i] = x; break;
+    case FFN_DTYPE_BF16: ((uint16_t *)p)[i] = ffn_f32_to_bf16(x); break;
+    default: ((uint16_t *)p)[i] = ffn_f32_to_f16(x); break;
+    }
+}
+
+// Fills n elements of `dtype` at p: N(0, 1) (Box-Muller: r = sqrt(-2 ln u1), x = r cos 2πu2,
+// r sin 2πu2) or uniform on [-FFN__WIDE, FFN__WIDE]. bf16/f16 values are the rounded f32 draws.
+static void ffn__fill(void *p, enum ffn_dtype dtype, int64_t n, enum ffn__dist dist,
+                      uint64_t seed) {
+    const int64_t blocks = (n + FFN__FILL_BLOCK - 1) / FFN__FILL_BLOCK;
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < blocks; b++) {
+        uint64_t s = seed ^ ((uint64_t)b * 0xd1b54a32d192ed03ULL);
+        const int64_t lo = b * FFN__FILL_BLOCK;
+        const int64_t hi = lo + FFN__FILL_BLOCK < n ? lo + FFN__FILL_BLOCK : n;
+        if (dist == FFN__DIST_WIDE) {
+            for (int64_t i = lo; i < hi; i++)
+                ffn__store(p, dtype, i, FFN__WIDE * (2.0 * ffn__unit(&s) - 1.0));
+            continue;
+        }
+        // Box-Muller gives two independent normals per pair of uniforms: r cos θ and r sin θ.
+        for (int64_t i = lo; i < hi; i += 2) {
+            const double r = sqrt(-2.0 * log(ffn__unit(&s)));
+            const double th = FFN__TWO_PI * ffn__unit(&s);
+            ffn__store(p, dtype, i, r * cos(th));
+            if (i + 1 < hi) ffn__store(p, dtype, i + 1, r * sin(th));
+        }
+    }
+}
+
+// --- STREAM triad: a[i] = b[i] + q*c[i], 12 bytes per element counted ----------------------------
+// One contiguous slice per thread (as STREAM's static schedule). The slice is compiled for the
+// widest vector ISA the CPU has (target_clones), so the in-cache triad is not held back by the
+// tool's baseline SSE2 build; plain stores, as STREAM compiled without special flags.
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void ffn__triad_slice(
+    float *restrict a, const float *restrict b, const float *restrict c, float q, int64_t n) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; i++) a[i] = b[i] + q * c[i];
+}
+
+struct ffn__triad {
+    float *a, *b, *c;
+    int64_t n;
+    int threads;
+};
+
+static void ffn__triad_run(const struct ffn__triad *t) {
+    const int nt = t->threads;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int id = 0, cnt = 1;
+#ifdef _OPENMP
+        id = omp_get_thread_num();
+        cnt = omp_get_num_threads();
+#endif
+        const int64_t lo = t->n * id / cnt, hi = t->n * (id + 1) / cnt;
+        ffn__triad_slice(t->a + lo, t->b + lo, t->c + lo, FFN__TRIAD_SCALAR, hi - lo);
+    }
+}
+
+// --- one op call ---------------------------------------------------------------------------------
+struct ffn__case {
+    ffn_ctx_t ctx;
+    enum ffn_act act;
+    bool glu, bwd;
+    struct ffn_tensor out[2], in[3];
+};
+
+static enum ffn_status ffn__case_run(const struct ffn__case *c) {
+    if (!c->glu && !c->bwd) return ffn_act_forward(c->ctx, c->act, &c->out[0], &c->in[0]);
+    if (!c->glu) return ffn_act_backward(c->ctx, c->act, &c->out[0], &c->in[0], &c->in[1]);
+    if (!c->bwd) return ffn_glu_forward(c->ctx, c->act, &c->out[0], &c->in[0], &c->in[1]);
+    return ffn_glu_backward(c->ctx, c->act, &c->out[0], &c->out[1], &c->in[0], &c->in[1],
+                            &c->in[2]);
+}
+
+// Tensors read and written by one call (each read once, each written once: the minimum traffic).
+static void ffn__case_arity(bool glu, bool bwd, int *n_out, int *n_in) {
+    *n_out = glu && bwd ? 2 : 1;
+    *n_in = glu ? (bwd ? 3 : 2) : (bwd ? 2 : 1);
+}
+
+// --- timing --------------------------------------------------------------------------------------
+// A measured thing: either an op call (returns its status) or the triad (always OK).
+struct ffn__target {
+    const struct ffn__case *op;  // NULL: the triad
+    const struct ffn__triad *triad;
+};
+
+static enum ffn_status ffn__target_call(const struct ffn__target *t) {
+    if (t->op) return ffn__case_run(t->op);
+    ffn__triad_run(t->triad);
+    return FFN_STATUS_OK;
+}
+
+struct ffn__timing {
+    double median_s, min_s;  // per call
+    int reps, inner;
+};
+
+// Two warm-up calls (caches, TLB, branch predictors, OpenMP pool; the second, warm one gives the
+// cost estimate), then `reps` timed reps of `inner` back-to-back calls each; per-call median and
+// minimum. reps_req 0 picks reps from budget_s (at least min_reps).
+static enum ffn_status ffn__time(const struct ffn__target *t, int reps_req, int min_reps,
+                                 double budget_s, struct ffn__timing *out) {
+    enum ffn_status st = ffn__target_call(t);
+    if (st) return st;
+    double t0 = ffn__now();
+    if ((st = ffn__target_call(t))) return st;
+    double est = ffn__now() - t0;
+    if (est < 1e-9) est = 1e-9;
+    int inner = 1;
+    if (est < FFN__REP_MIN_S) inner = (int)ceil(FFN__REP_MIN_S / est);
+    int reps = reps_req;
+    if (reps <= 0) {
+        // A slow call (a scalar fallback far out of cache) gets fewer reps: keeps the full run
+        // in minutes even before every SIMD kernel has landed.
+        if (est > FFN__SLOW_CALL_S && min_reps > FFN__QUICK_REPS) min_reps = FFN__QUICK_REPS;
+        const double r = budget_s / (est * inner);
+        reps = r < min_reps ? min_reps : r > FFN__MAX_REPS ? FFN__MAX_REPS : (int)r;
+    }
+    double times[FFN__REPS_CAP];
+    if (reps > FFN__REPS_CAP) reps = FFN__REPS_CAP;
+    for (int r = 0; r < reps; r++) {
+        t0 = ffn__now();
+        for (int k = 0; k < inner; k++)
+            if ((st = ffn__target_call(t))) return st;
+        times[r] = (ffn__now() - t0) / inner;
+    }
+    qsort(times, (size_t)reps, sizeof times[0], ffn__cmp_double);
+    out->median_s = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    out->min_s = times[0];
+    out->reps = reps;
+    out->inner = inner;
+    return FFN_STATUS_OK;
+}
+
+// --- option parsing ------------------------------------------------------------------------------
+static void ffn__usage(FILE *f) {
+    fprintf(
+        f,
+        "usage: ffn bench act [options]\n"
+        "  Throughput of every activation and its gated combine, forward and backward, as GB/s\n"
+        "  over the minimum bytes moved (each input read once, each output written once) and\n"
+        "  as a ratio to a STREAM triad (a = b + q*c, 12 B/element, same n, same threads)\n"
+        "  measured just before each row.\n"
+        "options:\n"
+        "  --op OP|all          activation (gelu_tanh gelu_erf silu relu sigmoid identity\n"
+        "                       quick_gelu) or gated name (swiglu geglu_tanh ...); default all\n"
+        "  --dir fwd|bwd|all    direction (default all)\n"
+        "  --glu|--unary|--both gated, plain or both forms (default both)\n"
+        "  --dtype f32|bf16|f16|all   input = output dtype (default all: f32 and bf16)\n"
+        "  --n N[,N...]|all     element counts (default 16384,1572864,33554432)\n"
+        "  --threads T[,T...]|all     thread counts (default 1,2)\n"
+        "  --isa ISA            auto scalar avx2 avx512 (default auto)\n"
+        "  --dist normal|wide|all     x/gate ~ N(0,1) or uniform[-20,20] (default all);\n"
+        "                       up, dy, dh ~ N(0,1)\n"
+        "  --reps R             timed reps per row (default: automatic, >= %d)\n"
+        "  --quick              n=1572864, 1 thread, f32, normal, %d reps (for make demo)\n"
+        "  --accurate           FFN_ACCURACY_HIGH kernels\n"
+        "  --json               one JSON object per line (first line: the host header)\n",
+        FFN__MIN_REPS, FFN__QUICK_REPS);
+}
+
+// "--name value" or "--name=value"; advances *i past the value. NULL when `a` is not --name.
+static const char *ffn__optval(int argc, char **argv, int *i, const char *name, bool *missing) {
+    const size_t len = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, len)) return NULL;
+    if (a[len] == '=') return a + len + 1;
+    if (a[len] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+// Parses "all" (-> the defaults) or a comma list of positive integers no larger than max.
+static bool ffn__parse_list(const char *s, int64_t max, int64_t *vals, int *count,
+                            const int64_t *defaults, int n_defaults) {
+    if (!strcmp(s, "all")) {
+        for (int k = 0; k < n_defaults; k++) vals[k] = defaults[k];
+        *count = n_defaults;
+        return true;
+    }
+    *count = 0;
+    while (*s) {
+        if (*count >= FFN__MAX_LIST) return false;
+        char *end;
+        errno = 0;
+        const long long v = strtoll(s, &end, 10);
+        if (end == s || errno || v < 1 || v > max || (*end && *end != ',')) return false;
+        vals[(*count)++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return *count > 0;
+}
+
+static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
+    bool act_sel[FFN_ACT_COUNT], glu_only[FFN_ACT_COUNT] = {false};
+    bool want_unary = true, want_glu = true, any_dtype = false, reps_set = false;
+    bool threads_set = false, ns_set = false, dtype_set = false, dist_set = false;
+    for (int a = 0; a < FFN_ACT_COUNT; a++) act_sel[a] = true;
+    memset(o, 0, sizeof *o);
+    o->fwd = o->bwd = true;
+    o->isa = FFN_ISA_AUTO;
+    const int64_t default_threads[] = {1, 2};
+    int64_t tmp[FFN__MAX_LIST];
+
+    for (int i = 1; i < argc; i++) {
+        bool missing = false;
+        const char *v;
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            ffn__usage(stdout);
+            return -1;
+        } else if ((v = ffn__optval(argc, argv, &i, "--op", &missing))) {
+            if (strcmp(v, "all")) {
+                enum ffn_act act;
+                bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK;
+                bool gated = false;
+                for (int k = 0; !found && k < FFN_ACT_COUNT; k++)
+                    if (!strcmp(v, ffn_glu_name((enum ffn_act)k))) {
+                        act = (enum ffn_act)k;
+                        found = gated = true;
+                    }
+                if (!found) {
+                    fprintf(stderr, "ffn bench act: unknown --op '%s'\n", v);
+                    return 2;
+                }
+                for (int k = 0; k < FFN_ACT_COUNT; k++) act_sel[k] = k == (int)act;
+                glu_only[act] = gated;
+            }
+        } else if ((v = ffn__optval(argc, argv, &i, "--dir", &missing))) {
+            o->fwd = !strcmp(v, "fwd") || !strcmp(v, "all");
+            o->bwd = !strcmp(v, "bwd") || !strcmp(v, "all");
+            if (!o->fwd && !o->bwd) {
+                fprintf(stderr, "ffn bench act: --dir must be fwd, bwd or all (got '%s')\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--glu") || !strcmp(a, "--unary") || !strcmp(a, "--both")) {
+            want_glu = strcmp(a, "--unary") != 0;
+            want_unary = strcmp(a, "--glu") != 0;
+        } else if ((v = ffn__optval(argc, argv, &i, "--dtype", &missing))) {
+            dtype_set = true;
+            if (!strcmp(v, "all")) {
+                o->dtypes[FFN_DTYPE_F32] = o->dtypes[FFN_DTYPE_BF16] = true;
+            } else {
+                enum ffn_dtype dt;
+                if (ffn_dtype_from_name(v, &dt) != FFN_STATUS_OK) {
+                    fprintf(stderr, "ffn bench act: unknown --dtype '%s'\n", v);
+                    return 2;
+                }
+                o->dtypes[dt] = true;
+            }
+            any_dtype = true;
+        } else if ((v = ffn__optval(argc, argv, &i, "--n", &missing))) {
+            ns_set = true;
+            if (!ffn__parse_list(v, FFN__MAX_N, o->ns, &o->n_ns, ffn__default_ns,
+                                 (int)FFN_ARRAY_LEN(ffn__default_ns))) {
+                fprintf(stderr,
+                        "ffn bench act: --n wants 'all' or integers in [1, %" PRId64
+                        "] separated by commas (got '%s')\n",
+                        FFN__MAX_N, v);
+                return 2;
+            }
+        } else if ((v = ffn__optval(argc, argv, &i, "--threads", &missing))) {
+            threads_set = true;
+            if (!ffn__parse_list(v, 1024, tmp, &o->n_threads, default_threads, 2)) {
+                fprintf(stderr,
+                        "ffn bench act: --threads wants 'all' or integers in [1, 1024] "
+                        "separated by commas (got '%s')\n",
+                        v);
+                return 2;
+            }
+            for (int k = 0; k < o->n_threads; k++) o->threads[k] = (int)tmp[k];
+        } else if ((v = ffn__optval(argc, argv, &i, "--isa", &missing))) {
+            if (ffn_isa_from_name(v, &o->isa) != FFN_STATUS_OK) {
+                fprintf(stderr, "ffn bench act: unknown --isa '%s' (auto scalar avx2 avx512)\n", v);
+                return 2;
+            }
+        } else if ((v = ffn__optval(argc, argv, &i, "--dist", &missing))) {
+            dist_set = true;
+            o->dists[FFN__DIST_NORMAL] = !strcmp(v, "normal") || !strcmp(v, "all");
+            o->dists[FFN__DIST_WIDE] = !strcmp(v, "wide") || !strcmp(v, "all");
+            if (!o->dists[FFN__DIST_NORMAL] && !o->dists[FFN__DIST_WIDE]) {
+                fprintf(stderr, "ffn bench act: --dist must be normal, wide or all (got '%s')\n",
+                        v);
+                return 2;
+            }
+        } else if ((v = ffn__optval(argc, argv, &i, "--reps", &missing))) {
+            char *end;
+            errno = 0;
+            const long r = strtol(v, &end, 10);
+            if (end == v || *end || errno || r < 1 || r > FFN__REPS_CAP) {
+                fprintf(stderr, "ffn bench act: --reps wants an integer in [1, %d] (got '%s')\n",
+                        FFN__REPS_CAP, v);
+                return 2;
+            }
+            o->reps = (int)r;
+            reps_set = true;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = true;
+        } else if (!strcmp(a, "--accurate")) {
+            o->accurate = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else {
+            if (missing)
+                fprintf(stderr, "ffn bench act: %s needs a value\n", a);
+            else
+                fprintf(stderr, "ffn bench act: unknown option '%s'\n", a);
+            ffn__usage(stderr);
+            return 2;
+        }
+    }
+
+    // --quick fills in what was not given explicitly.
+    if (o->quick) {
+        if (!ns_set) o->ns[0] = FFN__QUICK_N, o->n_ns = 1, ns_set = true;
+        if (!threads_set) o->threads[0] = 1, o->n_threads = 1, threads_set = true;
+        if (!dtype_set) o->dtypes[FFN_DTYPE_F32] = any_dtype = true;
+        if (!dist_set) o->dists[FFN__DIST_NORMAL] = dist_set = true;
+        if (!reps_set) o->reps = FFN__QUICK_REPS;
+    }
+    if (!ns_set)
+        ffn__parse_list("all", FFN__MAX_N, o->ns, &o->n_ns, ffn__default_ns,
+                        (int)FFN_ARRAY_LEN(ffn__default_ns));
+    if (!threads_set) o->threads[0] = 1, o->threads[1] = 2, o->n_threads = 2;
+    if (!any_dtype) o->dtypes[FFN_DTYPE_F32] = o->dtypes[FFN_DTYPE_BF16] = true;
+    if (!dist_set) o->dists[FFN__DIST_NORMAL] = o->dists[FFN__DIST_WIDE] = true;
+    for (int k = 0; k < FFN_ACT_COUNT; k++) {
+        o->unary[k] = act_sel[k] && want_unary && !glu_only[k];
+        o->glu[k] = act_sel[k] && (want_glu || glu_only[k]);
+    }
+    return 0;
+}
+
+// --- output --------------------------------------------------------------------------------------
+struct ffn__row {
+    const struct ffn__case *c;
+    enum ffn_dtype dtype;
+    enum ffn__dist dist;
+    int64_t n;
+    int threads;
+    enum ffn_isa kernel_isa;
+    double bytes;
+    struct ffn__timing op, triad;
+};
+
+static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host *h, ffn_ctx_t ctx) {
+    // Count which ISA each kernel of the context's table came from (SIMD kernels override the
+    // scalar reference one by one as they land).
+    int per_isa[FFN_ISA_COUNT] = {0};
+    const int total = FFN_KOP_COUNT * FFN_ACT_COUNT;
+    for (int k = 0; k < FFN_KOP_COUNT; k++)
+        for (int a = 0; a < FFN_ACT_COUNT; a++) {
+            const enum ffn_isa isa = ctx->kernels.isa[k][a];
+            if ((unsigned)isa < FFN_ISA_COUNT) per_isa[isa]++;
+        }
+    const char *acc = o->accurate ? "high" : "default";
+    if (o->json) {
+        printf("{\"bench\":\"act\",\"impl\":\"ffn\",\"header\":true,\"cpu\":");
+        ffn__json_str(stdout, h->cpu);
+        if (h->mhz > 0)
+            printf(",\"mhz\":%.1f", h->mhz);
+        else
+            printf(",\"mhz\":null");
+        printf(",\"isa\":\"%s\",\"accuracy\":\"%s\",\"kernels\":{", ffn_isa_name(ffn_ctx_isa(ctx)),
+               acc);
+        bool first = true;
+        for (int i = 0; i < FFN_ISA_COUNT; i++)
+            if (per_isa[i]) {
+                printf("%s\"%s\":%d", first ? "" : ",", ffn_isa_name((enum ffn_isa)i), per_isa[i]);
+                first = false;
+            }
+        printf("},\"version\":\"%d.%d.%d\"}\n", FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
+               FFN_VERSION_PATCH);
+        return;
+    }
+    printf("# ffn bench act: cpu \"%s\"", h->cpu);
+    if (h->mhz > 0) printf(" @ %.0f MHz", h->mhz);
+    printf(", isa %s, accuracy %s, kernels:", ffn_isa_name(ffn_ctx_isa(ctx)), acc);
+    for (int i = 0; i < FFN_ISA_COUNT; i++)
+        if (per_isa[i]) printf(" %s %d/%d", ffn_isa_name((enum ffn_isa)i), per_isa[i], total);
+    printf(
+        "\n# GB/s = minimum bytes (each input read once, each output written once) / median "
+        "time; ratio = GB/s / triad GB/s (same n, threads)\n");
+    printf("%-12s %-3s %-5s %-6s %9s %2s %-7s %9s %9s %7s %7s %6s\n", "op", "dir", "dtype", "dist",
+           "n", "T", "kernel", "med_ms", "min_ms", "GB/s", "triad", "ratio");
+}
+
+static void ffn__print_row(const struct ffn__opts *o, const struct ffn__host *h, ffn_ctx_t ctx,
+                           const struct ffn__row *r) {
+    const char *op = r->c->glu ? ffn_glu_name(r->c->act) : ffn_act_name(r->c->act);
+    const char *dir = r->c->bwd ? "bwd" : "fwd";
+    const double gbps = r->bytes / r->op.median_s * 1e-9;
+    const double triad = 12.0 * (double)r->n / r->triad.median_s * 1e-9;
+    if (!o->json) {
+        printf("%-12s %-3s %-5s %-6s %9" PRId64 " %2d %-7s %9.4f %9.4f %7.2f %7.2f %6.3f\n", op,
+               dir, ffn_dtype_name(r->dtype), ffn__dist_names[r->dist], r->n, r->threads,
+               ffn_isa_name(r->kernel_isa), r->op.median_s * 1e3, r->op.min_s * 1e3, gbps, triad,
+               gbps / triad);
+        fflush(stdout);
+        return;
+    }
+    printf(
+        "{\"impl\":\"ffn\",\"op\":\"%s\",\"act\":\"%s\",\"glu\":%s,\"dir\":\"%s\","
+        "\"dtype\":\"%s\",\"dist\":\"%s\",\"n\":%" PRId64
+        ",\"threads\":%d,\"isa\":\"%s\","
+        "\"kernel_isa\":\"%s\",\"accuracy\":\"%s\",\"reps\":%d,\"inner\":%d,"
+        "\"seconds\":%.9g,\"min_seconds\":%.9g,\"bytes\":%.0f,\"gbps\":%.4f,"
+        "\"min_gbps\":%.4f,\"triad_gbps\":%.4f,\"triad_best_gbps\":%.4f,\"triad_seconds\":%.9g,"
+        "\"ratio\":%.4f,\"cpu\":",
+        op, ffn_act_name(r->c->act), r->c->glu ? "true" : "false", dir, ffn_dtype_name(r->dtype),
+        ffn__dist_names[r->dist], r->n, r->threads, ffn_isa_name(ffn_ctx_isa(ctx)),
+        ffn_isa_name(r->kernel_isa), o->accurate ? "high" : "default", r->op.reps, r->op.inner,
+        r->op.median_s, r->op.min_s, r->bytes, gbps, r->bytes / r->op.min_s * 1e-9, triad,
+        12.0 * (double)r->n / r->triad.min_s * 1e-9, r->triad.median_s, gbps / triad);
+    ffn__json_str(stdout, h->cpu);
+    if (h->mhz > 0)
+        printf(",\"mhz\":%.1f}\n", h->mhz);
+    else
+        printf(",\"mhz\":null}\n");
+    fflush(stdout);
+}
+
+// --- the run -------------------------------------------------------------------------------------
+// Buffers: 3 inputs + 2 outputs of max_n elements of the widest selected dtype (inputs are
+// regenerated when the dtype or distribution changes; smaller n use prefixes), and the triad's
+// 3 f32 arrays of max_n. All touched before any timing, so page faults are never measured.
+struct ffn__bufs {
+    void *in[3], *out[2];
+    float *ta, *tb, *tc;
+};
+
+static void ffn__bufs_free(struct ffn__bufs *b) {
+    for (int k = 0; k < 3; k++) free(b->in[k]);
+    for (int k = 0; k < 2; k++) free(b->out[k]);
+    free(b->ta);
+    free(b->tb);
+    free(b->tc);
+}
+
+static void *ffn__alloc_touched(size_t bytes) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes ? bytes : 64)) return NULL;
+    memset(p, 0, bytes);
+    return p;
+}
+
+// Measures one row: the triad at this n and thread count (the bandwidth of this moment), then the
+// op `act` in form `glu`, direction `bwd`, on prefixes of the buffers; prints the row.
+static int ffn__run_row(const struct ffn__opts *o, const struct ffn__host *h, ffn_ctx_t ctx,
+                        const struct ffn__bufs *b, enum ffn_dtype dtype, enum ffn__dist dist,
+                        int nt, int64_t n, enum ffn_act act, bool glu, bool bwd) {
+    struct ffn__case c = {.ctx = ctx, .act = act, .glu = glu, .bwd = bwd};
+    int n_out, n_in;
+    ffn__case_arity(glu, bwd, &n_out, &n_in);
+    for (int k = 0; k < n_out; k++) c.out[k] = ffn_tensor_vec(b->out[k], dtype, n);
+    for (int k = 0; k < n_in; k++) c.in[k] = ffn_tensor_vec(b->in[k], dtype, n);
+    const enum ffn_kop kop =
+        glu ? (bwd ? FFN_KOP_GLU_BWD : FFN_KOP_GLU_FWD) : (bwd ? FFN_KOP_ACT_BWD : FFN_KOP_ACT_FWD);
+    struct ffn__row r = {
+        .c = &c,
+        .dtype = dtype,
+        .dist = dist,
+        .n = n,
+        .threads = nt,
+        .kernel_isa = ctx->kernels.isa[kop][act],
+        .bytes = (double)(n_out + n_in) * (double)n * (double)ffn_dtype_size(dtype),
+    };
+    const struct ffn__triad tri = {b->ta, b->tb, b->tc, n, nt};
+    const struct ffn__target ttri = {NULL, &tri}, top = {&c, NULL};
+    // The triad always takes automatic reps: --quick's 3 are too few for a stable baseline, and
+    // it costs little next to the op.
+    ffn__time(&ttri, 0, FFN__MIN_REPS, FFN__TRIAD_BUDGET_S, &r.triad);
+    const int min_reps = o->quick ? FFN__QUICK_REPS : FFN__MIN_REPS;
+    if (ffn__time(&top, o->reps, min_reps, FFN__ROW_BUDGET_S, &r.op) != FFN_STATUS_OK) {
+        fprintf(stderr, "ffn bench act: %s\n", ffn_ctx_last_error(ctx));
+        return 2;
+    }
+    ffn__print_row(o, h, ctx, &r);
+    return 0;
+}
+
+// Rows in the order dtype, distribution, threads, n, then unary ops, gated ops, fwd before bwd.
+static int ffn__run_all(const struct ffn__opts *o, const struct ffn__host *h, ffn_ctx_t ctx) {
+    int64_t max_n = 0;
+    for (int k = 0; k < o->n_ns; k++) max_n = o->ns[k] > max_n ? o->ns[k] : max_n;
+    const size_t esize = o->dtypes[FFN_DTYPE_F32] ? 4 : 2;
+    const size_t bytes = (size_t)max_n * esize, tbytes = (size_t)max_n * sizeof(float);
+
+    struct ffn__bufs b = {0};
+    bool ok = true;
+    for (int k = 0; k < 3; k++) ok = ok && (b.in[k] = ffn__alloc_touched(bytes));
+    for (int k = 0; k < 2; k++) ok = ok && (b.out[k] = ffn__alloc_touched(bytes));
+    ok = ok && (b.ta = ffn__alloc_touched(tbytes)) && (b.tb = ffn__alloc_touched(tbytes)) &&
+         (b.tc = ffn__alloc_touched(tbytes));
+    if (!ok) {
+        fprintf(stderr, "ffn bench act: out of memory allocating 8 buffers of %zu bytes\n", bytes);
+        ffn__bufs_free(&b);
+        return 2;
+    }
+    for (int64_t i = 0; i < max_n; i++) b.tb[i] = 1.0f, b.tc[i] = 2.0f;
+
+    ffn__print_header(o, h, ctx);
+    int rc = 0;
+    for (int dt = 0; dt < FFN_DTYPE_COUNT && !rc; dt++) {
+        if (!o->dtypes[dt]) continue;
+        const enum ffn_dtype dtype = (enum ffn_dtype)dt;
+        // up / dy and dh: N(0, 1) whatever the distribution of x / gate.
+        ffn__fill(b.in[1], dtype, max_n, FFN__DIST_NORMAL, FFN__SEED + 1);
+        ffn__fill(b.in[2], dtype, max_n, FFN__DIST_NORMAL, FFN__SEED + 2);
+        for (int di = 0; di < FFN__DIST_COUNT && !rc; di++) {
+            if (!o->dists[di]) continue;
+            const enum ffn__dist dist = (enum ffn__dist)di;
+            ffn__fill(b.in[0], dtype, max_n, dist, FFN__SEED + 10 + (uint64_t)di);
+            for (int ti = 0; ti < o->n_threads && !rc; ti++) {
+                const int nt = o->threads[ti];
+                if (ffn_ctx_set_threads(ctx, nt) != FFN_STATUS_OK) {
+                    fprintf(stderr, "ffn bench act: %s\n", ffn_ctx_last_error(ctx));
+                    rc = 2;
+                    break;
+                }
+                for (int ni = 0; ni < o->n_ns && !rc; ni++)
+                    for (int g = 0; g < 2 && !rc; g++)
+                        for (int a = 0; a < FFN_ACT_COUNT && !rc; a++)
+                            for (int d = 0; d < 2 && !rc; d++)
+                                if ((g ? o->glu[a] : o->unary[a]) && (d ? o->bwd : o->fwd))
+                                    rc = ffn__run_row(o, h, ctx, &b, dtype, dist, nt, o->ns[ni],
+                                                      (enum ffn_act)a, g == 1, d == 1);
+            }
+        }
+    }
+    ffn__bufs_free(&b);
+    return rc;
+}
+
 int ffn_cmd_bench_act(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ffn bench act: not available in this build yet\n");
-    return 2;
+    struct ffn__opts o;
+    const int prc = ffn__parse(argc, argv, &o);
+    if (prc) return prc < 0 ? 0 : prc;
+    if (o.isa != FFN_ISA_AUTO && !ffn_isa_supported(o.isa)) {
+        fprintf(stderr, "ffn bench act: --isa %s: not supported by this build or CPU\n",
+                ffn_isa_name(o.isa));
+        return 2;
+    }
+    struct ffn__host host;
+    ffn__host_detect(&host);
+    struct ffn_ctx_opts copts = FFN_CTX_OPTS_INIT;
+    copts.force_isa = o.isa;
+    copts.accuracy = o.accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
+    ffn_ctx_t ctx = NULL;
+    const enum ffn_status st = ffn_ctx_create(&copts, &ctx);
+    if (st) {
+        fprintf(stderr, "ffn bench act: %s\n",
+                ctx ? ffn_ctx_last_error(ctx) : ffn_status_string(st));
+        ffn_ctx_destroy(ctx);
+        return 2;
+    }
+    const int rc = ffn__run_all(&o, &host, ctx);
+    ffn_ctx_destroy(ctx);
+    return rc;
 }

@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+"""torch_act.py — PyTorch's CPU activations, timed the way `ffn bench act` times ffn's.
+
+Same ops, directions, dtypes (input = output dtype), sizes, thread counts and input
+distributions as `ffn bench act`, and the same JSON fields (impl="torch"), so that
+bench/compare.py can put the two side by side. Each op is written the way eager PyTorch /
+Hugging Face code runs it (gated forms as two kernels: act(gate) then * up; backward as the ATen
+backward ops autograd would call, with the tensors autograd saves computed beforehand), with out=
+buffers wherever ATen has an out variant, so allocation and page faults are not timed.
+GB/s counts the MINIMUM bytes (each input read once, each output written once), as ffn does,
+and the ratio is to a triad a = b + q*c (torch.add(b, c, alpha=q, out=a), 12 B/element, same n
+and threads) measured in this process just before each row. Not a correctness check.
+
+Runs with Debian's python3-torch (/usr/bin/python3); `scripts/deps.sh bench` installs it.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+import torch
+
+aten = torch.ops.aten
+
+# --- parameters (the same as tools/cmd_bench_act.c) -----------------------------------------------
+DEFAULT_NS = [16384, 512 * 3072, 32 << 20]  # in L1/L2, GPT-2-small FFN at seq 512, out of cache
+QUICK_N = 512 * 3072
+DEFAULT_THREADS = [1, 2]
+REP_MIN_S = 2e-4        # a timed rep lasts at least this long (calls are batched)
+ROW_BUDGET_S = 0.08     # automatic reps: about this much timed work per row
+TRIAD_BUDGET_S = 0.04   # and per triad measurement
+MIN_REPS = 5
+MAX_REPS = 60
+QUICK_REPS = 3          # --quick: reps per row (and automatic reps of slow calls)
+SLOW_CALL_S = 0.1       # automatic reps: a call this slow gets QUICK_REPS reps
+TRIAD_Q = 3.0           # STREAM's scalar
+WIDE = 20.0             # worst-case set: uniform on [-20, 20]
+QUICK_GELU_K = 1.702    # quick_gelu(x) = x * sigmoid(1.702 x)  (CLIP)
+SEED = 0x5EED
+
+ACTS = ["gelu_tanh", "gelu_erf", "silu", "relu", "sigmoid", "identity", "quick_gelu"]
+GLU_NAMES = {"gelu_tanh": "geglu_tanh", "gelu_erf": "geglu_erf", "silu": "swiglu",
+             "relu": "reglu", "sigmoid": "glu", "identity": "bilinear",
+             "quick_gelu": "quick_geglu"}
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
+
+
+# --- the ops --------------------------------------------------------------------------------------
+def act_forward(act, x, y, tmp):
+    """y = act(x), as eager PyTorch computes it (quick_gelu: three kernels, as HF writes it)."""
+    if act == "gelu_tanh":
+        aten.gelu.out(x, approximate="tanh", out=y)        # F.gelu(x, approximate='tanh')
+    elif act == "gelu_erf":
+        aten.gelu.out(x, out=y)                            # F.gelu(x)
+    elif act == "silu":
+        aten.silu.out(x, out=y)                            # F.silu(x)
+    elif act == "relu":
+        # F.relu(x) is ATen's clamp_min(x, 0); relu.out (1.13) allocates a temporary and copies
+        # (32K page faults per 128 MiB call), so the clamp_min out= kernel is timed.
+        torch.clamp_min(x, 0, out=y)
+    elif act == "sigmoid":
+        torch.sigmoid(x, out=y)
+    elif act == "identity":
+        y.copy_(x)
+    elif act == "quick_gelu":                              # x * torch.sigmoid(1.702 * x)
+        torch.mul(x, QUICK_GELU_K, out=tmp)
+        torch.sigmoid(tmp, out=tmp)
+        torch.mul(x, tmp, out=y)
+    else:
+        raise ValueError(act)
+
+
+def act_saved(act, x):
+    """What autograd saves in the forward for the backward of act (besides x): the sigmoid output
+    for sigmoid, s = sigmoid(1.702 x) for quick_gelu. Computed outside the timing."""
+    if act == "sigmoid":
+        return torch.sigmoid(x)
+    if act == "quick_gelu":
+        return torch.sigmoid(x * QUICK_GELU_K)
+    return None
+
+
+def act_backward(act, dx, x, dy, saved, tmp):
+    """dx = dy * act'(x) with the ATen backward ops autograd calls."""
+    if act in ("gelu_tanh", "gelu_erf"):
+        aten.gelu_backward.grad_input(dy, x, approximate="tanh" if act == "gelu_tanh" else "none",
+                                      grad_input=dx)
+    elif act == "silu":
+        aten.silu_backward.grad_input(dy, x, grad_input=dx)
+    elif act == "relu":
+        aten.threshold_backward.grad_input(dy, x, 0, grad_input=dx)
+    elif act == "sigmoid":
+        aten.sigmoid_backward.grad_input(dy, saved, grad_input=dx)   # saved = sigmoid(x)
+    elif act == "identity":
+        dx.copy_(dy)
+    elif act == "quick_gelu":
+        # y = x*s, s = sigmoid(1.702x): dx = dy*s + 1.702 * sigmoid_backward(dy*x, s)
+        torch.mul(dy, x, out=tmp)
+        aten.sigmoid_backward.grad_input(tmp, saved, grad_input=tmp)
+        torch.mul(dy, saved, out=dx)
+        torch.add(dx, tmp, alpha=QUICK_GELU_K, out=dx)
+    else:
+        raise ValueError(act)
+
+
+def glu_forward(act, h, g, u, tmp, tmp2):
+    """h = act(g) * u, as frameworks write it: act into a temporary, then a multiply."""
+    if act == "identity":
+        torch.mul(g, u, out=h)                             # bilinear: one kernel
+        return
+    act_forward(act, g, tmp, tmp2)
+    torch.mul(tmp, u, out=h)
+
+
+def glu_backward(act, dg, du, g, u, dh, saved, tmp, tmp2):
+    """Autograd of a = act(g); h = a*u with a (and act's own saved tensor) kept from the forward:
+    du = dh*a; da = dh*u; dg = act_backward(da, g)."""
+    a, act_sv = saved
+    torch.mul(dh, a, out=du)
+    if act == "identity":                                  # bilinear: dg = dh*u
+        torch.mul(dh, u, out=dg)
+        return
+    torch.mul(dh, u, out=tmp)
+    act_backward(act, dg, g, tmp, act_sv, tmp2)
+
+
+def glu_saved(act, g):
+    """a = act(g) (saved by the multiply) and act's own saved tensor (for sigmoid: a itself)."""
+    a = torch.empty_like(g)
+    act_forward(act, g, a, torch.empty_like(g))
+    return a, (a if act == "sigmoid" else act_saved(act, g))
+
+
+# --- timing ---------------------------------------------------------------------------------------
+def time_fn(fn, reps_req, min_reps, budget_s):
+    """Two warm-up calls (the second, warm one is the cost estimate), then reps of `inner`
+    back-to-back calls; returns per-call (median, min, reps, inner)."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    est = max(time.perf_counter() - t0, 1e-9)
+    inner = math.ceil(REP_MIN_S / est) if est < REP_MIN_S else 1
+    if est > SLOW_CALL_S:   # a slow call gets fewer reps: the full run stays in minutes
+        min_reps = min(min_reps, QUICK_REPS)
+    reps = reps_req or max(min_reps, min(MAX_REPS, int(budget_s / (est * inner))))
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        times.append((time.perf_counter() - t0) / inner)
+    return statistics.median(times), min(times), reps, inner
+
+
+# --- host -----------------------------------------------------------------------------------------
+def host_info():
+    cpu, mhz = "unknown", None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                key = key.strip()
+                if key == "model name" and cpu == "unknown":
+                    cpu = val.strip()
+                elif key == "cpu MHz" and mhz is None:
+                    mhz = round(float(val), 1)
+                if cpu != "unknown" and mhz is not None:
+                    break
+    except OSError:
+        pass
+    cap = "unknown"
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            cap = line.split(":", 1)[1].strip().lower()
+    return cpu, mhz, cap
+
+
+def fill(buf, dist, gen):
+    """buf (any dtype) <- N(0,1) or uniform[-WIDE, WIDE], drawn in f32 then rounded."""
+    n = buf.numel()
+    step = 1 << 22
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        if dist == "normal":
+            v = torch.randn(hi - lo, generator=gen, dtype=torch.float32)
+        else:
+            v = torch.rand(hi - lo, generator=gen, dtype=torch.float32) * (2 * WIDE) - WIDE
+        buf[lo:hi].copy_(v)
+
+
+# --- options --------------------------------------------------------------------------------------
+def parse_list(s, defaults):
+    if s == "all":
+        return list(defaults)
+    vals = [int(v) for v in s.split(",")]
+    if not vals or any(v < 1 for v in vals):
+        raise argparse.ArgumentTypeError("wants 'all' or positive integers separated by commas")
+    return vals
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--op", default="all", help="activation or gated name (swiglu ...), or all")
+    p.add_argument("--dir", default="all", choices=["fwd", "bwd", "all"])
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--glu", dest="form", action="store_const", const="glu")
+    form.add_argument("--unary", dest="form", action="store_const", const="unary")
+    form.add_argument("--both", dest="form", action="store_const", const="both")
+    p.add_argument("--dtype", default=None, choices=["f32", "bf16", "all"])
+    p.add_argument("--n", default=None, help="N[,N...] or all (default 16384,1572864,33554432)")
+    p.add_argument("--threads", default=None, help="T[,T...] or all (default 1,2)")
+    p.add_argument("--dist", default=None, choices=["normal", "wide", "all"])
+    p.add_argument("--reps", type=int, default=0, help="timed reps per row (default automatic)")
+    p.add_argument("--quick", action="store_true", help="n=1572864, 1 thread, f32, normal, 3 reps")
+    p.add_argument("--text", action="store_true", help="a table instead of JSON lines")
+    a = p.parse_args(argv)
+    if a.quick:
+        a.n = a.n or str(QUICK_N)
+        a.threads = a.threads or "1"
+        a.dtype = a.dtype or "f32"
+        a.dist = a.dist or "normal"
+        a.reps = a.reps or QUICK_REPS
+    try:
+        a.ns = parse_list(a.n or "all", DEFAULT_NS)
+        a.thread_list = parse_list(a.threads or "all", DEFAULT_THREADS)
+    except (ValueError, argparse.ArgumentTypeError) as e:
+        p.error(f"--n/--threads: {e}")
+    a.dtypes = ["f32", "bf16"] if (a.dtype or "all") == "all" else [a.dtype]
+    a.dists = ["normal", "wide"] if (a.dist or "all") == "all" else [a.dist]
+    a.dirs = ["fwd", "bwd"] if a.dir == "all" else [a.dir]
+    form = a.form or "both"
+    forms = {"both": [False, True], "unary": [False], "glu": [True]}[form]
+    if a.op == "all":
+        a.cases = [(act, glu) for glu in forms for act in ACTS]
+    elif a.op in ACTS:
+        a.cases = [(a.op, glu) for glu in forms]
+    elif a.op in GLU_NAMES.values():
+        a.cases = [(next(k for k, v in GLU_NAMES.items() if v == a.op), True)]
+    else:
+        p.error(f"unknown --op '{a.op}'")
+    return a
+
+
+# --- the run --------------------------------------------------------------------------------------
+def make_call(act, glu, d, x, i1, i2, o0, o1, t0, t1):
+    """The timed callable for one row and the number of tensors it moves at minimum. Tensors that
+    autograd would have saved in the forward are computed here, outside the timing."""
+    if not glu and d == "fwd":
+        return (lambda: act_forward(act, x, o0, t0)), 2
+    if not glu:
+        sv = act_saved(act, x)
+        return (lambda: act_backward(act, o0, x, i1, sv, t0)), 3
+    if d == "fwd":
+        return (lambda: glu_forward(act, o0, x, i1, t0, t1)), 3
+    sv = glu_saved(act, x)
+    return (lambda: glu_backward(act, o0, o1, x, i1, i2, sv, t0, t1)), 5
+
+
+def main(argv):
+    a = parse_args(argv)
+    cpu, mhz, cap = host_info()
+    max_n = max(a.ns)
+    out = sys.stdout
+    if a.text:
+        print(f"# torch {torch.__version__} ({cap}) on \"{cpu}\"", file=out)
+        print(f"{'op':<12} {'dir':<3} {'dtype':<5} {'dist':<6} {'n':>9} {'T':>2} {'med_ms':>9} "
+              f"{'min_ms':>9} {'GB/s':>7} {'triad':>7} {'ratio':>6}", file=out)
+    else:
+        print(json.dumps({"bench": "act", "impl": "torch", "header": True, "cpu": cpu, "mhz": mhz,
+                          "isa": cap, "torch": torch.__version__}), file=out, flush=True)
+
+    # Triad arrays (f32, max_n), touched before any timing.
+    ta = torch.zeros(max_n)
+    tb = torch.ones(max_n)
+    tc = torch.full((max_n,), 2.0)
+    gen = torch.Generator().manual_seed(SEED)
+    min_reps = QUICK_REPS if a.quick else MIN_REPS
+
+    for dname in a.dtypes:
+        dt = DTYPES[dname]
+        esize = torch.tensor([], dtype=dt).element_size()
+        # Inputs x/gate, up/dy, dh; outputs; temporaries of the multi-kernel forms. Allocated at
+        # max_n once and zeroed (pages touched); smaller n use prefixes.
+        ins = [torch.zeros(max_n, dtype=dt) for _ in range(3)]
+        outs = [torch.zeros(max_n, dtype=dt) for _ in range(2)]
+        tmps = [torch.zeros(max_n, dtype=dt) for _ in range(2)]
+        fill(ins[1], "normal", gen)   # up / dy
+        fill(ins[2], "normal", gen)   # dh
+        for dist in a.dists:
+            fill(ins[0], dist, gen)   # x / gate
+            for nt in a.thread_list:
+                torch.set_num_threads(nt)
+                for n in a.ns:
+                    x, i1, i2 = (t[:n] for t in ins)
+                    o0, o1 = (t[:n] for t in outs)
+                    t0, t1 = (t[:n] for t in tmps)
+                    tri_a, tri_b, tri_c = ta[:n], tb[:n], tc[:n]
+
+                    def triad():
+                        torch.add(tri_b, tri_c, alpha=TRIAD_Q, out=tri_a)
+
+                    for act, glu in a.cases:
+                        for d in a.dirs:
+                            fn, tensors = make_call(act, glu, d, x, i1, i2, o0, o1, t0, t1)
+                            # Triad first (the bandwidth of this moment), then the op.
+                            tri_med, tri_min, _, _ = time_fn(triad, 0, MIN_REPS, TRIAD_BUDGET_S)
+                            med, mn, reps, inner = time_fn(fn, a.reps, min_reps, ROW_BUDGET_S)
+                            fn = None  # frees the saved tensors
+                            nbytes = tensors * n * esize
+                            gbps = nbytes / med * 1e-9
+                            triad_gbps = 12.0 * n / tri_med * 1e-9
+                            op = GLU_NAMES[act] if glu else act
+                            if a.text:
+                                print(f"{op:<12} {d:<3} {dname:<5} {dist:<6} {n:>9} {nt:>2} "
+                                      f"{med * 1e3:9.4f} {mn * 1e3:9.4f} {gbps:7.2f} "
+                                      f"{triad_gbps:7.2f} {gbps / triad_gbps:6.3f}", file=out,
+                                      flush=True)
+                                continue
+                            row = {"impl": "torch", "op": op, "act": act, "glu": glu, "dir": d,
+                                   "dtype": dname, "dist": dist, "n": n, "threads": nt,
+                                   "isa": cap, "reps": reps, "inner": inner,
+                                   "seconds": med, "min_seconds": mn, "bytes": nbytes,
+                                   "gbps": round(gbps, 4),
+                                   "min_gbps": round(nbytes / mn * 1e-9, 4),
+                                   "triad_gbps": round(triad_gbps, 4),
+                                   "triad_best_gbps": round(12.0 * n / tri_min * 1e-9, 4),
+                                   "triad_seconds": tri_med,
+                                   "ratio": round(gbps / triad_gbps, 4), "cpu": cpu, "mhz": mhz}
+                            print(json.dumps(row), file=out, flush=True)
+        del ins, outs, tmps
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# bench.sh — `make bench`: the activation benchmark of ffn and of PyTorch on the same sizes,
+# threads, dtypes and inputs, merged into one table and docs/bench-act.png, then `ffn bench block`
+# when that subcommand exists. Usage: scripts/bench.sh BUILD_DIR [ARGS...]; ARGS go to both
+# `ffn bench act` and bench/torch_act.py (options both know: --quick --op --dir --glu --unary
+# --both --dtype --n --threads --dist --reps); $FFN_BENCH_ACT_ARGS adds ffn-only ones
+# (--isa, --accurate). Rows: bench/results/*.jsonl and docs/bench-act.jsonl.
+set -euo pipefail
+
+BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+[ -d "$BUILD" ] && BUILD=$(cd "$BUILD" && pwd)  # absolute: we cd to the repository root next
+cd "$(dirname "$0")/.."
+FFN="$BUILD/ffn"
+RES=bench/results
+# Debian's python3-torch lives under /usr/bin/python3; a python3 earlier on PATH (pyenv, venv)
+# would not see it.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+scripts/deps.sh bench
+if [ ! -x "$FFN" ]; then
+  echo "bench.sh: $FFN not found: build first (make build)" >&2
+  exit 2
+fi
+mkdir -p "$RES" docs
+
+echo "bench.sh: ffn bench act $* ${FFN_BENCH_ACT_ARGS:-} (a few minutes)"
+# shellcheck disable=SC2086  # FFN_BENCH_ACT_ARGS is a list of words
+"$FFN" bench act --json "$@" ${FFN_BENCH_ACT_ARGS:-} > "$RES/ffn-act.jsonl"
+
+: > "$RES/torch-act.jsonl"
+if "$PY" -c 'import torch' 2>/dev/null; then
+  echo "bench.sh: bench/torch_act.py $* (rows -> $RES/torch-act.jsonl)"
+  "$PY" bench/torch_act.py "$@" > "$RES/torch-act.jsonl"
+else
+  echo "bench.sh: PyTorch is not importable by $PY: ffn rows only" >&2
+fi
+
+cat "$RES/ffn-act.jsonl" "$RES/torch-act.jsonl" > docs/bench-act.jsonl
+"$PY" bench/compare.py docs/bench-act.jsonl --png docs/bench-act.png --plot-dir "$RES" \
+  | tee "$RES/bench-act.txt"
+echo "bench.sh: table -> $RES/bench-act.txt, plot -> docs/bench-act.png"
+
+# The block benchmark is another subcommand; `--help` answers 0 once it is implemented.
+if "$FFN" bench block --help > /dev/null 2>&1; then
+  echo "bench.sh: ffn bench block"
+  "$FFN" bench block | tee "$RES/bench-block.txt"
+else
+  echo "bench.sh: ffn bench block is not available in this build: skipped"
+fi
