@@ -276,8 +276,258 @@ FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *dh);
 
 // -------------------------------------------------------------------------------------------
-// FFN blocks on the CPU (src/block/) — declared in this section.
+// FFN blocks on the CPU (src/block/)
+//
+// A block computes, for x [n_tokens, d_model] (f32), y [n_tokens, d_model] (f32):
+//   plain:  h = act(x·W_up + b_up),                        y = h·W_down + b_down
+//   gated:  h = act(x·W_gate + b_gate) ⊙ (x·W_up + b_up),   y = h·W_down + b_down
+// with h [n_tokens, d_ff]. GEMMs run through CBLAS (OpenBLAS); the activation runs on row tiles
+// right after the GEMM that produced them, while they are in cache.
+//
+// Weights are described, never assumed: each tensor is a `struct ffn_weight` view (pointer,
+// dtype, orientation, row stride) and a gate/up pair has a layout (two tensors, fused
+// [gate | up] or [up | gate], row-interleaved, or blocked in tensor-parallel groups). f32 weights
+// are used where they lie (a memory-mapped checkpoint is not copied: keep it mapped while the
+// block lives, and updates made to it in place, e.g. by an optimizer, are seen by the next
+// call); bf16 / f16 weights are converted once, at create, into an f32 cache the block owns.
+//
+// Training: ffn_block_forward with FFN_BLOCK_POLICY_SAVE (keeps the pre-activations) or
+// FFN_BLOCK_POLICY_RECOMPUTE (keeps nothing but a reference to x), then ffn_block_backward.
+// Weight gradients are f32 and written in the SAME layout and orientation as the weights
+// (grad of a fused [2m, d] gate_up_proj is a fused [2m, d] array).
+//
+// Example (a LLaMA MLP from memory-mapped safetensors views gate, up, down, all [out, in]):
+//
+//     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;   // gated SiLU (SwiGLU), no biases
+//     spec.d_model = 4096; spec.d_ff = 11008;
+//     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
+//     w.gate = ffn_weight_dense(gate_ptr, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+//     w.up   = ffn_weight_dense(up_ptr,   FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+//     w.down = ffn_weight_dense(down_ptr, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+//     ffn_block_t blk;
+//     if (ffn_block_create(ctx, &spec, &w, NULL, &blk)) puts(ffn_ctx_last_error(ctx));
+//     struct ffn_tensor tx = ffn_tensor_2d(x, FFN_DTYPE_F32, 7, 4096, 4096);
+//     struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, 7, 4096, 4096);
+//     ffn_block_forward(ctx, blk, &ty, &tx, FFN_BLOCK_POLICY_NONE);
+//     ffn_block_destroy(blk);
 // -------------------------------------------------------------------------------------------
+
+/// How a weight matrix is stored.
+enum ffn_weight_orient {
+    FFN_WEIGHT_OUT_IN = 0,  // [out, in], y = x·Wᵀ: torch nn.Linear, Hugging Face *_proj, GGUF
+    FFN_WEIGHT_IN_OUT,      // [in, out], y = x·W: GPT-2 Conv1D (c_fc, c_proj), Megatron/JAX
+    FFN_WEIGHT_ORIENT_COUNT
+};
+
+/// How the gate and up projections of a gated block are stored. The order always refers to the
+/// projection's OUTPUT axis (the 2·d_ff axis): rows of an [out, in] weight, columns of an
+/// [in, out] one. A fused bias follows the same order.
+enum ffn_gate_up_layout {
+    FFN_GATE_UP_SEPARATE = 0,  // two tensors: weights.gate and weights.up (LLaMA, Gemma, T5)
+    FFN_GATE_UP_FUSED,         // one tensor [gate | up]: Phi-3 gate_up_proj, vLLM
+    FFN_GATE_UP_FUSED_UP_FIRST,  // one tensor [up | gate]
+    FFN_GATE_UP_INTERLEAVED,   // one tensor, outputs alternate g_0 u_0 g_1 u_1 ... ([out, in]
+                               // only: an [in, out] one would need stride-2 columns)
+    FFN_GATE_UP_BLOCKED,       // one tensor in spec.tp_groups groups [g_0 u_0 | g_1 u_1 | ...],
+                               // each g_i / u_i d_ff/tp_groups outputs (Megatron linear_fc1)
+    FFN_GATE_UP_LAYOUT_COUNT
+};
+
+/// What a block is. Shapes and activation come from the checkpoint's config, never guessed.
+struct ffn_block_spec {
+    size_t size;                        // sizeof(struct ffn_block_spec)
+    int64_t d_model;                    // d: width of x and y (≥ 1)
+    int64_t d_ff;                       // m: width of h (≥ 1)
+    enum ffn_act act;                   // the activation (applied to the gate when gated)
+    bool gated;                         // false: plain FFN (act on up); true: GLU family
+    enum ffn_gate_up_layout gate_up_layout;  // gated only
+    int64_t tp_groups;                  // FFN_GATE_UP_BLOCKED: k ≥ 1, dividing d_ff
+    bool bias_gate;                     // gated only; with a fused layout bias_gate == bias_up
+    bool bias_up;                       // b_up [d_ff] (plain: c_fc / fc1 bias)
+    bool bias_down;                     // b_down [d_model]
+};
+
+#define FFN_BLOCK_SPEC_INIT \
+    { sizeof(struct ffn_block_spec), 0, 0, FFN_ACT_SILU, true, FFN_GATE_UP_SEPARATE, 1, \
+      false, false, false }
+
+/// One stored tensor. For a matrix, element (r, c) of the stored [R, C] array lies at
+/// data + (r*row_stride + c)*dtype_size, where R and C follow from the spec and `orient`
+/// (ffn_block_weights lists them); row_stride 0 means dense (= C). rows/cols, when non-zero,
+/// are the shape the file declares and are checked against the spec, so a wrong tensor is
+/// reported in its own terms ("gate_up has 343 rows; a fused gate/up needs an even count").
+/// A bias is a vector: orient and row_stride are ignored, its length is rows·cols when given
+/// (1-D [n]: rows 0 or 1, cols n). data == NULL means absent.
+struct ffn_weight {
+    const void *data;
+    enum ffn_dtype dtype;
+    enum ffn_weight_orient orient;
+    int64_t rows, cols;  // declared shape; 0, 0: not declared (not checked)
+    int64_t row_stride;  // elements; 0: dense
+};
+
+/// A dense weight without a declared shape.
+static inline struct ffn_weight ffn_weight_dense(const void *data, enum ffn_dtype dtype,
+                                                 enum ffn_weight_orient orient) {
+    struct ffn_weight w = {data, dtype, orient, 0, 0, 0};
+    return w;
+}
+
+/// The weights of one block. Shapes by orientation ([out, in] / [in, out]):
+///   up       plain: [m, d] / [d, m];  gated, SEPARATE layout: [m, d] / [d, m]
+///   gate     gated, SEPARATE layout:  [m, d] / [d, m]
+///   gate_up  gated, any fused layout: [2m, d] / [d, 2m]
+///   down     [d, m] / [m, d]
+///   b_up, b_gate [m] (SEPARATE or plain); b_gate_up [2m] in the fused layout; b_down [d].
+struct ffn_block_weights {
+    size_t size;  // sizeof(struct ffn_block_weights)
+    struct ffn_weight gate, up, gate_up, down;
+    struct ffn_weight b_gate, b_up, b_gate_up, b_down;
+};
+
+#define FFN_BLOCK_WEIGHTS_INIT { sizeof(struct ffn_block_weights), {0}, {0}, {0}, {0}, \
+                                 {0}, {0}, {0}, {0} }
+
+/// Weight gradients, f32, dense, each in the layout and orientation of its weight (same shape
+/// as the matching `ffn_block_weights` member). A NULL member is not computed (a frozen or
+/// absent tensor). Which members apply follows the spec as for the weights.
+struct ffn_block_grads {
+    size_t size;  // sizeof(struct ffn_block_grads)
+    float *gate, *up, *gate_up, *down;
+    float *b_gate, *b_up, *b_gate_up, *b_down;
+    bool accumulate;  // false: overwrite; true: add to the values there (gradient accumulation)
+};
+
+#define FFN_BLOCK_GRADS_INIT \
+    { sizeof(struct ffn_block_grads), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false }
+
+/// How the activation meets the GEMM that feeds it.
+enum ffn_block_schedule {
+    FFN_BLOCK_SCHEDULE_AUTO = 0,  // the measured-faster choice for this shape (docs/blocks.md)
+    FFN_BLOCK_SCHEDULE_TILED,     // GEMM a row tile, activate it while hot, next tile
+    FFN_BLOCK_SCHEDULE_SEPARATE,  // one GEMM over all tokens, then one activation pass
+    FFN_BLOCK_SCHEDULE_COUNT
+};
+
+struct ffn_block_opts {
+    size_t size;                       // sizeof(struct ffn_block_opts)
+    enum ffn_block_schedule schedule;
+    int64_t tile_rows;                 // TILED: rows per tile; 0: sized to the L2/L3 cache
+    int64_t max_tokens;                // reserve workspace for this many tokens now (0: grow on
+                                       // demand at the first call that needs it)
+};
+
+#define FFN_BLOCK_OPTS_INIT \
+    { sizeof(struct ffn_block_opts), FFN_BLOCK_SCHEDULE_AUTO, 0, 0 }
+
+/// What a forward keeps for the backward.
+enum ffn_block_policy {
+    FFN_BLOCK_POLICY_NONE = 0,   // inference: keep nothing (a later backward is refused)
+    FFN_BLOCK_POLICY_SAVE,       // keep the pre-activations (gate and up, or the plain `a`)
+    FFN_BLOCK_POLICY_RECOMPUTE,  // keep only a reference to x; backward recomputes x·W_gate/up
+    FFN_BLOCK_POLICY_COUNT
+};
+
+typedef struct ffn_block *ffn_block_t;
+
+/// Validates spec and weights and makes a block. f32 weights are referenced (they must stay
+/// valid and mapped while the block lives); bf16/f16 weights are converted into a cache the
+/// block owns (ffn_block_info reports its bytes). opts may be NULL. NaN or inf weights are
+/// accepted (they propagate to the outputs as IEEE arithmetic says; nothing crashes).
+/// @retval FFN_STATUS_OK
+/// @retval FFN_STATUS_INVALID_ARG  a shape, layout, dtype or pointer that does not fit, with a
+///         message naming it ("gate_up has 343 rows; a fused gate/up needs an even count",
+///         "d_ff=343 is not a multiple of tp_groups=2", "spec.bias_up is set but b_up.data is
+///         NULL")
+/// @retval FFN_STATUS_UNSUPPORTED  this build has no BLAS, or an interleaved [in, out] pair
+/// @retval FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                         const struct ffn_block_weights *weights,
+                                         const struct ffn_block_opts *opts, ffn_block_t *block_out);
+
+/// Frees the block, its cache and its workspace; NULL is a no-op.
+FFN_API void ffn_block_destroy(ffn_block_t block);
+
+/// y = block(x). x and y: f32 [n_tokens, d_model] views (any row_stride ≥ d_model); y must not
+/// overlap x. n_tokens 0 is a valid no-op. Threads: ffn_ctx_threads(ctx) for the GEMMs and the
+/// activations. With a training policy the block keeps what the backward needs (one pending
+/// forward per block; a new training forward replaces it) and x must stay unchanged until
+/// ffn_block_backward. Any split over tokens gives the same result (per-token locality).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t block,
+                                          const struct ffn_tensor *y, const struct ffn_tensor *x,
+                                          enum ffn_block_policy policy);
+
+/// Backward of the last training forward: from dy [n_tokens, d_model] computes dx (may be NULL;
+/// may be exactly the dy or x view, being written last) and the weight/bias gradients named in
+/// `grads`. Formulas: dW_down = hᵀ·dy, dh = dy·W_downᵀ, dgate = dh ⊙ up ⊙ act'(gate),
+/// dup = dh ⊙ act(gate) (plain: da = dh ⊙ act'(a)), dW_gate = dgateᵀ·x, dW_up = dupᵀ·x (one GEMM
+/// when fused), dx = dgate·W_gate + dup·W_up (one GEMM when fused), db = column sums. The saved
+/// buffers are overwritten by the gradients, so a second backward needs a new forward.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (no pending forward, n_tokens differs from the
+///         forward's, a gradient named for a tensor the block has not), FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t block,
+                                           const struct ffn_block_grads *grads,
+                                           const struct ffn_tensor *dx,
+                                           const struct ffn_tensor *dy);
+
+/// What a block holds and costs.
+struct ffn_block_info {
+    size_t size;                 // sizeof(struct ffn_block_info)
+    int64_t n_params;            // weights + biases
+    size_t weight_bytes;         // the weights as given (referenced or converted)
+    size_t cache_bytes;          // f32 copies the block owns (bf16/f16 weights); 0 if all f32
+    size_t saved_bytes_save;     // bytes held from forward to backward for n_tokens, SAVE policy
+    size_t saved_bytes_recompute;  // same, RECOMPUTE policy (0: x is the caller's)
+    size_t workspace_bytes;      // transient bytes a training forward + backward needs beyond
+                                 // the saved ones, for n_tokens
+    enum ffn_block_schedule schedule;  // the schedule AUTO resolves to at n_tokens
+    int64_t tile_rows;                 // rows per tile of that schedule
+};
+
+#define FFN_BLOCK_INFO_INIT { sizeof(struct ffn_block_info), 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/// Fills `info` for a batch of n_tokens (≥ 0). `info->size` must be set (FFN_BLOCK_INFO_INIT).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                                       struct ffn_block_info *info);
+
+// --- sizing helpers -------------------------------------------------------------------------
+
+/// The LLaMA sizing rule for the gated width:
+///   m = multiple_of · ceil(int(multiplier · int(2/3 · 4d)) / multiple_of)
+/// (2/3 · 4d in integers: floor(8d/3)). multiplier 1.0 when the config has none. Gives 11008 for
+/// LLaMA-7B (d 4096, 256), 28672 for LLaMA-2-70B (d 8192, ×1.3, 4096), 14336 for LLaMA-3-8B
+/// (d 4096, ×1.3, 1024). A helper for new designs: a checkpoint's own d_ff always wins.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (d_model, multiple_of < 1, multiplier ≤ 0 or
+///         not finite, overflow)
+FFN_API enum ffn_status ffn_block_size_rule(ffn_ctx_t ctx, int64_t d_model, double multiplier,
+                                            int64_t multiple_of, int64_t *d_ff_out);
+
+/// Cost model of one block call on n_tokens. FLOPs count the GEMMs (2 per multiply-add) plus
+/// the bias adds; the activation's elementwise work is listed apart. Bytes are the minimum
+/// traffic: every weight read once in `weight_dtype`, activations (x, y, dy, dx) once in
+/// `act_dtype`, intermediates kept in cache; backward also writes the weight gradients (in
+/// `weight_dtype`) and, SAVE policy, writes and reads the saved pre-activations once.
+struct ffn_block_cost {
+    size_t size;                 // sizeof(struct ffn_block_cost)
+    int64_t n_params;
+    double flops_fwd;            // 2·T·d·m·(2 plain | 3 gated) + biases
+    double flops_bwd;            // dW + dx GEMMs: 2× the forward (SAVE policy)
+    double flops_bwd_recompute;  // flops_bwd + the gate/up GEMMs again
+    double act_elems;            // elements the activation touches per forward: T·m
+    double bytes_fwd, bytes_bwd;
+    double intensity_fwd, intensity_bwd;  // FLOP per byte
+};
+
+#define FFN_BLOCK_COST_INIT { sizeof(struct ffn_block_cost), 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/// Fills `cost` for `spec` (d_model, d_ff, gated and the bias flags are read) at n_tokens.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_block_cost(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                       int64_t n_tokens, enum ffn_dtype weight_dtype,
+                                       enum ffn_dtype act_dtype, struct ffn_block_cost *cost);
+
 
 // -------------------------------------------------------------------------------------------
 // Checkpoint files (src/io/): safetensors
@@ -303,6 +553,10 @@ enum ffn_file_dtype {
     FFN_FILE_DTYPE_F8_E5M2,
     FFN_FILE_DTYPE_Q8_0,   // GGUF only (blocks of 32: f16 scale + 32 int8)
     FFN_FILE_DTYPE_Q4_0,   // GGUF only (blocks of 32: f16 scale + 16 bytes of nibbles)
+    FFN_FILE_DTYPE_U16,
+    FFN_FILE_DTYPE_U32,
+    FFN_FILE_DTYPE_U64,
+    FFN_FILE_DTYPE_F8_E8M0,
     FFN_FILE_DTYPE_COUNT
 };
 
@@ -336,6 +590,228 @@ FFN_API enum ffn_status ffn_safetensors_find(ffn_ctx_t ctx, ffn_safetensors_t st
 /// A `__metadata__` string value, or NULL when absent.
 FFN_API const char *ffn_safetensors_metadata(ffn_safetensors_t st, const char *key);
 
+/// Opens a safetensors image held in memory, with the same checks as ffn_safetensors_open; the
+/// caller keeps `data` alive and unchanged until close. `name` (may be NULL) labels messages.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BAD_FORMAT, FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_safetensors_open_memory(ffn_ctx_t ctx, const void *data, size_t size,
+                                                    const char *name, ffn_safetensors_t *st_out);
+/// Number of `__metadata__` entries, and the key of entry i (NULL when out of range).
+FFN_API int64_t ffn_safetensors_metadata_count(ffn_safetensors_t st);
+FFN_API const char *ffn_safetensors_metadata_key(ffn_safetensors_t st, int64_t i);
+/// The path of the (first) file, and the number of shards (1 for a single file).
+FFN_API const char *ffn_safetensors_path(ffn_safetensors_t st);
+FFN_API int ffn_safetensors_shard_count(ffn_safetensors_t st);
+
+/// One `__metadata__` entry for the writer.
+struct ffn_safetensors_kv {
+    const char *key, *value;
+};
+
+/// Writes `tensors` (name, dtype, shape, data, nbytes; in this order in the data section) and
+/// the metadata to `path` as safetensors, the header padded with spaces to a multiple of 8
+/// bytes (as the reference writer does). The file appears under `path` only when complete.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (a duplicate or empty name, nbytes that do not
+///         match shape × dtype, a dtype safetensors cannot hold), FFN_STATUS_IO,
+///         FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_safetensors_write(ffn_ctx_t ctx, const char *path,
+                                              const struct ffn_file_tensor *tensors,
+                                              int64_t n_tensors,
+                                              const struct ffn_safetensors_kv *metadata,
+                                              int64_t n_metadata);
+
+/// "F32", "BF16", ..., "Q8_0", "Q4_0" (safetensors spelling); "?" for an unknown value.
+FFN_API const char *ffn_file_dtype_name(enum ffn_file_dtype dtype);
+/// Parses a name as ffn_file_dtype_name spells it. @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND
+FFN_API enum ffn_status ffn_file_dtype_from_name(const char *name, enum ffn_file_dtype *dtype_out);
+/// The compute dtype of a file dtype (F32, BF16, F16 only). @retval FFN_STATUS_OK,
+/// FFN_STATUS_UNSUPPORTED (the others: convert with ffn_file_tensor_to_f32)
+FFN_API enum ffn_status ffn_file_dtype_to_dtype(enum ffn_file_dtype fdtype,
+                                                enum ffn_dtype *dtype_out);
+/// Π shape, or -1 for an invalid shape.
+FFN_API int64_t ffn_file_tensor_numel(const struct ffn_file_tensor *t);
+/// Converts a file tensor of any dtype to `n` (= numel) f32 values: Q8_0 and Q4_0 are
+/// dequantised (x = d·q, d the block's f16 scale; Q4_0: q = nibble - 8).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_file_tensor_to_f32(ffn_ctx_t ctx, float *dst, int64_t n,
+                                               const struct ffn_file_tensor *t);
+
+// -------------------------------------------------------------------------------------------
+// Checkpoint files (src/io/): GGUF (versions 2 and 3)
+//
+// Memory-mapped; magic, version, every count, string length, dimension and offset checked
+// against the bytes that remain. Tensors of types F32, F16, BF16, Q8_0, Q4_0 (and the integer
+// types) load; other ggml types are refused by name. Tensor shapes are reported slowest-first
+// (the reverse of GGUF's ne[]): an HF [out, in] weight, stored {in, out} in GGUF, reads [out, in].
+// -------------------------------------------------------------------------------------------
+
+/// Metadata value types (the GGUF numbering).
+enum ffn_gguf_type {
+    FFN_GGUF_TYPE_UINT8 = 0,
+    FFN_GGUF_TYPE_INT8 = 1,
+    FFN_GGUF_TYPE_UINT16 = 2,
+    FFN_GGUF_TYPE_INT16 = 3,
+    FFN_GGUF_TYPE_UINT32 = 4,
+    FFN_GGUF_TYPE_INT32 = 5,
+    FFN_GGUF_TYPE_FLOAT32 = 6,
+    FFN_GGUF_TYPE_BOOL = 7,
+    FFN_GGUF_TYPE_STRING = 8,
+    FFN_GGUF_TYPE_ARRAY = 9,
+    FFN_GGUF_TYPE_UINT64 = 10,
+    FFN_GGUF_TYPE_INT64 = 11,
+    FFN_GGUF_TYPE_FLOAT64 = 12,
+    FFN_GGUF_TYPE_COUNT
+};
+
+/// A metadata value: a view of its encoding in the file (validated at open).
+struct ffn_gguf_value {
+    enum ffn_gguf_type type;
+    enum ffn_gguf_type elem_type;  // ARRAY: the elements' type
+    int64_t n;                     // ARRAY: element count
+    const void *raw;               // the encoded value (ARRAY: its first element), little-endian
+    size_t raw_len;                // bytes of the encoding from raw
+};
+
+typedef struct ffn_gguf *ffn_gguf_t;
+
+/// Opens and validates a GGUF file, or an image in memory (kept alive by the caller).
+/// @retval FFN_STATUS_OK, FFN_STATUS_IO, FFN_STATUS_NOT_FOUND, FFN_STATUS_BAD_FORMAT ("<path>:
+///         18446744073709551615 tensors cannot fit in the 120 bytes that remain"),
+///         FFN_STATUS_UNSUPPORTED (version 1, big-endian, a ggml type ffn does not read),
+///         FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_gguf_open(ffn_ctx_t ctx, const char *path, ffn_gguf_t *g_out);
+FFN_API enum ffn_status ffn_gguf_open_memory(ffn_ctx_t ctx, const void *data, size_t size,
+                                             const char *name, ffn_gguf_t *g_out);
+FFN_API void ffn_gguf_close(ffn_gguf_t g);
+FFN_API uint32_t ffn_gguf_version(ffn_gguf_t g);
+FFN_API const char *ffn_gguf_path(ffn_gguf_t g);
+/// general.alignment (32 when absent), and the file offset where tensor data begins.
+FFN_API uint64_t ffn_gguf_alignment(ffn_gguf_t g);
+FFN_API size_t ffn_gguf_data_offset(ffn_gguf_t g);
+/// "uint8", ..., "float64"; "?" for an unknown value.
+FFN_API const char *ffn_gguf_type_name(enum ffn_gguf_type type);
+
+/// Metadata entries, in file order. Keys are unique (a duplicate is refused at open).
+FFN_API int64_t ffn_gguf_kv_count(ffn_gguf_t g);
+FFN_API enum ffn_status ffn_gguf_kv_get(ffn_ctx_t ctx, ffn_gguf_t g, int64_t i,
+                                        const char **key_out, struct ffn_gguf_value *v_out);
+/// @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND
+FFN_API enum ffn_status ffn_gguf_kv_find(ffn_ctx_t ctx, ffn_gguf_t g, const char *key,
+                                         struct ffn_gguf_value *v_out);
+/// An integer or bool value as int64 (uint64 above INT64_MAX is refused).
+FFN_API enum ffn_status ffn_gguf_value_int(ffn_ctx_t ctx, const struct ffn_gguf_value *v,
+                                           int64_t *out);
+/// A float, or an integer converted.
+FFN_API enum ffn_status ffn_gguf_value_float(ffn_ctx_t ctx, const struct ffn_gguf_value *v,
+                                             double *out);
+/// A string value: pointer into the file and length (NOT NUL-terminated).
+FFN_API enum ffn_status ffn_gguf_value_string(ffn_ctx_t ctx, const struct ffn_gguf_value *v,
+                                              const char **s_out, size_t *len_out);
+/// Element j of an array (O(1) for fixed-size elements, O(j) for strings and nested arrays).
+FFN_API enum ffn_status ffn_gguf_value_element(ffn_ctx_t ctx, const struct ffn_gguf_value *array,
+                                               int64_t j, struct ffn_gguf_value *out);
+
+/// Tensors, in file order; lookup by name. @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND
+FFN_API int64_t ffn_gguf_count(ffn_gguf_t g);
+FFN_API enum ffn_status ffn_gguf_get(ffn_ctx_t ctx, ffn_gguf_t g, int64_t i,
+                                     struct ffn_file_tensor *out);
+FFN_API enum ffn_status ffn_gguf_find(ffn_ctx_t ctx, ffn_gguf_t g, const char *name,
+                                      struct ffn_file_tensor *out);
+
+// -------------------------------------------------------------------------------------------
+// Hugging Face config.json and architecture maps (src/io/)
+//
+// config.json -> the FFN of each layer (d, m, activation, gated), by architecture: llama,
+// mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3 (text), phi3, gpt2, gptj, gpt_neox,
+// falcon, starcoder2, olmo, olmo2, stablelm, granite, t5 / mt5. Activation names as transformers
+// maps them: gelu = erf; gelu_new, gelu_pytorch_tanh, gelu_fast, gelu_accurate = tanh forms;
+// silu / swish; relu; quick_gelu = x·σ(1.702x). The architecture wins where its code overrides
+// the config (Gemma 1 runs the tanh GeLU even when the config says "gelu"; T5's "gated-gelu"
+// is gelu_new); `note` says so.
+// -------------------------------------------------------------------------------------------
+
+struct ffn_hf_config {
+    char model_type[32];
+    int64_t n_layers;          // layers with an FFN (T5: the encoder's)
+    int64_t n_decoder_layers;  // encoder-decoder models: the decoder's (0 otherwise)
+    int64_t d_model;           // d
+    int64_t d_ff;              // m (per expert for a mixture of experts)
+    int64_t n_experts;         // 0: dense
+    enum ffn_act act;          // applied to the gate (gated) or to up (plain)
+    bool gated;
+    bool fused_gate_up;        // gate and up stored as one [gate | up] tensor (Phi-3)
+    bool in_out;               // weights stored [in, out] (GPT-2 Conv1D)
+    char act_source[96];       // where the activation came from: "hidden_act = silu"
+    char d_ff_source[96];      // where m came from: "intermediate_size", "n_inner absent ..."
+    char note[256];            // "" or a remark a user should read
+};
+
+/// Parses config.json text (hostile-JSON checks as for safetensors headers).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BAD_FORMAT (no intermediate size,
+///         a size that is not a positive integer, bad JSON), FFN_STATUS_UNSUPPORTED (an unknown
+///         model_type or activation, listing the known ones), FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_hf_config_parse(ffn_ctx_t ctx, const char *json, size_t len,
+                                            struct ffn_hf_config *out);
+
+// -------------------------------------------------------------------------------------------
+// Models: a checkpoint's FFN layers, whatever the file format (src/io/)
+//
+// ffn_model_open takes a directory (config.json + model.safetensors or a sharded index) or a
+// .gguf file, maps the architecture's tensor names, and checks every FFN tensor of every layer
+// (present, shape agreeing with d and m in the architecture's orientation). A layer is handed
+// out as file tensors plus the orientation and gate/up layout to read them with (the enums of
+// the FFN block section), so a caller can build a block from them without a copy.
+// -------------------------------------------------------------------------------------------
+
+typedef struct ffn_model *ffn_model_t;
+
+struct ffn_model_desc {
+    char arch[32];             // model_type (safetensors) or general.architecture (GGUF)
+    char format[16];           // "safetensors" or "gguf"
+    int64_t n_layers;          // FFN layers (T5: encoder then decoder)
+    int64_t d_model;
+    int64_t d_ff;              // layer 0's m (layers may differ: see ffn_model_layer)
+    int64_t n_experts;         // 0: dense; else FFNs per layer
+    enum ffn_act act;
+    bool gated;
+    bool hf_in_out;            // the architecture's Hugging Face weights are [in, out] (Conv1D)
+    char act_source[96];
+    char note[512];            // "" or remarks (Gemma's GeLU, a fused or transposed tensor, ...)
+    int64_t n_params;          // elements of every tensor in the checkpoint
+    int64_t n_params_ffn;      // elements of the FFN tensors (all layers and experts)
+};
+
+/// One FFN (a layer, or one expert of a layer). Absent tensors have name == NULL. Shapes as
+/// stored: gate/up [m, d] (OUT_IN) or [d, m] (IN_OUT); gate_up [2m, d] / [d, 2m]; down [d, m] /
+/// [m, d]; biases 1-D. `prefix` is the module's name prefix ("model.layers.1.mlp."), so
+/// name + strlen(prefix) is the parameter's name inside the module ("gate_proj.weight").
+struct ffn_model_layer {
+    int64_t layer, expert;     // expert -1 for a dense layer
+    int64_t d_model, d_ff;
+    enum ffn_act act;
+    bool gated;
+    enum ffn_weight_orient orient;        // of every weight of this layer
+    enum ffn_gate_up_layout layout;       // FFN_GATE_UP_SEPARATE, _FUSED or _FUSED_UP_FIRST
+    char prefix[128];
+    struct ffn_file_tensor gate, up, gate_up, down;
+    struct ffn_file_tensor b_gate, b_up, b_gate_up, b_down;
+};
+
+/// @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND (no config.json, a missing FFN tensor),
+///         FFN_STATUS_BAD_FORMAT, FFN_STATUS_UNSUPPORTED (an unknown architecture: the message
+///         lists the FFN-looking tensors found), FFN_STATUS_IO, FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_model_open(ffn_ctx_t ctx, const char *path, ffn_model_t *model_out);
+FFN_API void ffn_model_close(ffn_model_t model);
+FFN_API const struct ffn_model_desc *ffn_model_desc(ffn_model_t model);
+/// Layer `layer` (0..n_layers-1), expert `expert` (0..n_experts-1; -1 or 0 for dense layers).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (out of range)
+FFN_API enum ffn_status ffn_model_layer(ffn_ctx_t ctx, ffn_model_t model, int64_t layer,
+                                        int64_t expert, struct ffn_model_layer *out);
+/// The underlying files (NULL for the other format): to read non-FFN tensors or metadata.
+FFN_API ffn_safetensors_t ffn_model_safetensors(ffn_model_t model);
+FFN_API ffn_gguf_t ffn_model_gguf(ffn_model_t model);
+/// The config.json text the model was opened with (NULL for GGUF).
+FFN_API const char *ffn_model_config_json(ffn_model_t model);
+
 // -------------------------------------------------------------------------------------------
 // Scalar conversions (round to nearest even; NaN stays NaN, quiet)
 // -------------------------------------------------------------------------------------------
@@ -349,6 +825,22 @@ FFN_API float ffn_f16_to_f32(uint16_t h);
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
 FFN_API enum ffn_status ffn_tensor_convert(ffn_ctx_t ctx, const struct ffn_tensor *dst,
                                            const struct ffn_tensor *src);
+
+// -------------------------------------------------------------------------------------------
+// WebGPU (WGSL) kernels (webgpu/)
+//
+// The WGSL files of webgpu/ are embedded in the library at build time, so a native WebGPU host
+// (Dawn, wgpu-native) can create its shader modules without shipping the files. Kernels, bind
+// group ABI and accuracy: webgpu/README.md and docs/numerics.md. "activation.wgsl" is a complete
+// module; "activation_f16.wgsl" holds the array<f16> variants and is compiled as
+// "enable f16;\n" + activation.wgsl + activation_f16.wgsl on devices with shader-f16.
+// -------------------------------------------------------------------------------------------
+
+/// The text of the embedded file `file_name` (a base name such as "activation.wgsl"), NUL
+/// terminated, byte for byte the file's content; NULL for an unknown name or NULL.
+FFN_API const char *ffn_wgsl_source(const char *file_name);
+/// The base name of the index-th embedded file (0, 1, ...), NULL past the last one.
+FFN_API const char *ffn_wgsl_file_name(int index);
 
 #ifdef __cplusplus
 }

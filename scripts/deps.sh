@@ -3,7 +3,8 @@
 # does nothing (and needs no network) when everything is present. Run as root on Debian 12.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libopenblas-dev libcjson-dev)
+pkgs=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libopenblas-dev libcjson-dev
+      libopenblas0-openmp libopenblas-openmp-dev)
 # Extra groups, selected by arguments: `deps.sh bench` adds PyTorch and gnuplot.
 for extra in "$@"; do
   case "$extra" in

@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""torch_block.py - the FFN blocks of `ffn bench block`, in PyTorch on the CPU, for comparison.
+
+Same shapes, f32, same thread counts: gpt2-small (512 x 768 -> 3072, GeLU-tanh, biases) and
+llama-like (256 x 2048 -> 5632, SwiGLU, no biases), built from nn.Linear layers
+(F.gelu(approximate='tanh') / F.silu(g) * u), forward under no_grad and forward + autograd
+backward. Prints the same JSON-line fields as `ffn bench block --json`: shape, pass, threads,
+seconds, gflops, gemm_seconds (the same matrix products alone, torch.mm, same process),
+ratio_to_gemm.
+
+usage: /usr/bin/python3 bench/torch_block.py [--threads T] [--quick] [--reps N]
+(Debian's python3-torch: `scripts/deps.sh bench`.)
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+SHAPES = [
+    # name, tokens, d, m, gated, bias
+    ("gpt2-small", 512, 768, 3072, False, True),
+    ("llama-like", 256, 2048, 5632, True, False),
+]
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d, m, gated, bias):
+        super().__init__()
+        self.gated = gated
+        self.up = torch.nn.Linear(d, m, bias=bias)
+        self.gate = torch.nn.Linear(d, m, bias=bias) if gated else None
+        self.down = torch.nn.Linear(m, d, bias=bias)
+
+    def forward(self, x):
+        if self.gated:
+            return self.down(F.silu(self.gate(x)) * self.up(x))
+        return self.down(F.gelu(self.up(x), approximate="tanh"))
+
+
+def flops(t, d, m, gated, bias, bwd):
+    """GEMM FLOPs (+ bias adds), as ffn_block_cost counts them."""
+    k = 3 if gated else 2
+    gemm = 2.0 * t * d * m * k
+    nb = ((2 * m if gated else m) + d) if bias else 0
+    fwd = gemm + t * nb
+    return fwd + (2.0 * gemm + t * nb if bwd else 0.0)
+
+
+def gemms(blk, x, dy, h, bwd):
+    """The block's matrix products alone (torch.mm), as the block issues them."""
+    wu, wd = blk.up.weight, blk.down.weight
+    torch.mm(x, wu.t())
+    if blk.gated:
+        torch.mm(x, blk.gate.weight.t())
+    torch.mm(h, wd.t())
+    if bwd:
+        torch.mm(dy.t(), h)          # dW_down
+        dh = torch.mm(dy, wd)        # dh
+        torch.mm(dh.t(), x)          # dW_up
+        dx = torch.mm(dh, wu)        # dx
+        if blk.gated:
+            torch.mm(dh.t(), x)      # dW_gate
+            dx += torch.mm(dh, blk.gate.weight)
+
+
+def timeit(fn, reps):
+    fn()  # warm-up
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=0, help="one thread count (default: 1 and 2)")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--reps", type=int, default=0)
+    a = ap.parse_args()
+    reps = a.reps or (2 if a.quick else 5)
+    torch.manual_seed(42)
+    for name, t, d, m, gated, bias in SHAPES:
+        blk = Block(d, m, gated, bias)
+        x = torch.rand(t, d) * 2 - 1
+        dy = torch.rand(t, d) * 2 - 1
+        h = torch.rand(t, m)
+        for th in ([a.threads] if a.threads else [1, 2]):
+            torch.set_num_threads(th)
+            for bwd in (False, True):
+                if bwd:
+                    xg = x.clone().requires_grad_(True)
+
+                    def run():
+                        blk.zero_grad(set_to_none=False)
+                        xg.grad = None
+                        blk(xg).backward(dy)
+                else:
+                    def run():
+                        with torch.no_grad():
+                            blk(x)
+                sec = timeit(run, reps)
+                with torch.no_grad():
+                    gsec = timeit(lambda: gemms(blk, x, dy, h, bwd), reps)
+                fl = flops(t, d, m, gated, bias, bwd)
+                print(json.dumps({
+                    "shape": name, "tokens": t, "d": d, "m": m,
+                    "act": "swiglu" if gated else "gelu_tanh", "gated": gated,
+                    "pass": "fwdbwd" if bwd else "fwd", "framework": "torch " + torch.__version__,
+                    "threads": th, "seconds": round(sec, 6), "gflops": round(fl / sec * 1e-9, 2),
+                    "gemm_seconds": round(gsec, 6), "gemm_gflops": round(fl / gsec * 1e-9, 2),
+                    "ratio_to_gemm": round(sec / gsec, 4), "reps": reps}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
