@@ -1,0 +1,209 @@
+// gelu_erf_avx2.c — exact (erf) GeLU and GeGLU-erf on AVX2 + FMA: forward, backward, gated
+// forward and gated backward, for every (in, out) dtype pair. Accuracy (f32): forward and GeGLU
+// forward ≤ 2 ulp in both tiers; backward ≤ 8 ulp, absolute near the zero of the derivative at
+// x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t.
+#include "cpu/x86_avx2/loops_avx2.h"
+
+// With t = |x|, Q(t) = Φ(-t) = 0.5·erfc(t/√2) and Wc(t) = t·Q(t)·e^{t²/2} (smooth, from 0.175 at
+// t = 0.5 to 1/√(2π) as t → ∞):
+//   |x| < 0.5:  gelu(x) = x·Φ(x) = 0.5x + x²·Ps(x²)          (Φ(x) = 0.5 + x·Ps(x²))
+//   x ≤ -0.5:   gelu(x) = -t·Q(t) = -e^{-t²/2}·Wc(t)           (relative accuracy down to the
+//                                                              underflow near x = -14)
+//   x ≥ 0.5:    gelu(x) = t·(1 - Q(t)) = x - e^{-t²/2}·Wc(t)   (no cancellation: Q ≤ 0.31)
+// e^{-t²/2} comes from ffn__avx2_exp_neg with t² split exactly into two floats, and its 2^n is
+// applied last (the finish). gelu'(x) = Φ(x) + x·φ(x), φ(x) = e^{-x²/2}/√(2π):
+//   |x| < 0.5:  0.5 + x·(Ps(x²) + φ(x)·√(2π)/√(2π))   = 0.5 + x·(Ps + E/√(2π))
+//   x ≤ -0.5:   E·(Mc(t) - t/√(2π)),  Mc = Wc/t           (zero at x ≈ -0.7518: absolute there)
+//   x ≥ 0.5:    1 - E·(Mc(t) - t/√(2π))
+#define FFN_INV_SQRT_2PI_F 0x1.988454p-2f  // 1/√(2π), rounded
+// Upper clamp of t: Wc is fitted up to 32; e^{-24²/2} = e^-288 is below the exp clamp's reach, so
+// x ≤ -24 gives the same zero as the exact value (even times two f32 factors), and x ≥ 24 gives
+// x - (a term below 2^-400·x) = x.
+#define FFN_GELU_ERF_TMAX 24.0f
+#define FFN_GELU_ERF_TSMALL 0.5f
+// The reference's gelu (erfc) and gelu' (erfc and e^{-x²/2}) are exactly 0 in double below these:
+// `fix` lanes (limits -0 and 0, -inf included).
+#define FFN_GELU_ERF_ZERO (-0x1.3407fap+5f)
+#define FFN_GELU_ERF_DZERO (-0x1.34d4eep+5f)
+
+// Ps(v), v = x² ≤ 0.25: Chebyshev fit (mpmath) of (Φ(√v) - 1/2)/√v, relative error 0.48 ulp
+// (that of its constant term 1/√(2π) in f32), amplified at most 0.63× in gelu(x).
+#define FFN_ERF_PS0 0x1.988454p-2f
+#define FFN_ERF_PS1 (-0x1.105838p-4f)
+#define FFN_ERF_PS2 0x1.46d04p-7f
+#define FFN_ERF_PS3 (-0x1.373f14p-10f)
+#define FFN_ERF_PS4 0x1.e399ep-14f
+#define FFN_ERF_PS5 (-0x1.2ca074p-17f)
+
+// Wc(t) on the binades [0.5,1), [1,2), [2,4), [4,8), [8,16), [16,32): per binade k a degree-9
+// polynomial in s = t - center_k with a double-float constant term (c0h + c0l); Chebyshev fits
+// (mpmath, 40 digits), relative error ≤ 0.12 ulp with these f32 coefficients. Lane k of each
+// table is binade k (picked with vpermps); lanes 6, 7 repeat binade 5.
+static const float ffn__erfw_center[8] __attribute__((aligned(32))) = {0x1.8p-1f, 0x1.8p+0f, 0x1.8p+1f, 0x1.8p+2f, 0x1.8p+3f, 0x1.8p+4f, 0x1.8p+4f, 0x1.8p+4f};
+static const float ffn__erfw_c0h[8] __attribute__((aligned(32))) = {0x1.cd2836p-3f, 0x1.3c144p-2f, 0x1.754a76p-2f, 0x1.8e010ep-2f, 0x1.95bcb4p-2f, 0x1.97cfb4p-2f, 0x1.97cfb4p-2f, 0x1.97cfb4p-2f};
+static const float ffn__erfw_c0l[8] __attribute__((aligned(32))) = {-0x1.8ca21ap-28f, 0x1.860944p-29f, -0x1.d3273ep-27f, -0x1.c97cp-27f, -0x1.86bb92p-28f, -0x1.d5fd58p-27f, -0x1.d5fd58p-27f, -0x1.d5fd58p-27f};
+static const float ffn__erfw_c1[8] __attribute__((aligned(32))) = {0x1.5bf7f2p-3f, 0x1.204038p-4f, 0x1.2c08cap-6f, 0x1.a0eee4p-9f, 0x1.d0fb68p-12f, 0x1.df3082p-15f, 0x1.df3082p-15f, 0x1.df3082p-15f};
+static const float ffn__erfw_c2[8] __attribute__((aligned(32))) = {-0x1.c2c6ecp-4f, -0x1.332042p-5f, -0x1.c6429cp-8f, -0x1.7b57ep-11f, -0x1.c4c9fap-15f, -0x1.dbe16cp-19f, -0x1.dbe16cp-19f, -0x1.dbe16cp-19f};
+static const float ffn__erfw_c3[8] __attribute__((aligned(32))) = {0x1.d68c6ep-5f, 0x1.0d602ep-6f, 0x1.239d7ap-9f, 0x1.2caa8ap-13f, 0x1.857a5p-18f, 0x1.a3682ep-23f, 0x1.a3682ep-23f, 0x1.a3682ep-23f};
+static const float ffn__erfw_c4[8] __attribute__((aligned(32))) = {-0x1.a8949ap-6f, -0x1.9ef158p-8f, -0x1.50904ep-11f, -0x1.b6c08p-16f, -0x1.38d23ep-21f, -0x1.5af9bp-27f, -0x1.5af9bp-27f, -0x1.5af9bp-27f};
+static const float ffn__erfw_c5[8] __attribute__((aligned(32))) = {0x1.572cacp-7f, 0x1.21ca2ap-9f, 0x1.66dc9p-13f, 0x1.2d759ep-18f, 0x1.de490ep-25f, 0x1.123558p-31f, 0x1.123558p-31f, 0x1.123558p-31f};
+static const float ffn__erfw_c6[8] __attribute__((aligned(32))) = {-0x1.fbb2d6p-9f, -0x1.75cb4cp-11f, -0x1.651806p-15f, -0x1.82fp-21f, -0x1.5204bep-28f, -0x1.8dad72p-36f, -0x1.8dad72p-36f, -0x1.8dad72p-36f};
+static const float ffn__erfw_c7[8] __attribute__((aligned(32))) = {0x1.5cbd92p-10f, 0x1.c3c782p-13f, 0x1.535f6p-17f, 0x1.eac2bp-24f, 0x1.e80e9p-32f, 0x1.2b5554p-40f, 0x1.2b5554p-40f, 0x1.2b5554p-40f};
+static const float ffn__erfw_c8[8] __attribute__((aligned(32))) = {-0x1.c7bc24p-12f, -0x1.0da848p-14f, -0x1.5b3d92p-19f, -0x1.7ecc6ap-26f, -0x1.e514bp-35f, -0x1.4683aep-44f, -0x1.4683aep-44f, -0x1.4683aep-44f};
+static const float ffn__erfw_c9[8] __attribute__((aligned(32))) = {0x1.154e86p-13f, 0x1.23a7aap-16f, 0x1.2c3d5p-21f, 0x1.c3d918p-29f, 0x1.4c90fcp-38f, 0x1.d76d66p-49f, 0x1.d76d66p-49f, 0x1.d76d66p-49f};
+
+struct ffn__ge {
+    __m256 x, tc, neg, small, big, fix, fixd, tiny;
+    struct ffn__avx2_exp e;  // e^{-t²/2}
+    __m256 wh, wl;           // Wc(t) as a double-float (unused on small lanes)
+};
+
+FFN_AVX2_INLINE __m256 ffn__ge_pick(const float *tab, __m256i idx) {
+    return _mm256_permutevar8x32_ps(_mm256_load_ps(tab), idx);
+}
+
+FFN_AVX2_INLINE struct ffn__ge ffn__ge_prep(__m256 x) {
+    struct ffn__ge s;
+    s.x = x;
+    s.neg = ffn__avx2_neg_mask(x);
+    s.big = _mm256_cmp_ps(x, _mm256_set1_ps(FFN_AVX2_XBIG), _CMP_GE_OQ);
+    s.fix = ffn__avx2_le(x, FFN_GELU_ERF_ZERO);
+    s.fixd = ffn__avx2_le(x, FFN_GELU_ERF_DZERO);
+    s.tiny = ffn__avx2_tiny_mask(x);
+    const __m256 t = ffn__avx2_abs(x);
+    s.small = _mm256_cmp_ps(t, _mm256_set1_ps(FFN_GELU_ERF_TSMALL), _CMP_LT_OQ);
+    s.tc = ffn__avx2_min_keepnan(FFN_GELU_ERF_TMAX, t);
+    // -t²/2 = a + alo exactly (t² by FMA, the halving is exact).
+    const __m256 t2h = _mm256_mul_ps(s.tc, s.tc);
+    const __m256 t2l = _mm256_fmsub_ps(s.tc, s.tc, t2h);
+    const __m256 mhalf = _mm256_set1_ps(-0.5f);
+    s.e = ffn__avx2_exp_neg(_mm256_mul_ps(mhalf, t2h), _mm256_mul_ps(mhalf, t2l), true);
+    // Wc(t): binade index from the exponent field (0 for t < 0.5, unused there).
+    __m256i idx = _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(s.tc), 23),
+                                   _mm256_set1_epi32(126));
+    idx = _mm256_max_epi32(idx, _mm256_setzero_si256());
+    const __m256 sv = _mm256_sub_ps(s.tc, ffn__ge_pick(ffn__erfw_center, idx));  // exact
+    __m256 p = ffn__ge_pick(ffn__erfw_c9, idx);
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c8, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c7, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c6, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c5, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c4, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c3, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c2, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c1, idx));
+    const __m256 u1 = _mm256_mul_ps(p, sv);
+    const __m256 c0h = ffn__ge_pick(ffn__erfw_c0h, idx);
+    s.wh = _mm256_add_ps(c0h, u1);  // fast two-sum: |u1| < |c0h| within a binade
+    s.wl = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(c0h, s.wh), u1),
+                         ffn__ge_pick(ffn__erfw_c0l, idx));
+    return s;
+}
+
+FFN_AVX2_INLINE __m256 ffn__ge_ps(__m256 v) {
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(FFN_ERF_PS5), v, _mm256_set1_ps(FFN_ERF_PS4));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(FFN_ERF_PS3));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(FFN_ERF_PS2));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(FFN_ERF_PS1));
+    return _mm256_fmadd_ps(p, v, _mm256_set1_ps(FFN_ERF_PS0));
+}
+
+// gelu_erf(x) = (hi + lo)·2^ns.
+FFN_AVX2_INLINE void ffn__ge_value(const struct ffn__ge *s, __m256 *hi, __m256 *lo, __m256i *ns) {
+    const __m256 x = s->x, pm1 = s->e.pm1;
+    // |x| < 0.5: 0.5x + x²·Ps(x²) (0.5x - ysh is exact: ysh/0.5x is in [0.62, 1.38]).
+    const __m256 x2h = _mm256_mul_ps(x, x);
+    const __m256 x2l = _mm256_fmsub_ps(x, x, x2h);
+    const __m256 ps = ffn__ge_ps(x2h);
+    const __m256 hx = _mm256_mul_ps(_mm256_set1_ps(0.5f), x);
+    const __m256 ysh = _mm256_fmadd_ps(x2h, ps, hx);
+    const __m256 ysl = _mm256_fmadd_ps(x2l, ps, _mm256_fmadd_ps(x2h, ps, _mm256_sub_ps(hx, ysh)));
+    // x ≤ -0.5: -(1 + pm1)·Wc·2^n, the product kept as a double-float.
+    const __m256 ph = _mm256_fmadd_ps(pm1, s->wh, s->wh);
+    const __m256 pl = _mm256_fmadd_ps(pm1, s->wl,
+                                      _mm256_add_ps(s->wl, _mm256_fmadd_ps(pm1, s->wh, _mm256_sub_ps(s->wh, ph))));
+    // x ≥ 0.5: x - E·Wc, E = (1 + pm1)·s; s·pm1 and s·wh are exact scalings.
+    const __m256 sp = _mm256_mul_ps(s->e.s, pm1), sw = _mm256_mul_ps(s->e.s, s->wh);
+    const __m256 ew = _mm256_fmadd_ps(sp, s->wh, sw);
+    const __m256 ewl = _mm256_fmadd_ps(_mm256_fmadd_ps(sp, s->wl, _mm256_mul_ps(s->e.s, s->wl)),
+                                       _mm256_set1_ps(1.0f), _mm256_fmadd_ps(sp, s->wh, _mm256_sub_ps(sw, ew)));
+    const __m256 yh = _mm256_sub_ps(x, ew);
+    const __m256 yl = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(x, yh), ew), ewl);
+    const __m256 sgn = ffn__avx2_sign_mask();
+    __m256 h = _mm256_blendv_ps(yh, _mm256_xor_ps(ph, sgn), s->neg);
+    __m256 l = _mm256_blendv_ps(yl, _mm256_xor_ps(pl, sgn), s->neg);
+    h = _mm256_blendv_ps(h, ysh, s->small);
+    l = _mm256_blendv_ps(l, ysl, s->small);
+    // tiny |x|: x/2 as x·2^63, 2^-64 applied by the finish; x ≥ XBIG: x.
+    h = _mm256_blendv_ps(h, _mm256_mul_ps(x, _mm256_set1_ps(0x1p63f)), s->tiny);
+    l = _mm256_andnot_ps(s->tiny, l);
+    *hi = _mm256_blendv_ps(h, x, s->big);
+    *lo = _mm256_andnot_ps(s->big, l);
+    const __m256 scaled = _mm256_andnot_ps(s->small, s->neg);
+    *ns = ffn__avx2_tiny_ns(_mm256_and_si256(s->e.n, _mm256_castps_si256(scaled)), s->tiny);
+}
+
+// gelu_erf'(x) = m·2^ns.
+FFN_AVX2_INLINE __m256 ffn__ge_deriv(const struct ffn__ge *s, __m256i *ns) {
+    const __m256 c = _mm256_set1_ps(FFN_INV_SQRT_2PI_F), one = _mm256_set1_ps(1.0f);
+    const __m256 big_e = _mm256_fmadd_ps(s->e.s, s->e.pm1, s->e.s);
+    const __m256 ds = _mm256_fmadd_ps(s->x, _mm256_fmadd_ps(big_e, c, ffn__ge_ps(_mm256_mul_ps(s->x, s->x))),
+                                      _mm256_set1_ps(0.5f));
+    const __m256 q = _mm256_fnmadd_ps(s->tc, c, _mm256_div_ps(s->wh, s->tc));  // Mc - t/√(2π)
+    const __m256 dn = _mm256_fmadd_ps(s->e.pm1, q, q);                         // ·(1 + pm1)
+    const __m256 dp = _mm256_fnmadd_ps(big_e, q, one);
+    __m256 m = _mm256_blendv_ps(dp, dn, s->neg);
+    m = _mm256_blendv_ps(m, ds, s->small);
+    const __m256 scaled = _mm256_andnot_ps(s->small, s->neg);
+    *ns = _mm256_and_si256(s->e.n, _mm256_castps_si256(scaled));
+    return _mm256_blendv_ps(m, one, s->big);
+}
+
+// --- per-vector functions ---------------------------------------------------------------------------
+FFN_AVX2_INLINE __m256 ffn__ge_fwd_v(__m256 x) {
+    const struct ffn__ge s = ffn__ge_prep(x);
+    __m256 hi, lo;
+    __m256i ns;
+    ffn__ge_value(&s, &hi, &lo, &ns);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    return ffn__avx2_finish(hi, lo, one, one, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+}
+
+FFN_AVX2_INLINE __m256 ffn__geglu_v(__m256 g, __m256 u) {
+    const struct ffn__ge s = ffn__ge_prep(g);
+    __m256 hi, lo;
+    __m256i ns;
+    ffn__ge_value(&s, &hi, &lo, &ns);
+    return ffn__avx2_finish(hi, lo, u, u, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+}
+
+FFN_AVX2_INLINE __m256 ffn__ge_bwd_v(__m256 x, __m256 dy) {
+    const struct ffn__ge s = ffn__ge_prep(x);
+    __m256i ns;
+    const __m256 m = ffn__ge_deriv(&s, &ns);
+    return ffn__avx2_finish(m, _mm256_setzero_ps(), dy, dy, false, ns, s.fixd,
+                            _mm256_setzero_ps());
+}
+
+// dgate = dh·up·gelu'(g), dup = dh·gelu(g).
+FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
+    const struct ffn__ge s = ffn__ge_prep(g);
+    __m256 hi, lo;
+    __m256i ns, nsd;
+    ffn__ge_value(&s, &hi, &lo, &ns);
+    const __m256 m = ffn__ge_deriv(&s, &nsd);
+    *dg = ffn__avx2_finish(m, _mm256_setzero_ps(), dh, u, true, nsd, s.fixd, _mm256_setzero_ps());
+    *du = ffn__avx2_finish(hi, lo, dh, dh, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+}
+
+// --- the kernels of kernels_avx2.inc -------------------------------------------------------------------
+FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx2) { ffn__avx2_act_fwd(cfg, n, y, x, ffn__ge_fwd_v); }
+FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__avx2) {
+    ffn__avx2_act_bwd(cfg, n, dx, x, dy, ffn__ge_bwd_v);
+}
+FFN_KPROTO_GLU_FWD(ffn_geglu_erf_fwd__avx2) {
+    ffn__avx2_glu_fwd(cfg, n, h, gate, up, ffn__ge_fwd_v, ffn__geglu_v);
+}
+FFN_KPROTO_GLU_BWD(ffn_geglu_erf_bwd__avx2) {
+    ffn__avx2_glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__geglu_bwd_v);
+}
