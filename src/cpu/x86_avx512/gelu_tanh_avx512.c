@@ -1,0 +1,136 @@
+// gelu_tanh_avx512.c — AVX-512 tanh-GeLU and GeGLU (tanh): forward, backward, every (in, out)
+// dtype pair. A fast path serves vectors whose lanes are all ≥ -4.5 (all but ~1 in 20,000 of
+// N(0,1) vectors); the others also take an exact-argument path for their tail lanes, selected
+// per lane, so no lane's result depends on its neighbours.
+#include "cpu/x86_avx512/vmath_avx512.h"
+
+// gelu_tanh(x) = 0.5x(1 + tanh u) = x·σ(A),  A = 2u = x·(K + M·x²),  K = √(8/π), M = 0.044715·K.
+// exp(-A) = 2^(-A·log2 e): the constants below carry log2(e), as float pairs (hi + lo):
+#define FFN_KL_HI 0x1.26aec2p+1f    // √(8/π)·log2 e
+#define FFN_KL_LO 0x1.bce75ap-27f
+#define FFN_ML_HI 0x1.a5a7dp-4f     // 0.044715·√(8/π)·log2 e
+#define FFN_ML_LO -0x1.151aaep-29f
+// The derivative's dA/dx = K + 3M·x² (plain f32: the backward tier is 8 ulp).
+#define FFN_K_HI 0x1.988454p+0f     // √(8/π)
+#define FFN_M3_HI 0x1.b6676cp-3f    // 3·0.044715·√(8/π)
+// Fast-path bound: for |x| ≤ 4.72 (K + M·x² ≤ 2K) the exact error term of q = K + M·x² comes
+// from Sterbenz' lemma (see ffn__gelu_fast); lanes below -4.5 take the exact-argument path.
+#define FFN_GELU_FAST_MIN -4.5f
+// |x| ≥ 20: A ≥ 600, e^-A = 0 in f32, so gelu(x) is x (x > 0) or -0 (x < 0) exactly; clamping
+// the argument there changes no result and keeps x³ finite.
+#define FFN_GELU_CLAMP 20.0f
+
+// Exact argument, any x in [-20, 20]: A·log2 e = xa·(qh + ql) with qh + ql = KL + ML·xa² to
+// ~2^-46 (two-sum of KL_hi + ML_hi·x², plus the product and constant error terms).
+// Returns n16 (in *n) and E with exp(A') = E·2^n16 for A' = xa·(qh + ql)·ln 2.
+FFN_VINLINE __m512 ffn__gelu_exact_arg(__m512 xa, bool precise, __m512 *n) {
+    const __m512 x2h = _mm512_mul_ps(xa, xa);
+    const __m512 x2l = _mm512_fmsub_ps(xa, xa, x2h);
+    const __m512 ph = _mm512_mul_ps(ffn__c(FFN_ML_HI), x2h);
+    __m512 lo = _mm512_fmsub_ps(ffn__c(FFN_ML_HI), x2h, ph);  // ML_hi·x2h - ph exactly
+    const __m512 qh = _mm512_add_ps(ffn__c(FFN_KL_HI), ph);
+    const __m512 bb = _mm512_sub_ps(qh, ffn__c(FFN_KL_HI));  // two-sum error of KL_hi + ph
+    const __m512 er = _mm512_add_ps(_mm512_sub_ps(ffn__c(FFN_KL_HI), _mm512_sub_ps(qh, bb)),
+                                    _mm512_sub_ps(ph, bb));
+    lo = _mm512_fmadd_ps(ffn__c(FFN_ML_HI), x2l, lo);
+    lo = _mm512_fmadd_ps(ffn__c(FFN_ML_LO), x2h, lo);
+    const __m512 ql = _mm512_add_ps(er, _mm512_add_ps(lo, ffn__c(FFN_KL_LO)));
+    const __m512 t = _mm512_fmadd_ps(xa, qh, ffn__c(FFN_EXP2_MAGIC));
+    *n = _mm512_sub_ps(t, ffn__c(FFN_EXP2_MAGIC));
+    __m512 r = _mm512_fmsub_ps(xa, qh, *n);
+    r = _mm512_fmadd_ps(xa, ql, r);
+    return ffn__exp2_frac(t, r, precise);
+}
+
+// The general form, any x: e = exp(-|A|) from xa = -|x| (A is odd), then the compensated
+// x·σ(A) of ffn__xsig (within ~1 ulp).
+FFN_VINLINE struct ffn__av ffn__gelu_general(__m512 x) {
+    const __m512 xa = _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), ffn__neg_abs(x));
+    __m512 n;
+    const __m512 E = ffn__gelu_exact_arg(xa, true, &n);
+    const __m512 xm = _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x);
+    return ffn__xsig(xm, E, n, ffn__signmask(x));
+}
+
+// Fast path, exact for x ≥ -4.5: gelu(x) = x/(1 + e), e = exp(-A) for the signed x (e ≤ e^13.7
+// there: no overflow). q = KL_hi + ML·x² is one fma; since q ≤ 2·KL_hi, KL_hi - q is exact
+// (Sterbenz) and ql = ML_hi·x² + (KL_hi - q) recovers q's rounding error, plus the product and
+// constant error terms (w + wl = x·ML exactly, with ML_lo folded into wl). Then
+// -A·log2 e = -x·(q + ql) is reduced with fmas. Error: ~2.5 ulp (quotient not compensated).
+FFN_VINLINE __m512 ffn__gelu_fast(__m512 x) {
+    const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_CLAMP), x);
+    const __m512 w = _mm512_mul_ps(xc, ffn__c(FFN_ML_HI));
+    __m512 wl = _mm512_fmsub_ps(xc, ffn__c(FFN_ML_HI), w);
+    wl = _mm512_fmadd_ps(xc, ffn__c(FFN_ML_LO), wl);
+    const __m512 q = _mm512_fmadd_ps(w, xc, ffn__c(FFN_KL_HI));
+    const __m512 d = _mm512_add_ps(_mm512_sub_ps(ffn__c(FFN_KL_HI), q), ffn__c(FFN_KL_LO));
+    __m512 ql = _mm512_fmadd_ps(w, xc, d);
+    ql = _mm512_fmadd_ps(wl, xc, ql);
+    const __m512 t = _mm512_fnmadd_ps(xc, q, ffn__c(FFN_EXP2_MAGIC));
+    const __m512 n = _mm512_sub_ps(t, ffn__c(FFN_EXP2_MAGIC));
+    __m512 r = _mm512_fnmsub_ps(xc, q, n);  // -x·q - n16
+    r = _mm512_fnmadd_ps(xc, ql, r);
+    const __m512 e = _mm512_scalef_ps(ffn__exp2_frac(t, r, false), n);
+    return _mm512_div_ps(x, _mm512_add_ps(ffn__c(1.0f), e));
+}
+
+// Forward: the fast path, with lanes below -4.5 (or every lane in the accurate tier) taken from
+// the general form.
+static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_v(__m512 x, bool acc) {
+    struct ffn__avd r;
+    const __mmask16 tiny = ffn__tiny_pre(&x);
+    if (acc) {
+        r.a = ffn__gelu_general(x);
+    } else {
+        r.a.hi = ffn__gelu_fast(x);
+        r.a.lo = _mm512_and_ps(r.a.hi, ffn__negzero());  // a zero of hi's sign
+        r.a.k = _mm512_setzero_ps();
+        // NaN compares false: a NaN lane stays on the fast path (NaN out).
+        const __mmask16 tail = _mm512_cmp_ps_mask(x, ffn__c(FFN_GELU_FAST_MIN), _CMP_LT_OQ);
+        if (tail) {
+            const struct ffn__av g = ffn__gelu_general(x);
+            r.a.hi = _mm512_mask_mov_ps(r.a.hi, tail, g.hi);
+            r.a.lo = _mm512_mask_mov_ps(r.a.lo, tail, g.lo);
+            r.a.k = _mm512_maskz_mov_ps(tail, g.k);
+        }
+    }
+    ffn__tiny_post(&r.a, tiny);
+    r.da = r.a;  // unused (forward only)
+    return r;
+}
+
+// gelu_tanh'(x) = σ(A) + x·σ(A)·(1 - σ(A))·A',  A' = K + 3M·x²  (σ and 1-σ from e = exp(-|A|),
+// never cosh), as S·(1 + x·A'·C)·2^k with the pieces of ffn__sig_pieces.
+static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_dv(__m512 x, bool acc) {
+    const __mmask16 tiny = ffn__tiny_pre(&x);  // act' is flat there: only act needs the scale
+    const __m512 xa = _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), ffn__neg_abs(x));
+    __m512 n;
+    const __m512 E = ffn__gelu_exact_arg(xa, false, &n);
+    const struct ffn__sigd s = ffn__sig_pieces(E, n, ffn__signmask(x));
+    const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_CLAMP), _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x));
+    const __m512 dA = _mm512_fmadd_ps(_mm512_mul_ps(xc, xc), ffn__c(FFN_M3_HI), ffn__c(FFN_K_HI));
+    struct ffn__avd r;
+    r.a.hi = _mm512_mul_ps(_mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x), s.S);
+    r.a.lo = _mm512_setzero_ps();
+    r.a.k = s.k;
+    r.da.hi = _mm512_mul_ps(s.S, _mm512_fmadd_ps(_mm512_mul_ps(xc, dA), s.C, ffn__c(1.0f)));
+    r.da.lo = _mm512_setzero_ps();
+    r.da.k = s.k;
+    ffn__tiny_post(&r.a, tiny);
+    return r;
+}
+
+enum { FFN_GELU_FL = FFN_AV_LO | FFN_AV_K, FFN_GELU_DFL = FFN_AV_K };
+
+FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__avx512) {
+    ffn__act_fwd(cfg, n, y, x, ffn__gelu_v, FFN_GELU_FL);
+}
+FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__avx512) {
+    ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_dv, FFN_GELU_DFL);
+}
+FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__avx512) {
+    ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_v, FFN_GELU_FL);
+}
+FFN_KPROTO_GLU_BWD(ffn_geglu_tanh_bwd__avx512) {
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_dv, FFN_GELU_DFL, FFN_GELU_DFL);
+}

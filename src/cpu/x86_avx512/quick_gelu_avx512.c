@@ -1,0 +1,37 @@
+// quick_gelu_avx512.c — AVX-512 quick-GeLU (CLIP's x·σ(1.702x)) and its gated combine: forward,
+// backward, every (in, out) dtype pair. Same σ machinery as SiLU with the slope folded into the
+// exponent's constant.
+#include "cpu/x86_avx512/vmath_avx512.h"
+
+#define FFN_QUICK_GELU_A 1.702f          // quick-GeLU slope
+// 1.702·log2(e) as a float pair: exp(-1.702|x|) = 2^(-|x|·1.702·log2 e).
+#define FFN_QG_L2E_HI 0x1.3a4cbep+1f
+#define FFN_QG_L2E_LO -0x1.c08ecap-26f
+
+// quick_gelu(x) = x·σ(1.702x), e = exp(-1.702|x|) (see ffn__sigfam): within ~1 ulp.
+static inline __attribute__((always_inline)) struct ffn__avd ffn__qgelu_v(__m512 x, bool acc) {
+    struct ffn__avd r;
+    r.a = ffn__sigfam(x, FFN_QG_L2E_HI, FFN_QG_L2E_LO, true);
+    r.da = r.a;  // unused (forward only)
+    return r;
+}
+
+// quick_gelu'(x) = σ(ax)·(1 + a·x·(1 - σ(ax))), a = 1.702.
+static inline __attribute__((always_inline)) struct ffn__avd ffn__qgelu_dv(__m512 x, bool acc) {
+    return ffn__sigfam_d(x, FFN_QG_L2E_HI, FFN_QG_L2E_LO, FFN_QUICK_GELU_A);
+}
+
+enum { FFN_QG_FL = FFN_AV_LO | FFN_AV_K, FFN_QG_DFL = FFN_AV_K };
+
+FFN_KPROTO_ACT_FWD(ffn_quick_gelu_fwd__avx512) {
+    ffn__act_fwd(cfg, n, y, x, ffn__qgelu_v, FFN_QG_FL);
+}
+FFN_KPROTO_ACT_BWD(ffn_quick_gelu_bwd__avx512) {
+    ffn__act_bwd(cfg, n, dx, x, dy, ffn__qgelu_dv, FFN_QG_DFL);
+}
+FFN_KPROTO_GLU_FWD(ffn_quick_geglu_fwd__avx512) {
+    ffn__glu_fwd(cfg, n, h, gate, up, ffn__qgelu_v, FFN_QG_FL);
+}
+FFN_KPROTO_GLU_BWD(ffn_quick_geglu_bwd__avx512) {
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__qgelu_dv, FFN_QG_DFL, FFN_QG_DFL);
+}
