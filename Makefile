@@ -5,7 +5,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build test test-fast test-asan demo bench clean format
+.PHONY: all deps build test test-fast test-asan demo demo-web bench clean format
 
 all: build
 
@@ -33,6 +33,16 @@ test-asan:
 
 demo: deps build
 	@scripts/demo.sh $(BUILD)
+
+# The WebGPU demo page (webgpu/demo/): every WGSL kernel's max ulp error against the C reference,
+# its throughput, and the activation curves; served on http://127.0.0.1:$(WEB_PORT)/demo/ until
+# Ctrl-C. Open it in a browser with WebGPU.
+WEB_PORT ?= 8123
+demo-web: deps build
+	@scripts/web-deps.sh
+	@mkdir -p $(BUILD)/webgpu-golden
+	@$(BUILD)/tests/backends/wgsl_golden $(BUILD)/webgpu-golden
+	@node webgpu/test/server.mjs --golden $(BUILD)/webgpu-golden --port $(WEB_PORT)
 
 bench: deps build
 	@scripts/bench.sh $(BUILD)
