@@ -100,6 +100,10 @@ enum ffn_status ffn_tensor_check(ffn_ctx_t ctx, const char *fn, const char *name
 // Byte extent [lo, hi) covered by a (checked, non-empty) view.
 void ffn_tensor_extent(const struct ffn_tensor *t, uintptr_t *lo, uintptr_t *hi);
 
+// True when two (checked, non-empty) views share a byte. Exact for views with the same row
+// stride (the two halves of a fused gate_up buffer do not overlap); conservative otherwise.
+bool ffn_tensor_overlap(const struct ffn_tensor *a, const struct ffn_tensor *b);
+
 // Fills `k` for `isa` (scalar entries first, then the ISA's overrides). Defined in src/cpu.
 void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 

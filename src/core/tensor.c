@@ -48,6 +48,32 @@ void ffn_tensor_extent(const struct ffn_tensor *t, uintptr_t *lo, uintptr_t *hi)
     *hi = *lo + span * es;
 }
 
+// floor(a / b) for b > 0.
+static int64_t ffn__floor_div(int64_t a, int64_t b) {
+    const int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+bool ffn_tensor_overlap(const struct ffn_tensor *a, const struct ffn_tensor *b) {
+    uintptr_t alo, ahi, blo, bhi;
+    ffn_tensor_extent(a, &alo, &ahi);
+    ffn_tensor_extent(b, &blo, &bhi);
+    if (alo >= bhi || blo >= ahi) return false;  // byte extents apart
+    const int64_t sa = a->row_stride * (int64_t)ffn_dtype_size(a->dtype);
+    const int64_t sb = b->row_stride * (int64_t)ffn_dtype_size(b->dtype);
+    if (a->rows <= 1 || b->rows <= 1 || sa != sb || sa <= 0) return true;  // conservative
+    // Same row stride S: row i of a covers [alo + i·S, +wa), row j of b [blo + j·S, +wb). They
+    // meet iff some k = j - i in [-(ra-1), rb-1] puts off = (blo - alo) + k·S inside (-wb, wa).
+    // Offsets grow with k: test the first k whose offset exceeds -wb.
+    const int64_t S = sa, wa = a->cols * (int64_t)ffn_dtype_size(a->dtype),
+                  wb = b->cols * (int64_t)ffn_dtype_size(b->dtype);
+    const int64_t delta = (int64_t)(blo - alo);  // |delta| < extent: fits
+    const int64_t kmin = -(a->rows - 1), kmax = b->rows - 1;
+    int64_t k = ffn__floor_div(-wb - delta, S) + 1;
+    if (k < kmin) k = kmin;
+    return k <= kmax && delta + k * S < wa;
+}
+
 enum ffn_status ffn_gate_up_split(ffn_ctx_t ctx, const struct ffn_tensor *fused,
                                   enum ffn_gate_up_order order, struct ffn_tensor *gate_out,
                                   struct ffn_tensor *up_out) {

@@ -107,14 +107,10 @@ static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop o
     // Aliasing: an output may be exactly an input (in place); any other overlap would let one
     // element's write corrupt another element's read, and two outputs must not overlap.
     for (int k = 0; k < n_out; k++) {
-        uintptr_t olo, ohi;
-        ffn_tensor_extent(outs[k], &olo, &ohi);
         for (int m = 0; m < n_out + n_in; m++) {
             if (m == k) continue;
             const struct ffn_tensor *t = m < n_out ? outs[m] : ins[m - n_out];
-            uintptr_t lo, hi;
-            ffn_tensor_extent(t, &lo, &hi);
-            if (lo >= ohi || olo >= hi) continue;
+            if (!ffn_tensor_overlap(outs[k], t)) continue;
             const bool exact = m >= n_out && t->data == outs[k]->data &&
                                t->dtype == outs[k]->dtype &&
                                (t->rows <= 1 || t->row_stride == outs[k]->row_stride);
