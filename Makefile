@@ -5,7 +5,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build test test-fast test-asan demo demo-web bench clean format
+.PHONY: all deps build test test-fast test-asan demo demo-web bench fuzz clean format
 
 all: build
 
@@ -46,6 +46,10 @@ demo-web: deps build
 
 bench: deps build
 	@scripts/bench.sh $(BUILD)
+
+# A one-minute libFuzzer run of the io readers (safetensors, GGUF, config.json): fuzz/README.md.
+fuzz:
+	@fuzz/run.sh 20
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,11 +1,174 @@
-// cmd_run.c — `ffn run`: not written yet (placeholder so the tool links).
+// cmd_run.c — `ffn run MODEL --layer L --input IN.safetensors --output OUT.safetensors`: the FFN
+// of layer L on a tensor x [tokens, d] (any float dtype), writing y [tokens, d] (f32). A y with
+// NaN or inf values is reported (exit 1) and not written: non-finite weights or inputs are named
+// instead of being passed on silently.
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "model.h"
 #include "tools.h"
 
+static void ffn__usage(FILE *f) {
+    fprintf(
+        f,
+        "usage: ffn run MODEL --layer L --input IN.safetensors --output OUT.safetensors\n"
+        "               [--expert E] [--name X]\n"
+        "\n"
+        "Runs the FFN of layer L on the tensor x [tokens, d] (or [d]) of IN.safetensors and\n"
+        "writes y (f32, same shape) to OUT.safetensors.\n"
+        "\n"
+        "  --layer L   the layer (0-based)\n"
+        "  --expert E  the expert, for a mixture-of-experts layer\n"
+        "  --name X    the input tensor's name (default: \"x\", or the file's only tensor)\n"
+        "\n"
+        "exit status: 0 success, 1 the output holds NaN/inf (not written), 2 bad input or usage\n");
+}
+
 int ffn_cmd_run(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ffn run: not available in this build yet\n");
-    return 2;
+    const char *model_path = NULL, *in = NULL, *out = NULL, *name = NULL;
+    int64_t layer = -1, expert = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            ffn__usage(stdout);
+            return 0;
+        }
+        const bool takes = !strcmp(a, "--layer") || !strcmp(a, "--expert") ||
+                           !strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--name");
+        if (takes && i + 1 >= argc) {
+            fprintf(stderr, "ffn run: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--layer") || !strcmp(a, "--expert")) {
+            if (!ffn_tool_parse_i64(argv[++i], !strcmp(a, "--layer") ? &layer : &expert)) {
+                fprintf(stderr, "ffn run: %s '%s' is not a non-negative integer\n", a, argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--input")) {
+            in = argv[++i];
+        } else if (!strcmp(a, "--output")) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--name")) {
+            name = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ffn run: unknown option '%s'\n", a);
+            return 2;
+        } else if (!model_path) {
+            model_path = a;
+        } else {
+            fprintf(stderr, "ffn run: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!model_path || !in || !out || layer < 0) {
+        fprintf(stderr, "ffn run: MODEL, --layer, --input and --output are required\n");
+        ffn__usage(stderr);
+        return 2;
+    }
+    ffn_ctx_t ctx;
+    if (ffn_ctx_create(NULL, &ctx)) {
+        fprintf(stderr, "ffn run: cannot create a context\n");
+        return 2;
+    }
+    int rc = 2;
+    ffn_model_t model = NULL;
+    ffn_safetensors_t io = NULL;
+    float *x = NULL, *y = NULL;
+    struct ffn_tool_block b = {0};
+    if (ffn_model_open(ctx, model_path, &model) || ffn_safetensors_open(ctx, in, &io)) {
+        fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    const struct ffn_model_desc *desc = ffn_model_desc(model);
+    if (desc->n_experts && expert < 0) {
+        fprintf(stderr, "ffn run: %s has %" PRId64 " experts per layer; give --expert E\n",
+                model_path, desc->n_experts);
+        goto done;
+    }
+    struct ffn_model_layer l;
+    if (ffn_model_layer(ctx, model, layer, desc->n_experts ? expert : -1, &l)) {
+        fprintf(stderr, "ffn run: %s: %s\n", model_path, ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    if (!name) {
+        struct ffn_file_tensor t;
+        if (ffn_safetensors_find(NULL, io, "x", &t) == FFN_STATUS_OK)
+            name = "x";
+        else if (ffn_safetensors_count(io) == 1 && !ffn_safetensors_get(NULL, io, 0, &t))
+            name = t.name;
+        else {
+            fprintf(stderr, "ffn run: %s: no tensor 'x' (and more than one tensor): give --name\n",
+                    in);
+            goto done;
+        }
+    }
+    struct ffn_file_tensor tx;
+    if (!(x = ffn_tool_read_f32(ctx, "ffn run", io, in, name, &tx))) goto done;
+    const int64_t d = l.d_model;
+    const bool vec = tx.n_dims == 1;
+    if (!((vec && tx.shape[0] == d) || (tx.n_dims == 2 && tx.shape[1] == d))) {
+        fprintf(stderr,
+                "ffn run: %s: tensor '%s' must be [tokens, %" PRId64 "] or [%" PRId64
+                "] (d of %s)\n",
+                in, name, d, d, model_path);
+        goto done;
+    }
+    const int64_t T = vec ? 1 : tx.shape[0];
+    y = malloc((size_t)(T * d > 0 ? T * d : 1) * sizeof *y);
+    if (!y) {
+        fprintf(stderr, "ffn run: out of memory\n");
+        goto done;
+    }
+    if (ffn_tool_block_make(ctx, &l, NULL, &b)) {
+        fprintf(stderr, "ffn run: %s layer %" PRId64 ": %s\n", model_path, layer,
+                ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
+    struct ffn_tensor vy = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
+    if (ffn_block_forward(ctx, b.block, &vy, &vx, FFN_BLOCK_POLICY_NONE)) {
+        fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    int64_t first;
+    const int64_t bad = ffn_tool_nonfinite(y, T * d, &first);
+    if (bad) {
+        const int64_t bad_x = ffn_tool_nonfinite(x, T * d, NULL);
+        const int64_t bad_w = ffn_tool_layer_nonfinite(ctx, &l);
+        fprintf(stderr,
+                "ffn run: y has %" PRId64 " non-finite values (NaN/inf; first at [%" PRId64
+                ", %" PRId64 "]): %s layer %" PRId64 "'s weights hold %" PRId64
+                " non-finite values, the input %" PRId64 "; %s not written\n",
+                bad, first / d, first % d, model_path, layer, bad_w, bad_x, out);
+        rc = 1;
+        goto done;
+    }
+    char lay[32];
+    snprintf(lay, sizeof lay, "%" PRId64, layer);
+    const struct ffn_safetensors_kv meta[] = {
+        {"layer", lay}, {"model", model_path}, {"tool", "ffn run"}};
+    struct ffn_file_tensor ty = {.name = "y",
+                                 .dtype = FFN_FILE_DTYPE_F32,
+                                 .n_dims = vec ? 1 : 2,
+                                 .data = y,
+                                 .nbytes = (size_t)(T * d) * sizeof *y};
+    ty.shape[0] = vec ? d : T;
+    ty.shape[1] = d;
+    if (ffn_safetensors_write(ctx, out, &ty, 1, meta, 3)) {
+        fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    printf("ffn run: %s layer %" PRId64 " (%s): %s [%" PRId64 ", %" PRId64 "] -> y written to %s\n",
+           model_path, layer, ffn_tool_ffn_name(l.act, l.gated), name, T, d, out);
+    rc = 0;
+done:
+    ffn_tool_block_free(&b);
+    free(x);
+    free(y);
+    ffn_safetensors_close(io);
+    ffn_model_close(model);
+    ffn_ctx_destroy(ctx);
+    return rc;
 }

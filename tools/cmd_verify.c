@@ -1,11 +1,552 @@
-// cmd_verify.c — `ffn verify`: not written yet (placeholder so the tool links).
+// cmd_verify.c — `ffn verify MODEL IO.safetensors [--layer L]`: runs one layer's FFN forward and
+// backward on the reference input x and upstream gradient dy, compares y, dx and every
+// grad.<param> with the reference (max abs and max rel error per tensor), and, when the forward
+// does not match, tries the usual converter mistakes (gate/up swapped, the halves of a fused
+// gate_up swapped, a weight transposed, tanh vs erf GeLU) and says which one explains it.
+// Error measure: rel = max|got - ref| / max|ref| (normwise, so tiny reference entries do not
+// blow it up). Exit 0 when every tensor is within tolerance, 1 when not, 2 on bad input.
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "model.h"
 #include "tools.h"
 
+// Default tolerances on rel, by the lowest-precision weight dtype. The reference is float64
+// rounded to f32; an f32 run differs by accumulated rounding (~1e-6 at these sizes); bf16 / f16 /
+// quantised weights add their own representation error (2^-9, 2^-12, ~1/254 and ~1/16 of a
+// block's largest value).
+#define FFN_TOL_F32 1e-4
+#define FFN_TOL_F16 5e-3
+#define FFN_TOL_BF16 3e-2
+#define FFN_TOL_Q8_0 3e-2
+#define FFN_TOL_Q4_0 0.25
+
+static void ffn__usage(FILE *f) {
+    fprintf(f,
+            "usage: ffn verify MODEL IO.safetensors [--layer L] [--expert E] [--tol T]\n"
+            "\n"
+            "Checks one layer's FFN against reference outputs and gradients. IO.safetensors holds\n"
+            "x [tokens, d] and y [tokens, d], and optionally dy, dx and grad.<param> (named as in\n"
+            "the module: grad.gate_proj.weight, grad.c_fc.bias, ...); __metadata__.layer gives\n"
+            "the layer unless --layer does. Prints max abs / rel error per tensor. When the\n"
+            "forward does not match, tries the usual converter mistakes (gate and up swapped,\n"
+            "the halves of a fused gate_up swapped, a weight transposed, tanh vs erf GeLU) and\n"
+            "says which one explains the reference.\n"
+            "\n"
+            "  --layer L   layer to check (default: __metadata__.layer)\n"
+            "  --expert E  expert of a mixture-of-experts layer (default: __metadata__.expert)\n"
+            "  --tol T     max rel error accepted (default by weight dtype: f32 %g, f16 %g,\n"
+            "              bf16 %g, Q8_0 %g, Q4_0 %g)\n"
+            "\n"
+            "exit status: 0 all within tolerance, 1 a tensor is not, 2 bad input or usage\n",
+            FFN_TOL_F32, FFN_TOL_F16, FFN_TOL_BF16, FFN_TOL_Q8_0, FFN_TOL_Q4_0);
+}
+
+// --- canonical gradients ---------------------------------------------------------------------
+// Every weight gradient is compared as the logical [out, in] matrix of its role, whatever its
+// storage (two tensors or fused, [out, in] or [in, out]).
+
+enum { R_GATE, R_UP, R_DOWN, R_BGATE, R_BUP, R_BDOWN, R_COUNT };
+
+struct ffn__canon {
+    float *v[R_COUNT];  // NULL: the role is absent
+};
+
+// Copies the logical [out, in] block rows [off, off + out) of a stored matrix whose logical shape
+// is [out_total, in] into dst [out, in].
+static void ffn__extract(float *dst, const float *src, enum ffn_weight_orient o, int64_t out,
+                         int64_t in, int64_t off, int64_t out_total) {
+    for (int64_t r = 0; r < out; r++)
+        for (int64_t c = 0; c < in; c++)
+            dst[r * in + c] =
+                o == FFN_WEIGHT_OUT_IN ? src[(r + off) * in + c] : src[c * out_total + r + off];
+}
+
+static float *ffn__canon_alloc(int64_t n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(float)); }
+
+static void ffn__canon_free(struct ffn__canon *c) {
+    for (int r = 0; r < R_COUNT; r++) free(c->v[r]);
+    memset(c, 0, sizeof *c);
+}
+
+// Module-relative names of the FFN's parameters across architectures, by role.
+static const char *const ffn__gate_names[] = {"gate_proj", "w1", "wi_0", NULL};
+static const char *const ffn__up_names[] = {"up_proj",       "w3", "wi_1", "c_fc", "fc_in",
+                                            "dense_h_to_4h", "wi", "fc1",  NULL};
+static const char *const ffn__down_names[] = {"down_proj",     "w2",  "wo", "c_proj", "fc_out",
+                                              "dense_4h_to_h", "fc2", NULL};
+static const char *const ffn__fused_names[] = {"gate_up_proj", NULL};
+
+static bool ffn__in(const char *base, size_t n, const char *const *list) {
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !strncmp(base, list[i], n)) return true;
+    return false;
+}
+
+// --- error statistics --------------------------------------------------------------------------
+
+struct ffn__err {
+    double max_abs, max_ref;
+    int64_t nonfinite, n;
+};
+
+static void ffn__acc(struct ffn__err *e, const float *got, const float *ref, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(got[i])) {
+            e->nonfinite++;
+            continue;
+        }
+        const double d = fabs((double)got[i] - (double)ref[i]);
+        if (d > e->max_abs || isnan(d)) e->max_abs = d;
+        if (fabs((double)ref[i]) > e->max_ref) e->max_ref = fabs((double)ref[i]);
+    }
+    e->n += n;
+}
+
+static double ffn__rel(const struct ffn__err *e) {
+    if (e->nonfinite) return INFINITY;
+    return e->max_ref > 0 ? e->max_abs / e->max_ref : e->max_abs;
+}
+
+// --- runs --------------------------------------------------------------------------------------
+
+struct ffn__job {
+    ffn_ctx_t ctx;
+    const struct ffn_model_layer *l;
+    int64_t tokens;
+    const float *x, *y_ref;
+};
+
+// Forward of one variant; returns the rel error of y (INFINITY on failure).
+static double ffn__try(const struct ffn__job *j, const struct ffn_tool_variant *v, float *y) {
+    struct ffn_tool_block b;
+    if (ffn_tool_block_make(j->ctx, j->l, v, &b)) return INFINITY;
+    const int64_t d = j->l->d_model;
+    struct ffn_tensor tx = ffn_tensor_2d((void *)j->x, FFN_DTYPE_F32, j->tokens, d, d);
+    struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, j->tokens, d, d);
+    double rel = INFINITY;
+    if (!ffn_block_forward(j->ctx, b.block, &ty, &tx, FFN_BLOCK_POLICY_NONE)) {
+        struct ffn__err e = {0};
+        ffn__acc(&e, y, j->y_ref, j->tokens * d);
+        rel = ffn__rel(&e);
+    }
+    ffn_tool_block_free(&b);
+    return rel;
+}
+
+static const char *ffn__rel_name(const struct ffn_model_layer *l, const struct ffn_file_tensor *t) {
+    const size_t n = strlen(l->prefix);
+    return (t->name && !strncmp(t->name, l->prefix, n)) ? t->name + n : (t->name ? t->name : "?");
+}
+
+// Tries the usual converter mistakes; prints the one that explains the reference, if any.
+static void ffn__diagnose(const struct ffn__job *j, double tol, float *y) {
+    const struct ffn_model_layer *l = j->l;
+    struct cand {
+        struct ffn_tool_variant v;
+        char what[256];
+    } c[8];
+    int n = 0;
+    if (l->gated && l->layout == FFN_GATE_UP_SEPARATE) {
+        c[n].v = (struct ffn_tool_variant){true, 0, false};
+        snprintf(c[n++].what, sizeof c[0].what, "%s and %s appear swapped",
+                 ffn__rel_name(l, &l->gate), ffn__rel_name(l, &l->up));
+    } else if (l->gated) {
+        c[n].v = (struct ffn_tool_variant){true, 0, false};
+        snprintf(c[n++].what, sizeof c[0].what,
+                 "the halves of %s appear swapped (the reference has [up | gate], not [gate | up])",
+                 ffn__rel_name(l, &l->gate_up));
+    }
+    const struct {
+        const struct ffn_file_tensor *t;
+        unsigned bit;
+    } ws[] = {{&l->gate, FFN_TOOL_W_GATE},
+              {&l->up, FFN_TOOL_W_UP},
+              {&l->gate_up, FFN_TOOL_W_GATE_UP},
+              {&l->down, FFN_TOOL_W_DOWN}};
+    unsigned all = 0;
+    for (size_t i = 0; i < 4; i++) {
+        if (!ws[i].t->name) continue;
+        all |= ws[i].bit;
+        c[n].v = (struct ffn_tool_variant){false, ws[i].bit, false};
+        snprintf(c[n++].what, sizeof c[0].what,
+                 "%s appears transposed (its bytes hold the matrix in the other orientation)",
+                 ffn__rel_name(l, ws[i].t));
+    }
+    c[n].v = (struct ffn_tool_variant){false, all, false};
+    snprintf(
+        c[n++].what, sizeof c[0].what,
+        "all weights appear transposed ([in, out] bytes under [out, in] shapes, or the reverse)");
+    if (l->act == FFN_ACT_GELU_TANH || l->act == FFN_ACT_GELU_ERF) {
+        c[n].v = (struct ffn_tool_variant){false, 0, true};
+        snprintf(c[n++].what, sizeof c[0].what, "the reference uses the %s GeLU, not the %s one",
+                 l->act == FFN_ACT_GELU_TANH ? "erf" : "tanh",
+                 l->act == FFN_ACT_GELU_TANH ? "tanh" : "erf");
+    }
+    int best = -1;
+    double best_rel = INFINITY;
+    for (int i = 0; i < n; i++) {
+        const double r = ffn__try(j, &c[i].v, y);
+        if (r < best_rel) best_rel = r, best = i;
+    }
+    if (best >= 0 && best_rel <= tol)
+        printf("diagnosis: %s: with that undone the max rel error is %.1e\n", c[best].what,
+               best_rel);
+    else
+        printf(
+            "diagnosis: none of the usual converter mistakes (gate/up swapped, fused halves "
+            "swapped, a weight transposed, tanh vs erf GeLU) explains the reference (best: "
+            "%.1e)\n",
+            best_rel);
+}
+
+// --- the command ------------------------------------------------------------------------------
+
+struct ffn__opts {
+    const char *model, *io;
+    int64_t layer, expert;
+    double tol;
+};
+
+static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
+    *o = (struct ffn__opts){NULL, NULL, -1, -1, -1.0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            ffn__usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--layer") || !strcmp(a, "--expert") || !strcmp(a, "--tol")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ffn verify: %s needs a value\n", a);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--tol")) {
+                char *end;
+                o->tol = strtod(v, &end);
+                if (*end || !(o->tol > 0)) {
+                    fprintf(stderr, "ffn verify: --tol '%s' is not a positive number\n", v);
+                    return 2;
+                }
+            } else if (!ffn_tool_parse_i64(v, !strcmp(a, "--layer") ? &o->layer : &o->expert)) {
+                fprintf(stderr, "ffn verify: %s '%s' is not a non-negative integer\n", a, v);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ffn verify: unknown option '%s'\n", a);
+            return 2;
+        } else if (!o->model) {
+            o->model = a;
+        } else if (!o->io) {
+            o->io = a;
+        } else {
+            fprintf(stderr, "ffn verify: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!o->model || !o->io) {
+        ffn__usage(stderr);
+        return 2;
+    }
+    return -1;  // go on
+}
+
+static double ffn__default_tol(const struct ffn_model_layer *l) {
+    const struct ffn_file_tensor *ts[] = {&l->gate, &l->up, &l->gate_up, &l->down};
+    double tol = FFN_TOL_F32;
+    for (size_t i = 0; i < 4; i++) {
+        if (!ts[i]->name) continue;
+        double t = FFN_TOL_F32;
+        switch (ts[i]->dtype) {
+        case FFN_FILE_DTYPE_F16: t = FFN_TOL_F16; break;
+        case FFN_FILE_DTYPE_BF16: t = FFN_TOL_BF16; break;
+        case FFN_FILE_DTYPE_Q8_0: t = FFN_TOL_Q8_0; break;
+        case FFN_FILE_DTYPE_Q4_0: t = FFN_TOL_Q4_0; break;
+        default: break;
+        }
+        if (t > tol) tol = t;
+    }
+    return tol;
+}
+
+static int64_t ffn__meta_int(ffn_safetensors_t io, const char *key) {
+    int64_t v;
+    const char *s = ffn_safetensors_metadata(io, key);
+    return (s && ffn_tool_parse_i64(s, &v)) ? v : -1;
+}
+
+// Prints one comparison line; returns true when within tolerance.
+static bool ffn__report(const char *name, const struct ffn__err *e, double tol) {
+    const double rel = ffn__rel(e);
+    const bool ok = rel <= tol;
+    if (e->nonfinite)
+        printf("  %-28s %" PRId64 " non-finite values (NaN/inf) in ffn's output   FAIL\n", name,
+               e->nonfinite);
+    else
+        printf("  %-28s %-12.2e %-12.2e %-10.2g %s\n", name, e->max_abs, rel, tol,
+               ok ? "ok" : "FAIL");
+    return ok;
+}
+
 int ffn_cmd_verify(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ffn verify: not available in this build yet\n");
-    return 2;
+    struct ffn__opts o;
+    const int prc = ffn__parse(argc, argv, &o);
+    if (prc >= 0) return prc;
+    ffn_ctx_t ctx;
+    if (ffn_ctx_create(NULL, &ctx)) {
+        fprintf(stderr, "ffn verify: cannot create a context\n");
+        return 2;
+    }
+    int rc = 2;
+    ffn_model_t model = NULL;
+    ffn_safetensors_t io = NULL;
+    float *x = NULL, *y_ref = NULL, *dy = NULL, *dx_ref = NULL, *y = NULL, *dx = NULL;
+    float *g[8] = {0};  // ffn's gradients in storage layout (order of struct ffn_model_layer)
+    struct ffn__canon ours = {0};
+    struct ffn_tool_block b = {0};
+    if (ffn_model_open(ctx, o.model, &model) || ffn_safetensors_open(ctx, o.io, &io)) {
+        fprintf(stderr, "ffn verify: %s\n", ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    const struct ffn_model_desc *desc = ffn_model_desc(model);
+    if (o.layer < 0) o.layer = ffn__meta_int(io, "layer");
+    if (o.expert < 0) o.expert = ffn__meta_int(io, "expert");
+    if (o.layer < 0) {
+        fprintf(stderr, "ffn verify: %s: no __metadata__.layer; give --layer L\n", o.io);
+        goto done;
+    }
+    if (desc->n_experts && o.expert < 0) {
+        fprintf(stderr, "ffn verify: %s has %" PRId64 " experts per layer; give --expert E\n",
+                o.model, desc->n_experts);
+        goto done;
+    }
+    struct ffn_model_layer l;
+    if (ffn_model_layer(ctx, model, o.layer, desc->n_experts ? o.expert : -1, &l)) {
+        fprintf(stderr, "ffn verify: %s: %s\n", o.model, ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    const int64_t d = l.d_model, m = l.d_ff;
+    struct ffn_file_tensor tx, ty, tdy, tdx;
+    if (!(x = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "x", &tx)) ||
+        !(y_ref = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "y", &ty)))
+        goto done;
+    if (tx.n_dims != 2 || tx.shape[1] != d || ty.n_dims != 2 || ty.shape[0] != tx.shape[0] ||
+        ty.shape[1] != d) {
+        fprintf(stderr,
+                "ffn verify: %s: x and y must be [tokens, %" PRId64 "] (d of %s layer %" PRId64
+                ")\n",
+                o.io, d, o.model, o.layer);
+        goto done;
+    }
+    const int64_t T = tx.shape[0];
+    const bool train = ffn_safetensors_find(NULL, io, "dy", &tdy) == FFN_STATUS_OK;
+    if (train) {
+        if (!(dy = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "dy", &tdy))) goto done;
+        if (ffn_file_tensor_numel(&tdy) != T * d) {
+            fprintf(stderr, "ffn verify: %s: dy must be [%" PRId64 ", %" PRId64 "]\n", o.io, T, d);
+            goto done;
+        }
+        if (ffn_safetensors_find(NULL, io, "dx", &tdx) == FFN_STATUS_OK) {
+            if (!(dx_ref = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "dx", &tdx))) goto done;
+            if (ffn_file_tensor_numel(&tdx) != T * d) {
+                fprintf(stderr, "ffn verify: %s: dx must be [%" PRId64 ", %" PRId64 "]\n", o.io, T,
+                        d);
+                goto done;
+            }
+        }
+    }
+    const double tol = o.tol > 0 ? o.tol : ffn__default_tol(&l);
+    y = malloc((size_t)(T * d) * sizeof *y);
+    dx = malloc((size_t)(T * d) * sizeof *dx);
+    if (!y || !dx) {
+        fprintf(stderr, "ffn verify: out of memory\n");
+        goto done;
+    }
+    if (ffn_tool_block_make(ctx, &l, NULL, &b)) {
+        fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", o.model, o.layer,
+                ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    char dt[48];
+    ffn_tool_layer_dtype(&l, dt, sizeof dt);
+    const char *module = ffn_safetensors_metadata(io, "module");
+    printf("ffn verify: %s layer %" PRId64, o.model, o.layer);
+    if (desc->n_experts) printf(" expert %" PRId64, o.expert);
+    printf(" (%s, %s, %s weights, %s) against %s%s%s%s, %" PRId64 " tokens\n", desc->arch,
+           ffn_tool_ffn_name(l.act, l.gated), dt, ffn_tool_layout_name(&l), o.io,
+           module ? " (" : "", module ? module : "", module ? ")" : "", T);
+    if (desc->note[0]) printf("note: %s\n", desc->note);
+    printf("  %-28s %-12s %-12s %-10s\n", "tensor", "max abs err", "max rel err", "tolerance");
+
+    // Forward (and keep what the backward needs).
+    struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
+    struct ffn_tensor vy = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
+    if (ffn_block_forward(ctx, b.block, &vy, &vx,
+                          train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE)) {
+        fprintf(stderr, "ffn verify: forward failed: %s\n", ffn_tool_errmsg(ctx));
+        goto done;
+    }
+    struct ffn__err ey = {0};
+    ffn__acc(&ey, y, y_ref, T * d);
+    bool all_ok = ffn__report("y", &ey, tol);
+    const bool fwd_ok = all_ok;
+    int n_checked = 1;
+
+    if (train) {
+        // Gradient buffers in the weights' storage layout.
+        struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
+        const struct ffn_file_tensor *ts[8] = {&l.gate,   &l.up,   &l.gate_up,   &l.down,
+                                               &l.b_gate, &l.b_up, &l.b_gate_up, &l.b_down};
+        float **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
+                            &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
+        for (int i = 0; i < 8; i++) {
+            if (!ts[i]->name) continue;
+            if (!(g[i] = ffn__canon_alloc(ffn_file_tensor_numel(ts[i])))) {
+                fprintf(stderr, "ffn verify: out of memory\n");
+                goto done;
+            }
+            *slots[i] = g[i];
+        }
+        struct ffn_tensor vdy = ffn_tensor_2d(dy, FFN_DTYPE_F32, T, d, d);
+        struct ffn_tensor vdx = ffn_tensor_2d(dx, FFN_DTYPE_F32, T, d, d);
+        if (ffn_block_backward(ctx, b.block, &gr, &vdx, &vdy)) {
+            fprintf(stderr, "ffn verify: backward failed: %s\n", ffn_tool_errmsg(ctx));
+            goto done;
+        }
+        if (dx_ref) {
+            struct ffn__err e = {0};
+            ffn__acc(&e, dx, dx_ref, T * d);
+            all_ok &= ffn__report("dx", &e, tol);
+            n_checked++;
+        }
+        // Ours, canonical.
+        const enum ffn_weight_orient ow = l.orient;
+        if (g[0])
+            ours.v[R_GATE] = ffn__canon_alloc(m * d),
+            ffn__extract(ours.v[R_GATE], g[0], ow, m, d, 0, m);
+        if (g[1])
+            ours.v[R_UP] = ffn__canon_alloc(m * d),
+            ffn__extract(ours.v[R_UP], g[1], ow, m, d, 0, m);
+        if (g[2]) {
+            const bool gf = l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
+            ours.v[R_GATE] = ffn__canon_alloc(m * d);
+            ours.v[R_UP] = ffn__canon_alloc(m * d);
+            ffn__extract(ours.v[R_GATE], g[2], ow, m, d, gf ? 0 : m, 2 * m);
+            ffn__extract(ours.v[R_UP], g[2], ow, m, d, gf ? m : 0, 2 * m);
+        }
+        if (g[3])
+            ours.v[R_DOWN] = ffn__canon_alloc(d * m),
+            ffn__extract(ours.v[R_DOWN], g[3], ow, d, m, 0, d);
+        if (g[4]) ours.v[R_BGATE] = g[4], g[4] = NULL;
+        if (g[5]) ours.v[R_BUP] = g[5], g[5] = NULL;
+        if (g[6]) {
+            const bool gf = l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
+            ours.v[R_BGATE] = ffn__canon_alloc(m);
+            ours.v[R_BUP] = ffn__canon_alloc(m);
+            memcpy(ours.v[R_BGATE], g[6] + (gf ? 0 : m), (size_t)m * sizeof(float));
+            memcpy(ours.v[R_BUP], g[6] + (gf ? m : 0), (size_t)m * sizeof(float));
+        }
+        if (g[7]) ours.v[R_BDOWN] = g[7], g[7] = NULL;
+
+        // Each reference gradient, compared in its role.
+        for (int64_t i = 0; i < ffn_safetensors_count(io); i++) {
+            struct ffn_file_tensor t;
+            ffn_safetensors_get(NULL, io, i, &t);
+            if (strncmp(t.name, "grad.", 5)) continue;
+            const char *rel = t.name + 5, *dot = strrchr(rel, '.');
+            if (!dot) continue;
+            const size_t bl = (size_t)(dot - rel);
+            const bool bias = !strcmp(dot, ".bias");
+            int roles[2] = {-1, -1};
+            if (ffn__in(rel, bl, ffn__gate_names))
+                roles[0] = bias ? R_BGATE : R_GATE;
+            else if (ffn__in(rel, bl, ffn__up_names))
+                roles[0] = bias ? R_BUP : R_UP;
+            else if (ffn__in(rel, bl, ffn__down_names))
+                roles[0] = bias ? R_BDOWN : R_DOWN;
+            else if (ffn__in(rel, bl, ffn__fused_names))
+                roles[0] = bias ? R_BGATE : R_GATE, roles[1] = bias ? R_BUP : R_UP;
+            if (roles[0] < 0) {
+                printf("  %-28s skipped: not a parameter of an FFN that ffn knows\n", t.name);
+                continue;
+            }
+            float *rv = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, t.name, NULL);
+            if (!rv) goto done;
+            // The reference's orientation, from its shape (ambiguous when square: the
+            // architecture's Hugging Face convention).
+            const bool is_down = roles[0] == R_DOWN || roles[0] == R_BDOWN;
+            const int64_t out = is_down ? d : (roles[1] >= 0 ? 2 * m : m);
+            const int64_t in = is_down ? m : d;
+            enum ffn_weight_orient ro = desc->hf_in_out ? FFN_WEIGHT_IN_OUT : FFN_WEIGHT_OUT_IN;
+            bool shape_ok;
+            if (bias) {
+                shape_ok = t.n_dims == 1 && t.shape[0] == out;
+            } else {
+                const bool oi = t.n_dims == 2 && t.shape[0] == out && t.shape[1] == in;
+                const bool io_ = t.n_dims == 2 && t.shape[0] == in && t.shape[1] == out;
+                if (oi && !io_) ro = FFN_WEIGHT_OUT_IN;
+                if (io_ && !oi) ro = FFN_WEIGHT_IN_OUT;
+                shape_ok = oi || io_;
+            }
+            struct ffn__err e = {0};
+            bool ok = shape_ok;
+            for (int k = 0; k < 2 && ok && roles[k] >= 0; k++) {
+                const int r = roles[k];
+                if (!ours.v[r]) {
+                    printf("  %-28s FAIL: the model has no such parameter\n", t.name);
+                    ok = false;
+                    break;
+                }
+                const int64_t ro_rows = r == R_DOWN || r == R_BDOWN ? d : m;
+                const int64_t n = bias ? ro_rows : ro_rows * (r == R_DOWN ? m : d);
+                float *cv = ffn__canon_alloc(n);
+                if (!cv) break;
+                if (bias)
+                    memcpy(cv, rv + (k ? m : 0), (size_t)n * sizeof(float));
+                else
+                    ffn__extract(cv, rv, ro, ro_rows, r == R_DOWN ? m : d, k ? m : 0, out);
+                ffn__acc(&e, ours.v[r], cv, n);
+                free(cv);
+            }
+            free(rv);
+            if (!shape_ok) {
+                printf("  %-28s FAIL: shape does not fit d=%" PRId64 ", m=%" PRId64 "\n", t.name, d,
+                       m);
+                all_ok = false;
+            } else if (ok) {
+                all_ok &= ffn__report(t.name, &e, tol);
+            } else {
+                all_ok = false;
+            }
+            n_checked++;
+        }
+    }
+    int64_t first;
+    const int64_t bad_y = ffn_tool_nonfinite(y, T * d, &first);
+    if (bad_y) {
+        const int64_t bad_w = ffn_tool_layer_nonfinite(ctx, &l);
+        printf("non-finite output: y has %" PRId64 " NaN/inf values (first at [%" PRId64
+               ", %" PRId64 "]); the layer's weights hold %" PRId64 " non-finite values\n",
+               bad_y, first / d, first % d, bad_w);
+    }
+    if (!fwd_ok && !bad_y) {
+        struct ffn__job j = {ctx, &l, T, x, y_ref};
+        ffn__diagnose(&j, tol, y);
+    }
+    printf("result: %s (%d tensors compared, tolerance %.2g on max rel error)\n",
+           all_ok ? "PASS" : "FAIL", n_checked, tol);
+    rc = all_ok ? 0 : 1;
+done:
+    ffn_tool_block_free(&b);
+    for (int i = 0; i < 8; i++) free(g[i]);
+    ffn__canon_free(&ours);
+    free(x), free(y_ref), free(dy), free(dx_ref), free(y), free(dx);
+    ffn_safetensors_close(io);
+    ffn_model_close(model);
+    ffn_ctx_destroy(ctx);
+    return rc;
 }

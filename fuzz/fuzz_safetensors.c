@@ -1,0 +1,25 @@
+// fuzz_safetensors.c — libFuzzer harness for the safetensors reader: any bytes, opened from
+// memory (every header rule applies), every tensor visited and converted to f32.
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ffn.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    ffn_safetensors_t st;
+    if (ffn_safetensors_open_memory(NULL, data, size, "fuzz", &st) != FFN_STATUS_OK) return 0;
+    for (int64_t i = 0; i < ffn_safetensors_count(st); i++) {
+        struct ffn_file_tensor t, u;
+        if (ffn_safetensors_get(NULL, st, i, &t) != FFN_STATUS_OK) continue;
+        if (ffn_safetensors_find(NULL, st, t.name, &u) != FFN_STATUS_OK) abort();  // must agree
+        const int64_t n = ffn_file_tensor_numel(&t);
+        if (n < 0 || n > (1 << 20)) continue;
+        float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+        if (v) ffn_file_tensor_to_f32(NULL, v, n, &t);
+        free(v);
+    }
+    for (int64_t i = 0; i < ffn_safetensors_metadata_count(st); i++)
+        (void)ffn_safetensors_metadata(st, ffn_safetensors_metadata_key(st, i));
+    ffn_safetensors_close(st);
+    return 0;
+}

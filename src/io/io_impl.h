@@ -1,0 +1,142 @@
+// io_impl.h — internals of the io layer (safetensors, GGUF, Hugging Face config, architecture
+// maps): file mapping, hostile-JSON checks, checked arithmetic and the architecture table.
+// Never installed. The io layer depends only on core.
+#ifndef FFN_IO_IMPL_H
+#define FFN_IO_IMPL_H
+
+#include <cjson/cJSON.h>
+
+#include "core/core_impl.h"
+
+// --- limits -------------------------------------------------------------------------------------
+#define FFN_IO_ST_MAX_HEADER 100000000u      // safetensors header ≤ 100 MB (reference rule)
+#define FFN_IO_JSON_MAX_DEPTH 64             // deeper JSON is refused before cJSON sees it
+#define FFN_IO_CONFIG_MAX_BYTES (16u << 20)  // config.json / *.index.json read fully: ≤ 16 MiB
+#define FFN_IO_MAX_SHARDS 4096               // files one sharded checkpoint may name
+#define FFN_IO_GGUF_MAX_ARRAY_DEPTH 8        // arrays of arrays of ... at most this deep
+#define FFN_IO_GGUF_DEFAULT_ALIGNMENT 32     // general.alignment when absent (GGUF spec)
+
+// --- checked arithmetic (every size from a file goes through these) -------------------------
+static inline bool ffn_io_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool ffn_io_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    return !__builtin_add_overflow(a, b, out);
+}
+
+// --- a read-only file mapping ---------------------------------------------------------------
+struct ffn_io_map {
+    const uint8_t *data;  // NULL for an empty file
+    size_t size;
+    bool mapped;  // true: munmap on close; false: data is the caller's (memory "files")
+};
+
+// Maps `path` read-only. `fn` names the public function in messages.
+enum ffn_status ffn_io_map_file(ffn_ctx_t ctx, const char *fn, const char *path,
+                                struct ffn_io_map *m);
+void ffn_io_unmap(struct ffn_io_map *m);
+// Reads a whole small file (≤ max bytes) into a NUL-terminated heap buffer.
+enum ffn_status ffn_io_read_file(ffn_ctx_t ctx, const char *fn, const char *path, size_t max,
+                                 char **buf_out, size_t *len_out);
+// Writes `len` bytes to `path` (created or truncated), through a temporary name and a rename so a
+// failed write never leaves a half file under the final name.
+enum ffn_status ffn_io_write_file(ffn_ctx_t ctx, const char *fn, const char *path,
+                                  const void *const *parts, const size_t *lens, int n_parts);
+bool ffn_io_is_dir(const char *path);
+bool ffn_io_exists(const char *path);
+// "dir/name" into a new heap string (NULL when out of memory).
+char *ffn_io_path_join(const char *dir, const char *name);
+char *ffn_io_strdup(const char *s);
+char *ffn_io_strndup(const char *s, size_t n);
+
+// --- hostile JSON ------------------------------------------------------------------------------
+// Parses `text[0..len)` (need not be NUL-terminated) after checking what cJSON does not: strict
+// UTF-8 (no overlong forms, no surrogates, ≤ U+10FFFF), no raw control characters or \u0000
+// inside strings, nesting ≤ FFN_IO_JSON_MAX_DEPTH (so 200,000 '[' give a clean error, not a deep
+// recursion), a top-level object (first non-space byte '{'), nothing but whitespace after it, and
+// no duplicate key in any object. `what` names the text in messages ("<path>: header").
+enum ffn_status ffn_io_json_parse(ffn_ctx_t ctx, const char *fn, const char *what, const char *text,
+                                  size_t len, cJSON **out);
+// A JSON number that is an exact non-negative integer ≤ 2^53 (so the double is exact).
+bool ffn_io_json_u64(const cJSON *item, uint64_t *out);
+
+// --- dtypes --------------------------------------------------------------------------------------
+// Bytes per block and elements per block of a file dtype (1 element per block except the GGUF
+// quantised types: 32). Bits are not needed: every supported type is byte-granular.
+struct ffn_io_dtype_info {
+    const char *st_name;  // safetensors spelling ("F32"), NULL when safetensors has none
+    uint32_t block_elems;
+    uint32_t block_bytes;
+};
+const struct ffn_io_dtype_info *ffn_io_dtype_info(enum ffn_file_dtype dtype);
+// Bytes of `numel` elements of `dtype` (numel a whole number of blocks); false on overflow or
+// a partial block.
+bool ffn_io_dtype_bytes(enum ffn_file_dtype dtype, uint64_t numel, uint64_t *bytes_out);
+
+// --- the architecture table (arch.c) ----------------------------------------------------------
+// How one Hugging Face architecture names and stores its FFN. Name patterns hold one "%L" for the
+// layer number and, for mixtures of experts, one "%E" for the expert number; they are relative to
+// one of the layer prefixes (`prefixes`, tried in order: the first under which the FFN's first
+// tensor exists wins). A NULL pattern means the architecture has no such tensor.
+#define FFN_IO_ARCH_MAX_KEYS 4
+#define FFN_IO_ARCH_MAX_PREFIXES 3
+
+enum ffn_io_act_rule {
+    FFN_IO_ACT_FROM_CONFIG = 0,  // the config's activation key decides
+    FFN_IO_ACT_GEMMA,            // Gemma 1: config may say "gelu" but the model runs the tanh GeLU
+    FFN_IO_ACT_T5,               // T5: feed_forward_proj "[gated-]act"; gated-gelu = tanh GeLU
+};
+
+enum ffn_io_m_rule {
+    FFN_IO_M_CONFIG = 0,  // m from the config keys, required
+    FFN_IO_M_OR_4D,       // m from the config keys, 4·d when absent or null (GPT-2, GPT-J, Falcon)
+};
+
+struct ffn_io_arch {
+    const char *model_type;  // config.json "model_type"
+    const char *gguf_arch;   // GGUF general.architecture (NULL: not read from GGUF)
+    const char *gguf_act;    // the activation llama.cpp runs for gguf_arch (HF spelling)
+    const char *d_keys[FFN_IO_ARCH_MAX_KEYS];      // hidden size, first present wins
+    const char *m_keys[FFN_IO_ARCH_MAX_KEYS];      // intermediate size
+    const char *layer_keys[FFN_IO_ARCH_MAX_KEYS];  // number of layers
+    const char *act_keys[FFN_IO_ARCH_MAX_KEYS];    // activation name
+    const char *act_default;  // transformers' default when no key is present (NULL: required)
+    const char *expert_keys[FFN_IO_ARCH_MAX_KEYS];  // number of experts (MoE); none: dense
+    enum ffn_io_act_rule act_rule;
+    enum ffn_io_m_rule m_rule;
+    bool gated;   // FFN_IO_ACT_T5: decided by the config instead
+    bool fused;   // gate and up are one tensor [gate | up] (Phi-3), named by `up`
+    bool conv1d;  // weights stored [in, out] (GPT-2 Conv1D)
+    const char *prefixes[FFN_IO_ARCH_MAX_PREFIXES];  // e.g. "model.layers.%L.mlp."
+    const char *gate, *up, *down;                    // weight names
+    const char *b_gate, *b_up, *b_down;              // bias names (optional tensors)
+    const char *plain_up, *b_plain_up;               // FFN_IO_ACT_T5 ungated: "wi.weight"
+    // Encoder-decoder models: the decoder's FFNs follow the encoder's in the layer numbering.
+    const char *dec_prefix;                            // NULL: none
+    const char *dec_layer_keys[FFN_IO_ARCH_MAX_KEYS];  // absent or null: as many as the encoder
+};
+
+// The entry for a config's model_type, or NULL.
+const struct ffn_io_arch *ffn_io_arch_find(const char *model_type);
+// The entry whose gguf_arch is `name`, or NULL.
+const struct ffn_io_arch *ffn_io_arch_find_gguf(const char *name);
+// Number of entries and entry i (to list the supported names in an error).
+size_t ffn_io_arch_count(void);
+const struct ffn_io_arch *ffn_io_arch_at(size_t i);
+// Maps a transformers activation name (ACT2FN key) to an activation; false when unknown.
+bool ffn_io_act_from_hf(const char *name, enum ffn_act *act_out);
+// The known activation names (for error messages).
+size_t ffn_io_hf_act_count(void);
+const char *ffn_io_hf_act_name(size_t i);
+// Expands a name pattern ("%L", "%E") into buf. false when it does not fit.
+bool ffn_io_name_expand(char *buf, size_t cap, const char *prefix, const char *pattern,
+                        int64_t layer, int64_t expert);
+
+// --- Hugging Face config (hf_config.c) -------------------------------------------------------
+// Reads the FFN spec from a parsed config.json; *arch_out is the architecture's table entry.
+// `what` names the file in messages.
+enum ffn_status ffn_io_hf_config_read(ffn_ctx_t ctx, const char *fn, const char *what,
+                                      const cJSON *root, struct ffn_hf_config *out,
+                                      const struct ffn_io_arch **arch_out);
+
+#endif  // FFN_IO_IMPL_H
