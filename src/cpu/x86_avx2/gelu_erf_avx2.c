@@ -1,8 +1,13 @@
 // gelu_erf_avx2.c — exact (erf) GeLU and GeGLU-erf on AVX2 + FMA: forward, backward, gated
 // forward and gated backward, for every (in, out) dtype pair. Accuracy (f32): forward and GeGLU
 // forward ≤ 2 ulp in both tiers; backward ≤ 8 ulp, absolute near the zero of the derivative at
-// x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t.
+// x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t. A short
+// fast path serves the lanes with x ≥ -13 and |x| ≥ 2^-60; vectors with other lanes also run the
+// general path below for those lanes.
 #include "cpu/x86_avx2/loops_avx2.h"
+
+// --- the general path
+// ------------------------------------------------------------------------------
 
 // With t = |x|, Q(t) = Φ(-t) = 0.5·erfc(t/√2) and Wc(t) = t·Q(t)·e^{t²/2} (smooth, from 0.175 at
 // t = 0.5 to 1/√(2π) as t → ∞):
@@ -39,18 +44,41 @@
 // polynomial in s = t - center_k with a double-float constant term (c0h + c0l); Chebyshev fits
 // (mpmath, 40 digits), relative error ≤ 0.12 ulp with these f32 coefficients. Lane k of each
 // table is binade k (picked with vpermps); lanes 6, 7 repeat binade 5.
-static const float ffn__erfw_center[8] __attribute__((aligned(32))) = {0x1.8p-1f, 0x1.8p+0f, 0x1.8p+1f, 0x1.8p+2f, 0x1.8p+3f, 0x1.8p+4f, 0x1.8p+4f, 0x1.8p+4f};
-static const float ffn__erfw_c0h[8] __attribute__((aligned(32))) = {0x1.cd2836p-3f, 0x1.3c144p-2f, 0x1.754a76p-2f, 0x1.8e010ep-2f, 0x1.95bcb4p-2f, 0x1.97cfb4p-2f, 0x1.97cfb4p-2f, 0x1.97cfb4p-2f};
-static const float ffn__erfw_c0l[8] __attribute__((aligned(32))) = {-0x1.8ca21ap-28f, 0x1.860944p-29f, -0x1.d3273ep-27f, -0x1.c97cp-27f, -0x1.86bb92p-28f, -0x1.d5fd58p-27f, -0x1.d5fd58p-27f, -0x1.d5fd58p-27f};
-static const float ffn__erfw_c1[8] __attribute__((aligned(32))) = {0x1.5bf7f2p-3f, 0x1.204038p-4f, 0x1.2c08cap-6f, 0x1.a0eee4p-9f, 0x1.d0fb68p-12f, 0x1.df3082p-15f, 0x1.df3082p-15f, 0x1.df3082p-15f};
-static const float ffn__erfw_c2[8] __attribute__((aligned(32))) = {-0x1.c2c6ecp-4f, -0x1.332042p-5f, -0x1.c6429cp-8f, -0x1.7b57ep-11f, -0x1.c4c9fap-15f, -0x1.dbe16cp-19f, -0x1.dbe16cp-19f, -0x1.dbe16cp-19f};
-static const float ffn__erfw_c3[8] __attribute__((aligned(32))) = {0x1.d68c6ep-5f, 0x1.0d602ep-6f, 0x1.239d7ap-9f, 0x1.2caa8ap-13f, 0x1.857a5p-18f, 0x1.a3682ep-23f, 0x1.a3682ep-23f, 0x1.a3682ep-23f};
-static const float ffn__erfw_c4[8] __attribute__((aligned(32))) = {-0x1.a8949ap-6f, -0x1.9ef158p-8f, -0x1.50904ep-11f, -0x1.b6c08p-16f, -0x1.38d23ep-21f, -0x1.5af9bp-27f, -0x1.5af9bp-27f, -0x1.5af9bp-27f};
-static const float ffn__erfw_c5[8] __attribute__((aligned(32))) = {0x1.572cacp-7f, 0x1.21ca2ap-9f, 0x1.66dc9p-13f, 0x1.2d759ep-18f, 0x1.de490ep-25f, 0x1.123558p-31f, 0x1.123558p-31f, 0x1.123558p-31f};
-static const float ffn__erfw_c6[8] __attribute__((aligned(32))) = {-0x1.fbb2d6p-9f, -0x1.75cb4cp-11f, -0x1.651806p-15f, -0x1.82fp-21f, -0x1.5204bep-28f, -0x1.8dad72p-36f, -0x1.8dad72p-36f, -0x1.8dad72p-36f};
-static const float ffn__erfw_c7[8] __attribute__((aligned(32))) = {0x1.5cbd92p-10f, 0x1.c3c782p-13f, 0x1.535f6p-17f, 0x1.eac2bp-24f, 0x1.e80e9p-32f, 0x1.2b5554p-40f, 0x1.2b5554p-40f, 0x1.2b5554p-40f};
-static const float ffn__erfw_c8[8] __attribute__((aligned(32))) = {-0x1.c7bc24p-12f, -0x1.0da848p-14f, -0x1.5b3d92p-19f, -0x1.7ecc6ap-26f, -0x1.e514bp-35f, -0x1.4683aep-44f, -0x1.4683aep-44f, -0x1.4683aep-44f};
-static const float ffn__erfw_c9[8] __attribute__((aligned(32))) = {0x1.154e86p-13f, 0x1.23a7aap-16f, 0x1.2c3d5p-21f, 0x1.c3d918p-29f, 0x1.4c90fcp-38f, 0x1.d76d66p-49f, 0x1.d76d66p-49f, 0x1.d76d66p-49f};
+static const float ffn__erfw_center[8] __attribute__((aligned(32))) = {
+    0x1.8p-1f, 0x1.8p+0f, 0x1.8p+1f, 0x1.8p+2f, 0x1.8p+3f, 0x1.8p+4f, 0x1.8p+4f, 0x1.8p+4f};
+static const float ffn__erfw_c0h[8]
+    __attribute__((aligned(32))) = {0x1.cd2836p-3f, 0x1.3c144p-2f,  0x1.754a76p-2f, 0x1.8e010ep-2f,
+                                    0x1.95bcb4p-2f, 0x1.97cfb4p-2f, 0x1.97cfb4p-2f, 0x1.97cfb4p-2f};
+static const float ffn__erfw_c0l[8] __attribute__((aligned(32))) = {
+    -0x1.8ca21ap-28f, 0x1.860944p-29f,  -0x1.d3273ep-27f, -0x1.c97cp-27f,
+    -0x1.86bb92p-28f, -0x1.d5fd58p-27f, -0x1.d5fd58p-27f, -0x1.d5fd58p-27f};
+static const float ffn__erfw_c1[8] __attribute__((aligned(32))) = {
+    0x1.5bf7f2p-3f,  0x1.204038p-4f,  0x1.2c08cap-6f,  0x1.a0eee4p-9f,
+    0x1.d0fb68p-12f, 0x1.df3082p-15f, 0x1.df3082p-15f, 0x1.df3082p-15f};
+static const float ffn__erfw_c2[8] __attribute__((aligned(32))) = {
+    -0x1.c2c6ecp-4f,  -0x1.332042p-5f,  -0x1.c6429cp-8f,  -0x1.7b57ep-11f,
+    -0x1.c4c9fap-15f, -0x1.dbe16cp-19f, -0x1.dbe16cp-19f, -0x1.dbe16cp-19f};
+static const float ffn__erfw_c3[8] __attribute__((aligned(32))) = {
+    0x1.d68c6ep-5f, 0x1.0d602ep-6f,  0x1.239d7ap-9f,  0x1.2caa8ap-13f,
+    0x1.857a5p-18f, 0x1.a3682ep-23f, 0x1.a3682ep-23f, 0x1.a3682ep-23f};
+static const float ffn__erfw_c4[8] __attribute__((aligned(32))) = {
+    -0x1.a8949ap-6f,  -0x1.9ef158p-8f, -0x1.50904ep-11f, -0x1.b6c08p-16f,
+    -0x1.38d23ep-21f, -0x1.5af9bp-27f, -0x1.5af9bp-27f,  -0x1.5af9bp-27f};
+static const float ffn__erfw_c5[8] __attribute__((aligned(32))) = {
+    0x1.572cacp-7f,  0x1.21ca2ap-9f,  0x1.66dc9p-13f,  0x1.2d759ep-18f,
+    0x1.de490ep-25f, 0x1.123558p-31f, 0x1.123558p-31f, 0x1.123558p-31f};
+static const float ffn__erfw_c6[8] __attribute__((aligned(32))) = {
+    -0x1.fbb2d6p-9f,  -0x1.75cb4cp-11f, -0x1.651806p-15f, -0x1.82fp-21f,
+    -0x1.5204bep-28f, -0x1.8dad72p-36f, -0x1.8dad72p-36f, -0x1.8dad72p-36f};
+static const float ffn__erfw_c7[8] __attribute__((aligned(32))) = {
+    0x1.5cbd92p-10f, 0x1.c3c782p-13f, 0x1.535f6p-17f,  0x1.eac2bp-24f,
+    0x1.e80e9p-32f,  0x1.2b5554p-40f, 0x1.2b5554p-40f, 0x1.2b5554p-40f};
+static const float ffn__erfw_c8[8] __attribute__((aligned(32))) = {
+    -0x1.c7bc24p-12f, -0x1.0da848p-14f, -0x1.5b3d92p-19f, -0x1.7ecc6ap-26f,
+    -0x1.e514bp-35f,  -0x1.4683aep-44f, -0x1.4683aep-44f, -0x1.4683aep-44f};
+static const float ffn__erfw_c9[8] __attribute__((aligned(32))) = {
+    0x1.154e86p-13f, 0x1.23a7aap-16f, 0x1.2c3d5p-21f,  0x1.c3d918p-29f,
+    0x1.4c90fcp-38f, 0x1.d76d66p-49f, 0x1.d76d66p-49f, 0x1.d76d66p-49f};
 
 struct ffn__ge {
     __m256 x, tc, neg, small, big, fix, fixd, tiny;
@@ -60,6 +88,29 @@ struct ffn__ge {
 
 FFN_AVX2_INLINE __m256 ffn__ge_pick(const float *tab, __m256i idx) {
     return _mm256_permutevar8x32_ps(_mm256_load_ps(tab), idx);
+}
+
+// Wc(t) = wh + wl for t in [0.5, 32) (any value below: unused there): binade index from the
+// exponent field, then the binade's polynomial in s = t - center (exact) by Horner.
+FFN_AVX2_INLINE void ffn__ge_w(__m256 tc, __m256 *wh, __m256 *wl) {
+    __m256i idx =
+        _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(tc), 23), _mm256_set1_epi32(126));
+    idx = _mm256_max_epi32(idx, _mm256_setzero_si256());
+    const __m256 sv = _mm256_sub_ps(tc, ffn__ge_pick(ffn__erfw_center, idx));  // exact
+    __m256 p = ffn__ge_pick(ffn__erfw_c9, idx);
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c8, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c7, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c6, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c5, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c4, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c3, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c2, idx));
+    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c1, idx));
+    const __m256 u1 = _mm256_mul_ps(p, sv);
+    const __m256 c0h = ffn__ge_pick(ffn__erfw_c0h, idx);
+    *wh = _mm256_add_ps(c0h, u1);  // fast two-sum: |u1| < |c0h| within a binade
+    *wl =
+        _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(c0h, *wh), u1), ffn__ge_pick(ffn__erfw_c0l, idx));
 }
 
 FFN_AVX2_INLINE struct ffn__ge ffn__ge_prep(__m256 x) {
@@ -78,25 +129,7 @@ FFN_AVX2_INLINE struct ffn__ge ffn__ge_prep(__m256 x) {
     const __m256 t2l = _mm256_fmsub_ps(s.tc, s.tc, t2h);
     const __m256 mhalf = _mm256_set1_ps(-0.5f);
     s.e = ffn__avx2_exp_neg(_mm256_mul_ps(mhalf, t2h), _mm256_mul_ps(mhalf, t2l), true);
-    // Wc(t): binade index from the exponent field (0 for t < 0.5, unused there).
-    __m256i idx = _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(s.tc), 23),
-                                   _mm256_set1_epi32(126));
-    idx = _mm256_max_epi32(idx, _mm256_setzero_si256());
-    const __m256 sv = _mm256_sub_ps(s.tc, ffn__ge_pick(ffn__erfw_center, idx));  // exact
-    __m256 p = ffn__ge_pick(ffn__erfw_c9, idx);
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c8, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c7, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c6, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c5, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c4, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c3, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c2, idx));
-    p = _mm256_fmadd_ps(p, sv, ffn__ge_pick(ffn__erfw_c1, idx));
-    const __m256 u1 = _mm256_mul_ps(p, sv);
-    const __m256 c0h = ffn__ge_pick(ffn__erfw_c0h, idx);
-    s.wh = _mm256_add_ps(c0h, u1);  // fast two-sum: |u1| < |c0h| within a binade
-    s.wl = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(c0h, s.wh), u1),
-                         ffn__ge_pick(ffn__erfw_c0l, idx));
+    ffn__ge_w(s.tc, &s.wh, &s.wl);
     return s;
 }
 
@@ -120,13 +153,14 @@ FFN_AVX2_INLINE void ffn__ge_value(const struct ffn__ge *s, __m256 *hi, __m256 *
     const __m256 ysl = _mm256_fmadd_ps(x2l, ps, _mm256_fmadd_ps(x2h, ps, _mm256_sub_ps(hx, ysh)));
     // x ≤ -0.5: -(1 + pm1)·Wc·2^n, the product kept as a double-float.
     const __m256 ph = _mm256_fmadd_ps(pm1, s->wh, s->wh);
-    const __m256 pl = _mm256_fmadd_ps(pm1, s->wl,
-                                      _mm256_add_ps(s->wl, _mm256_fmadd_ps(pm1, s->wh, _mm256_sub_ps(s->wh, ph))));
+    const __m256 pl = _mm256_fmadd_ps(
+        pm1, s->wl, _mm256_add_ps(s->wl, _mm256_fmadd_ps(pm1, s->wh, _mm256_sub_ps(s->wh, ph))));
     // x ≥ 0.5: x - E·Wc, E = (1 + pm1)·s; s·pm1 and s·wh are exact scalings.
     const __m256 sp = _mm256_mul_ps(s->e.s, pm1), sw = _mm256_mul_ps(s->e.s, s->wh);
     const __m256 ew = _mm256_fmadd_ps(sp, s->wh, sw);
-    const __m256 ewl = _mm256_fmadd_ps(_mm256_fmadd_ps(sp, s->wl, _mm256_mul_ps(s->e.s, s->wl)),
-                                       _mm256_set1_ps(1.0f), _mm256_fmadd_ps(sp, s->wh, _mm256_sub_ps(sw, ew)));
+    const __m256 ewl =
+        _mm256_fmadd_ps(_mm256_fmadd_ps(sp, s->wl, _mm256_mul_ps(s->e.s, s->wl)),
+                        _mm256_set1_ps(1.0f), _mm256_fmadd_ps(sp, s->wh, _mm256_sub_ps(sw, ew)));
     const __m256 yh = _mm256_sub_ps(x, ew);
     const __m256 yl = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(x, yh), ew), ewl);
     const __m256 sgn = ffn__avx2_sign_mask();
@@ -147,8 +181,9 @@ FFN_AVX2_INLINE void ffn__ge_value(const struct ffn__ge *s, __m256 *hi, __m256 *
 FFN_AVX2_INLINE __m256 ffn__ge_deriv(const struct ffn__ge *s, __m256i *ns) {
     const __m256 c = _mm256_set1_ps(FFN_INV_SQRT_2PI_F), one = _mm256_set1_ps(1.0f);
     const __m256 big_e = _mm256_fmadd_ps(s->e.s, s->e.pm1, s->e.s);
-    const __m256 ds = _mm256_fmadd_ps(s->x, _mm256_fmadd_ps(big_e, c, ffn__ge_ps(_mm256_mul_ps(s->x, s->x))),
-                                      _mm256_set1_ps(0.5f));
+    const __m256 ds =
+        _mm256_fmadd_ps(s->x, _mm256_fmadd_ps(big_e, c, ffn__ge_ps(_mm256_mul_ps(s->x, s->x))),
+                        _mm256_set1_ps(0.5f));
     const __m256 q = _mm256_fnmadd_ps(s->tc, c, _mm256_div_ps(s->wh, s->tc));  // Mc - t/√(2π)
     const __m256 dn = _mm256_fmadd_ps(s->e.pm1, q, q);                         // ·(1 + pm1)
     const __m256 dp = _mm256_fnmadd_ps(big_e, q, one);
@@ -159,51 +194,175 @@ FFN_AVX2_INLINE __m256 ffn__ge_deriv(const struct ffn__ge *s, __m256i *ns) {
     return _mm256_blendv_ps(m, one, s->big);
 }
 
-// --- per-vector functions ---------------------------------------------------------------------------
-FFN_AVX2_INLINE __m256 ffn__ge_fwd_v(__m256 x) {
+// --- general per-vector functions (every lane; called for vectors with a rare lane)
+// --------------- Each returns the general result in the lanes where `ok` is clear and `fast`
+// elsewhere.
+FFN_AVX2_SLOW __m256 ffn__ge_fwd_slow(__m256 x, __m256 fast, __m256 ok) {
     const struct ffn__ge s = ffn__ge_prep(x);
     __m256 hi, lo;
     __m256i ns;
     ffn__ge_value(&s, &hi, &lo, &ns);
     const __m256 one = _mm256_set1_ps(1.0f);
-    return ffn__avx2_finish(hi, lo, one, one, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+    const __m256 r = ffn__avx2_finish(hi, lo, one, one, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+    return _mm256_blendv_ps(ffn__avx2_nan_fix(r, x, x, x, 1), fast, ok);
 }
 
-FFN_AVX2_INLINE __m256 ffn__geglu_v(__m256 g, __m256 u) {
+FFN_AVX2_SLOW __m256 ffn__geglu_slow(__m256 g, __m256 u, __m256 fast, __m256 ok) {
     const struct ffn__ge s = ffn__ge_prep(g);
     __m256 hi, lo;
     __m256i ns;
     ffn__ge_value(&s, &hi, &lo, &ns);
-    return ffn__avx2_finish(hi, lo, u, u, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+    const __m256 r = ffn__avx2_finish(hi, lo, u, u, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+    return _mm256_blendv_ps(ffn__avx2_nan_fix(r, g, u, u, 2), fast, ok);
 }
 
-FFN_AVX2_INLINE __m256 ffn__ge_bwd_v(__m256 x, __m256 dy) {
+FFN_AVX2_SLOW __m256 ffn__ge_bwd_slow(__m256 x, __m256 dy, __m256 fast, __m256 ok) {
     const struct ffn__ge s = ffn__ge_prep(x);
     __m256i ns;
     const __m256 m = ffn__ge_deriv(&s, &ns);
-    return ffn__avx2_finish(m, _mm256_setzero_ps(), dy, dy, false, ns, s.fixd,
-                            _mm256_setzero_ps());
+    const __m256 r =
+        ffn__avx2_finish(m, _mm256_setzero_ps(), dy, dy, false, ns, s.fixd, _mm256_setzero_ps());
+    return _mm256_blendv_ps(ffn__avx2_nan_fix(r, x, dy, dy, 2), fast, ok);
 }
 
-// dgate = dh·up·gelu'(g), dup = dh·gelu(g).
-FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
+FFN_AVX2_SLOW void ffn__geglu_bwd_slow(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du,
+                                       __m256 ok) {
     const struct ffn__ge s = ffn__ge_prep(g);
     __m256 hi, lo;
     __m256i ns, nsd;
     ffn__ge_value(&s, &hi, &lo, &ns);
     const __m256 m = ffn__ge_deriv(&s, &nsd);
-    *dg = ffn__avx2_finish(m, _mm256_setzero_ps(), dh, u, true, nsd, s.fixd, _mm256_setzero_ps());
-    *du = ffn__avx2_finish(hi, lo, dh, dh, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+    const __m256 rg =
+        ffn__avx2_finish(m, _mm256_setzero_ps(), dh, u, true, nsd, s.fixd, _mm256_setzero_ps());
+    const __m256 ru = ffn__avx2_finish(hi, lo, dh, dh, false, ns, s.fix, _mm256_set1_ps(-0.0f));
+    *dg = _mm256_blendv_ps(ffn__avx2_nan_fix(rg, g, u, dh, 3), *dg, ok);
+    *du = _mm256_blendv_ps(ffn__avx2_nan_fix(ru, g, u, dh, 3), *du, ok);
 }
 
-// --- the kernels of kernels_avx2.inc -------------------------------------------------------------------
-FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx2) { ffn__avx2_act_fwd(cfg, n, y, x, ffn__ge_fwd_v); }
+// --- the fast path
+// --------------------------------------------------------------------------------- Lanes with x ≥
+// -13, 2^-60 ≤ |x| (gelu(x) normal for the gated product) and x finite: e^{-t²/2} ≥ 2^-122 is
+// normal there, and so is every result; the arguments are taken at t = min(|x|, 13) (beyond, x -
+// e^{-t²/2}·Wc is x to f32, and the derivative 1). The same three regimes as the general path, with
+// e^{-t²/2} = eh + el from ffn__avx2_fexp2 and Wc = wh + wl:
+//   |x| < 0.5:  0.5x + x²·Ps(x²)            x ≤ -0.5:  -(eh + el)(wh + wl)
+//   x ≥ 0.5:    x - (eh + el)(wh + wl)
+// with the products and the difference kept as float pairs: within ~1 ulp (measured 1.04; the
+// gated product 1.6).
+#define FFN_GELU_ERF_FAST (-13.0f)
+#define FFN_LOG2E_HALF_HI 0x1.715476p-1f  // log2(e)/2 = HI + LO
+#define FFN_LOG2E_HALF_LO 0x1.4ae0cp-27f
+
+struct ffn__gef {
+    __m256 t, tc, t2h, small;
+    struct ffn__avx2_fe e;  // e^{-t²/2}
+    __m256 wh, wl;          // Wc(t)
+};
+
+FFN_AVX2_INLINE struct ffn__gef ffn__ge_fprep(__m256 x, bool low) {
+    struct ffn__gef f;
+    f.t = ffn__avx2_abs(x);
+    f.tc = _mm256_min_ps(_mm256_set1_ps(-FFN_GELU_ERF_FAST), f.t);
+    f.small = _mm256_cmp_ps(f.t, _mm256_set1_ps(FFN_GELU_ERF_TSMALL), _CMP_LT_OQ);
+    // -t²/2·log2 e with t² = t2h + t2l exactly.
+    f.t2h = _mm256_mul_ps(f.tc, f.tc);
+    const __m256 t2l = _mm256_fmsub_ps(f.tc, f.tc, f.t2h);
+    __m256 tt, r;
+    ffn__avx2_fexp2_red(_mm256_xor_ps(f.t2h, ffn__avx2_sign_mask()),
+                        _mm256_set1_ps(FFN_LOG2E_HALF_HI), _mm256_set1_ps(FFN_LOG2E_HALF_LO), &tt,
+                        &r);
+    r = _mm256_fnmadd_ps(t2l, _mm256_set1_ps(FFN_LOG2E_HALF_HI), r);
+    f.e = ffn__avx2_fexp2_fin(tt, r, low);
+    ffn__ge_w(f.tc, &f.wh, &f.wl);
+    return f;
+}
+
+// The value as a float pair hi + lo: e·Wc = ph + pl (ph = eh·wh rounded, pl its exact error plus
+// the low products), x - e·Wc = yh + yl (x - ph: fast two-sum, x ≥ 2ph); lo = 0 for |x| < 0.5.
+FFN_AVX2_INLINE void ffn__ge_fvalue(__m256 x, const struct ffn__gef *f, __m256 *hi, __m256 *lo) {
+    const __m256 ysmall =
+        _mm256_fmadd_ps(f->t2h, ffn__ge_ps(f->t2h), _mm256_mul_ps(_mm256_set1_ps(0.5f), x));
+    const __m256 sgn = ffn__avx2_sign_mask();
+    const __m256 ph = _mm256_mul_ps(f->e.h, f->wh);
+    const __m256 pl = _mm256_fmadd_ps(
+        f->e.h, f->wl, _mm256_fmadd_ps(f->e.l, f->wh, _mm256_fmsub_ps(f->e.h, f->wh, ph)));
+    const __m256 yh = _mm256_sub_ps(x, ph);
+    const __m256 yl = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(x, yh), ph), pl);
+    *hi = _mm256_blendv_ps(_mm256_blendv_ps(yh, _mm256_xor_ps(ph, sgn), x), ysmall, f->small);
+    *lo = _mm256_andnot_ps(f->small, _mm256_blendv_ps(yl, _mm256_xor_ps(pl, sgn), x));
+}
+
+FFN_AVX2_INLINE __m256 ffn__ge_fok(__m256 x) {
+    const __m256 xa = _mm256_or_ps(x, ffn__avx2_sign_mask());
+    return _mm256_and_ps(ffn__avx2_mag_in(xa, FFN_AVX2_BITS_TINY, FFN_AVX2_BITS_MAXFIN),
+                         _mm256_cmp_ps(x, _mm256_set1_ps(FFN_GELU_ERF_FAST), _CMP_GE_OQ));
+}
+
+// gelu'(x) (see ffn__ge_deriv): 0.5 + x·(Ps(x²) + E/√(2π)) for |x| < 0.5, else E·q (x < 0) or
+// 1 - E·q (x > 0) with q = Wc/t - t/√(2π).
+FFN_AVX2_INLINE __m256 ffn__ge_fderiv(__m256 x, const struct ffn__gef *f) {
+    const __m256 c = _mm256_set1_ps(FFN_INV_SQRT_2PI_F), one = _mm256_set1_ps(1.0f);
+    const __m256 ds =
+        _mm256_fmadd_ps(x, _mm256_fmadd_ps(f->e.h, c, ffn__ge_ps(f->t2h)), _mm256_set1_ps(0.5f));
+    const __m256 q = _mm256_fnmadd_ps(f->tc, c, _mm256_div_ps(f->wh, f->tc));
+    const __m256 dn = _mm256_mul_ps(f->e.h, q);
+    const __m256 dp = _mm256_fnmadd_ps(f->e.h, q, one);
+    return _mm256_blendv_ps(_mm256_blendv_ps(dp, dn, x), ds, f->small);
+}
+
+// --- per-vector functions
+// ---------------------------------------------------------------------------
+FFN_AVX2_INLINE __m256 ffn__ge_fwd_v(__m256 x) {
+    const struct ffn__gef f = ffn__ge_fprep(x, true);
+    __m256 hi, lo;
+    ffn__ge_fvalue(x, &f, &hi, &lo);
+    const __m256 y = _mm256_add_ps(hi, lo);
+    const __m256 ok = ffn__ge_fok(x);
+    return ffn__avx2_all(ok) ? y : ffn__ge_fwd_slow(x, y, ok);
+}
+
+// h = gelu(g)·up = hi·up + lo·up rounded once; up must be finite and nonzero (see silu_avx2.c).
+FFN_AVX2_INLINE __m256 ffn__geglu_v(__m256 g, __m256 u) {
+    const struct ffn__gef f = ffn__ge_fprep(g, true);
+    __m256 hi, lo;
+    ffn__ge_fvalue(g, &f, &hi, &lo);
+    const __m256 h = _mm256_fmadd_ps(hi, u, _mm256_mul_ps(lo, u));
+    const __m256 ok =
+        _mm256_and_ps(ffn__ge_fok(g), ffn__avx2_mag_in(_mm256_or_ps(u, ffn__avx2_sign_mask()),
+                                                       FFN_AVX2_BITS_MINSUB, FFN_AVX2_BITS_MAXFIN));
+    return ffn__avx2_all(ok) ? h : ffn__geglu_slow(g, u, h, ok);
+}
+
+FFN_AVX2_INLINE __m256 ffn__ge_bwd_v(__m256 x, __m256 dy) {
+    const struct ffn__gef f = ffn__ge_fprep(x, false);
+    const __m256 dx = _mm256_mul_ps(dy, ffn__ge_fderiv(x, &f));
+    const __m256 ok = _mm256_cmp_ps(x, _mm256_set1_ps(FFN_GELU_ERF_FAST), _CMP_GE_OQ);
+    return ffn__avx2_all(ok) ? dx : ffn__ge_bwd_slow(x, dy, dx, ok);
+}
+
+// dgate = (dh·up)·gelu'(g), dup = dh·gelu(g).
+FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
+    const struct ffn__gef f = ffn__ge_fprep(g, true);
+    const __m256 p = _mm256_mul_ps(dh, u);
+    __m256 hi, lo;
+    ffn__ge_fvalue(g, &f, &hi, &lo);
+    *dg = _mm256_mul_ps(p, ffn__ge_fderiv(g, &f));
+    *du = _mm256_mul_ps(dh, _mm256_add_ps(hi, lo));
+    const __m256 ok = _mm256_and_ps(ffn__ge_fok(g), ffn__avx2_finite(p));
+    if (!ffn__avx2_all(ok)) ffn__geglu_bwd_slow(g, u, dh, dg, du, ok);
+}
+
+// --- the kernels of kernels_avx2.inc
+// -------------------------------------------------------------------
+FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx2) {
+    ffn__avx2_act_fwd(cfg, n, y, x, ffn__ge_fwd_v, ffn_gelu_erf_fwd__avx2);
+}
 FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__avx2) {
-    ffn__avx2_act_bwd(cfg, n, dx, x, dy, ffn__ge_bwd_v);
+    ffn__avx2_act_bwd(cfg, n, dx, x, dy, ffn__ge_bwd_v, ffn_gelu_erf_bwd__avx2);
 }
 FFN_KPROTO_GLU_FWD(ffn_geglu_erf_fwd__avx2) {
-    ffn__avx2_glu_fwd(cfg, n, h, gate, up, ffn__ge_fwd_v, ffn__geglu_v);
+    ffn__avx2_glu_fwd(cfg, n, h, gate, up, ffn__ge_fwd_v, ffn__geglu_v, ffn_geglu_erf_fwd__avx2);
 }
 FFN_KPROTO_GLU_BWD(ffn_geglu_erf_bwd__avx2) {
-    ffn__avx2_glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__geglu_bwd_v);
+    ffn__avx2_glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__geglu_bwd_v, ffn_geglu_erf_bwd__avx2);
 }

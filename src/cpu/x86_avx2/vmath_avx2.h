@@ -18,10 +18,10 @@
 #define FFN_AVX2_LANES 8
 
 // --- constants ----------------------------------------------------------------------------------
-#define FFN_AVX2_LOG2E 0x1.715476p+0f             // log2(e), rounded
-#define FFN_AVX2_LN2_HI 0x1.62e43p-1f             // ln 2 = LN2_HI + LN2_LO
+#define FFN_AVX2_LOG2E 0x1.715476p+0f  // log2(e), rounded
+#define FFN_AVX2_LN2_HI 0x1.62e43p-1f  // ln 2 = LN2_HI + LN2_LO
 #define FFN_AVX2_LN2_LO (-0x1.05c61p-29f)
-#define FFN_AVX2_ROUND_MAGIC 0x1.8p23f            // t + 1.5·2^23 rounds t to an integer in the low bits
+#define FFN_AVX2_ROUND_MAGIC 0x1.8p23f  // t + 1.5·2^23 rounds t to an integer in the low bits
 // exp(r) = 1 + r + r²·P(r) on |r| ≤ ln2/2 (+ a small low part): P's Chebyshev fit (mpmath),
 // relative error 0.19 ulp with these f32 coefficients.
 #define FFN_AVX2_EXP_C2 0.5f
@@ -34,7 +34,8 @@
 // exact one. It keeps n ≥ -433, so that 2^n is a normal double in the hard path.
 #define FFN_AVX2_EXP_MIN (-300.0f)
 // Lanes whose result needs 2^n with n below this go through the double-precision finish: above
-// it, 2^n is a normal f32 and |(hi + lo)·w| · 2^n cannot overflow in one step (see ffn__avx2_finish).
+// it, 2^n is a normal f32 and |(hi + lo)·w| · 2^n cannot overflow in one step (see
+// ffn__avx2_finish).
 #define FFN_AVX2_FAST_NMIN (-100)
 // |P| at or above this (or NaN) also sends a lane to the double finish: a product that overflowed
 // in f32 may still be finite once scaled by 2^n, or may have met a second large factor.
@@ -114,19 +115,25 @@ FFN_AVX2_INLINE void ffn__avx2_store(void *p, int64_t i, enum ffn_dtype dt, __m2
     switch (dt) {
     case FFN_DTYPE_BF16: {
         __m128i *q = (__m128i *)((uint16_t *)p + i);
-        if (nt) _mm_stream_si128(q, ffn__avx2_to_bf16(v));
-        else _mm_storeu_si128(q, ffn__avx2_to_bf16(v));
+        if (nt)
+            _mm_stream_si128(q, ffn__avx2_to_bf16(v));
+        else
+            _mm_storeu_si128(q, ffn__avx2_to_bf16(v));
         break;
     }
     case FFN_DTYPE_F16: {
         __m128i *q = (__m128i *)((uint16_t *)p + i);
-        if (nt) _mm_stream_si128(q, ffn__avx2_to_f16(v));
-        else _mm_storeu_si128(q, ffn__avx2_to_f16(v));
+        if (nt)
+            _mm_stream_si128(q, ffn__avx2_to_f16(v));
+        else
+            _mm_storeu_si128(q, ffn__avx2_to_f16(v));
         break;
     }
     default:
-        if (nt) _mm256_stream_ps((float *)p + i, v);
-        else _mm256_storeu_ps((float *)p + i, v);
+        if (nt)
+            _mm256_stream_ps((float *)p + i, v);
+        else
+            _mm256_storeu_ps((float *)p + i, v);
         break;
     }
 }
@@ -205,8 +212,8 @@ FFN_AVX2_INLINE struct ffn__avx2_den ffn__avx2_den(struct ffn__avx2_exp e) {
 FFN_AVX2_INLINE void ffn__avx2_xsigmoid(__m256 xn, __m256 neg, struct ffn__avx2_exp e,
                                         struct ffn__avx2_den d, __m256 *hi, __m256 *lo,
                                         __m256i *ns) {
-    const __m256 pnh = _mm256_fmadd_ps(xn, e.pm1, xn);                        // x(1 + pm1)
-    const __m256 pnl = _mm256_fmadd_ps(xn, e.pm1, _mm256_sub_ps(xn, pnh));   // its error
+    const __m256 pnh = _mm256_fmadd_ps(xn, e.pm1, xn);                      // x(1 + pm1)
+    const __m256 pnl = _mm256_fmadd_ps(xn, e.pm1, _mm256_sub_ps(xn, pnh));  // its error
     const __m256 nh = _mm256_blendv_ps(xn, pnh, neg);
     const __m256 nl = _mm256_and_ps(pnl, neg);
     const __m256 q0 = _mm256_div_ps(nh, d.dh);
@@ -228,8 +235,8 @@ FFN_AVX2_INLINE void ffn__avx2_sigmoid_pair(__m256 neg, struct ffn__avx2_exp e,
                                             __m256 *scl) {
     const __m256 one = _mm256_set1_ps(1.0f);
     const __m256 ih = _mm256_div_ps(one, d.dh);
-    const __m256 il = _mm256_mul_ps(
-        _mm256_fnmadd_ps(ih, d.dl, _mm256_fnmadd_ps(ih, d.dh, one)), ih);
+    const __m256 il =
+        _mm256_mul_ps(_mm256_fnmadd_ps(ih, d.dl, _mm256_fnmadd_ps(ih, d.dh, one)), ih);
     *sm = _mm256_blendv_ps(ih, _mm256_fmadd_ps(e.pm1, ih, ih), neg);
     *sch = _mm256_blendv_ps(_mm256_mul_ps(d.eh, ih), ih, neg);
     *scl = _mm256_and_ps(il, neg);
@@ -242,9 +249,10 @@ FFN_AVX2_INLINE __m256 ffn__avx2_one_plus(__m256 kh, __m256 kl, __m256 sch, __m2
     return _mm256_add_ps(t, _mm256_fmadd_ps(kh, scl, _mm256_mul_ps(kl, sch)));
 }
 
-// --- tiny multipliers -----------------------------------------------------------------------------
-// act(x) ≈ x/2 for |x| < 2^-60 is subnormal or nearly so; a gated product act(x)·up may still be
-// normal. Such lanes compute with x·2^64 and take 2^-64 back in the finish (ns - 64).
+// --- tiny multipliers
+// ----------------------------------------------------------------------------- act(x) ≈ x/2 for
+// |x| < 2^-60 is subnormal or nearly so; a gated product act(x)·up may still be normal. Such lanes
+// compute with x·2^64 and take 2^-64 back in the finish (ns - 64).
 #define FFN_AVX2_TINY 0x1p-60f
 #define FFN_AVX2_TINY_SHIFT 64
 FFN_AVX2_INLINE __m256 ffn__avx2_tiny_mask(__m256 x) {
@@ -254,14 +262,15 @@ FFN_AVX2_INLINE __m256 ffn__avx2_tiny_up(__m256 x, __m256 tiny) {
     return _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(0x1p64f)), tiny);
 }
 FFN_AVX2_INLINE __m256i ffn__avx2_tiny_ns(__m256i ns, __m256 tiny) {
-    return _mm256_sub_epi32(ns, _mm256_and_si256(_mm256_castps_si256(tiny),
-                                                 _mm256_set1_epi32(FFN_AVX2_TINY_SHIFT)));
+    return _mm256_sub_epi32(
+        ns, _mm256_and_si256(_mm256_castps_si256(tiny), _mm256_set1_epi32(FFN_AVX2_TINY_SHIFT)));
 }
 
-// --- NaN results ----------------------------------------------------------------------------------
-// A NaN result takes the first NaN input (x, then w1, then w2), made quiet, else the default NaN:
-// the same bits wherever the element lies (the compiler may order a commutative op's operands
-// differently in the body and tail copies, and x86 keeps the first operand's NaN).
+// --- NaN results
+// ---------------------------------------------------------------------------------- A NaN result
+// takes the first NaN input (x, then w1, then w2), made quiet, else the default NaN: the same bits
+// wherever the element lies (the compiler may order a commutative op's operands differently in the
+// body and tail copies, and x86 keeps the first operand's NaN).
 FFN_AVX2_INLINE __m256 ffn__avx2_quiet(__m256 v) {
     return _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
 }
@@ -275,25 +284,25 @@ FFN_AVX2_INLINE __m256 ffn__avx2_nan_fix(__m256 r, __m256 x, __m256 w1, __m256 w
     return _mm256_blendv_ps(r, c, rn);
 }
 
-// --- the finish: (hi + lo)·w1·w2·2^ns -------------------------------------------------------------
-// Every sigmoid-type kernel ends here: r = (hi + lo)·w1·w2·2^ns, ns ≤ 0 per lane, with w1, w2 the
-// multiplicands of the op (up; dy; dh and up; or 1).
-// Fast lanes (ns ≥ FFN_AVX2_FAST_NMIN and |P| < 2^126, P = (hi + lo)·w1·w2 in f32): P is rounded
-// once (fma with the low part) and 2^ns is a normal f32, so r = P·2^ns is exact, or rounded once
-// more only where r is subnormal (≤ 1 subnormal ulp).
-// Hard lanes (rare: an exp below 2^-100, huge multiplicands, NaN): the same expression in double,
-// where 2^ns (≥ 2^-433) and every product are normal, rounded once to f32.
-// `fix` lanes (x = ±inf, where the clamped formula is not the limit) take (lim·w1)·w2, as the
-// reference's limit value times the multiplicands (0·inf = NaN included); they must have
-// ns < FFN_AVX2_FAST_NMIN or be listed in fix only (they are made hard here).
+// --- the finish: (hi + lo)·w1·w2·2^ns
+// ------------------------------------------------------------- Every sigmoid-type kernel ends
+// here: r = (hi + lo)·w1·w2·2^ns, ns ≤ 0 per lane, with w1, w2 the multiplicands of the op (up; dy;
+// dh and up; or 1). Fast lanes (ns ≥ FFN_AVX2_FAST_NMIN and |P| < 2^126, P = (hi + lo)·w1·w2 in
+// f32): P is rounded once (fma with the low part) and 2^ns is a normal f32, so r = P·2^ns is exact,
+// or rounded once more only where r is subnormal (≤ 1 subnormal ulp). Hard lanes (rare: an exp
+// below 2^-100, huge multiplicands, NaN): the same expression in double, where 2^ns (≥ 2^-433) and
+// every product are normal, rounded once to f32. `fix` lanes (x = ±inf, where the clamped formula
+// is not the limit) take (lim·w1)·w2, as the reference's limit value times the multiplicands (0·inf
+// = NaN included); they must have ns < FFN_AVX2_FAST_NMIN or be listed in fix only (they are made
+// hard here).
 FFN_AVX2_INLINE __m256 ffn__avx2_finish(__m256 hi, __m256 lo, __m256 w1, __m256 w2, bool has_w2,
                                         __m256i ns, __m256 fix, __m256 lim) {
     const __m256 w = has_w2 ? _mm256_mul_ps(w1, w2) : w1;
     const __m256 p = _mm256_fmadd_ps(hi, w, _mm256_mul_ps(lo, w));
     const __m256 sf = ffn__avx2_pow2i(_mm256_max_epi32(ns, _mm256_set1_epi32(-126)));
     __m256 r = _mm256_mul_ps(p, sf);
-    const __m256 small_n = _mm256_castsi256_ps(
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(FFN_AVX2_FAST_NMIN), ns));
+    const __m256 small_n =
+        _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(FFN_AVX2_FAST_NMIN), ns));
     const __m256 not_ok = _mm256_cmp_ps(ffn__avx2_abs(p), _mm256_set1_ps(FFN_AVX2_FAST_PMAX),
                                         _CMP_NLT_UQ);  // |P| ≥ 2^126 or NaN
     const __m256 hard = _mm256_or_ps(_mm256_or_ps(small_n, not_ok), fix);
@@ -319,7 +328,151 @@ FFN_AVX2_INLINE __m256 ffn__avx2_finish(__m256 hi, __m256 lo, __m256 w1, __m256 
         if (has_w2) lw = _mm256_mul_ps(lw, w2);
         r = _mm256_blendv_ps(r, _mm256_blendv_ps(rh[0], lw, fix), hard);
     }
-    return r;
+    // A zero result has the sign of the exact product (hi + lo)·w1·w2: hi's sign times w's (lo
+    // is far smaller than hi, and hi·w + lo·w would make -0 + +0 = +0 of act(-0) = -0 or of an
+    // up = -0). Backward outputs are not held to it, and it costs nothing to keep them alike.
+    const __m256 zero = _mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_EQ_OQ);
+    const __m256 zs = _mm256_and_ps(_mm256_xor_ps(hi, w), ffn__avx2_sign_mask());
+    return _mm256_blendv_ps(r, zs, zero);
+}
+
+// ================================================================================================
+// The fast path. Every exp-based kernel computes all 8 lanes with the short sequence below, which
+// is exact to the bounds only for "common" lanes (finite, not tiny, the exp argument in the
+// normal range, ...: each kernel states its range), and tests the whole vector with ONE movemask.
+// A vector with a rare lane calls the kernel's noinline general path (the code above: clamps,
+// the 2^n finish in double, limits, NaN payloads) and takes from it exactly the rare lanes, so
+// each element's result depends only on itself. For N(0,1) data no vector is ever rare.
+// ================================================================================================
+
+// The general path of a kernel: out of line, one copy per kernel, shared by the dtype pairs.
+#define FFN_AVX2_SLOW __attribute__((noinline)) static
+
+// True (all-ones) in the lanes where |v| lies in [lo, hi], given va = -|v| (v with its sign bit
+// set) and the bit patterns of lo and hi. bits(va), read as a signed integer, is INT_MIN +
+// bits(|v|); subtracting bits(lo) puts [lo, hi] onto [INT_MIN, INT_MIN + bits(hi) - bits(lo)],
+// sends |v| < lo around to large positive values and leaves |v| > hi (NaN included) above: one
+// signed compare tests both ends.
+FFN_AVX2_INLINE __m256 ffn__avx2_mag_in(__m256 va, uint32_t lo_bits, uint32_t hi_bits) {
+    const __m256i d = _mm256_sub_epi32(_mm256_castps_si256(va), _mm256_set1_epi32((int)lo_bits));
+    const __m256i lim = _mm256_set1_epi32((int)(0x80000000u + (hi_bits - lo_bits) + 1u));
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(lim, d));
+}
+// Bit patterns for mag_in.
+#define FFN_AVX2_BITS_TINY 0x21800000u    // 2^-60 = FFN_AVX2_TINY
+#define FFN_AVX2_BITS_MINSUB 0x00000001u  // the smallest subnormal
+#define FFN_AVX2_BITS_MAXFIN 0x7f7fffffu  // the largest finite float
+
+// All 8 lanes set in a compare mask.
+FFN_AVX2_INLINE bool ffn__avx2_all(__m256 m) { return _mm256_movemask_ps(m) == 0xff; }
+
+// --- 2^z for z = xa·(c + cl) ≤ 0, z ≥ -125
+// -------------------------------------------------------- xa ≤ 0 and c > 0 (cl a small correction:
+// c + cl is a constant or an argument as a float pair). n = round(xa·c) by the 1.5·2^23 trick (t
+// keeps n in its low mantissa bits), r = xa·c - n exactly up to one rounding of a value ≤ 1/2
+// (fmsub), plus xa·cl; 2^r = 1 + pm1 with pm1 = C1·r + r²·Q(r), Q a degree-4 Chebyshev fit
+// (tools/fit/fit_exp2.py): relative error 1.0e-8 on |r| ≤ 0.5005 with these f32 coefficients. Then
+// 2^z = E·2^n with E = 1 + pm1 rounded (and its rounding error El when asked), 2^n put into E's
+// exponent field by an integer add (n ≥ -125 keeps E·2^n normal).
+#define FFN_AVX2_EXP2_C1 0x1.62e43p-1f  // ln 2, rounded (its error is covered by the fit)
+#define FFN_AVX2_EXP2_Q0 0x1.ebfbep-3f
+#define FFN_AVX2_EXP2_Q1 0x1.c6afdcp-5f
+#define FFN_AVX2_EXP2_Q2 0x1.3b2a8p-7f
+#define FFN_AVX2_EXP2_Q3 0x1.5ecf9p-10f
+#define FFN_AVX2_EXP2_Q4 0x1.43e788p-13f
+#define FFN_AVX2_LOG2E_HI 0x1.715476p+0f  // log2(e) = HI + LO
+#define FFN_AVX2_LOG2E_LO 0x1.4ae0cp-26f
+
+struct ffn__avx2_fe {
+    __m256 h;  // 2^z, rounded (normal)
+    __m256 l;  // 2^z - h (when asked; may be subnormal: it only corrects h)
+};
+
+// The reduction: t (n in its low bits) and r, with z = n + r.
+FFN_AVX2_INLINE void ffn__avx2_fexp2_red(__m256 xa, __m256 c, __m256 cl, __m256 *t, __m256 *r) {
+    const __m256 magic = _mm256_set1_ps(FFN_AVX2_ROUND_MAGIC);
+    *t = _mm256_fmadd_ps(xa, c, magic);
+    const __m256 nf = _mm256_sub_ps(*t, magic);
+    *r = _mm256_fmadd_ps(xa, cl, _mm256_fmsub_ps(xa, c, nf));
+}
+
+// 2^(n + r) = E·2^n from the reduction (|r| ≤ 0.5005).
+FFN_AVX2_INLINE struct ffn__avx2_fe ffn__avx2_fexp2_fin(__m256 t, __m256 r, bool low) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    // Q by Estrin's scheme (short dependency chains: the loops are latency-bound otherwise):
+    // Q = (Q0 + Q1·r) + r²·((Q2 + Q3·r) + r²·Q4).
+    const __m256 r2 = _mm256_mul_ps(r, r);
+    const __m256 qa =
+        _mm256_fmadd_ps(_mm256_set1_ps(FFN_AVX2_EXP2_Q1), r, _mm256_set1_ps(FFN_AVX2_EXP2_Q0));
+    const __m256 qb =
+        _mm256_fmadd_ps(_mm256_set1_ps(FFN_AVX2_EXP2_Q3), r, _mm256_set1_ps(FFN_AVX2_EXP2_Q2));
+    const __m256 q =
+        _mm256_fmadd_ps(r2, _mm256_fmadd_ps(r2, _mm256_set1_ps(FFN_AVX2_EXP2_Q4), qb), qa);
+    const __m256 pm1 = _mm256_fmadd_ps(r, _mm256_set1_ps(FFN_AVX2_EXP2_C1), _mm256_mul_ps(r2, q));
+    const __m256 e = _mm256_add_ps(one, pm1);
+    // n·2^23: t's bits are those of 1.5·2^23 + n; shifted left by 23 only n's bits remain.
+    const __m256i n23 = _mm256_slli_epi32(_mm256_castps_si256(t), 23);
+    struct ffn__avx2_fe f;
+    f.h = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(e), n23));
+    f.l = _mm256_setzero_ps();
+    if (low) {  // (1 - e) + pm1 is exact (fast two-sum, |pm1| < 1), then times 2^n
+        const __m256 el = _mm256_add_ps(_mm256_sub_ps(one, e), pm1);
+        const __m256 s = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(one), n23));
+        f.l = _mm256_mul_ps(el, s);
+    }
+    return f;
+}
+
+FFN_AVX2_INLINE struct ffn__avx2_fe ffn__avx2_fexp2(__m256 xa, __m256 c, __m256 cl, bool low) {
+    __m256 t, r;
+    ffn__avx2_fexp2_red(xa, c, cl, &t, &r);
+    return ffn__avx2_fexp2_fin(t, r, low);
+}
+
+// --- x·σ(z) = q0 + lo, compensated
+// ---------------------------------------------------------------- With e = exp(-|z|) = eh + el
+// (normal, from ffn__avx2_fexp2) and D = 1 + eh:
+//   z ≥ 0:  x·σ(z) = x / (1 + e)        z < 0:  x·σ(z) = x·e / (1 + e)
+// N = Nh + Nl is x, or x·e as a float pair (x·eh exactly by fmsub, plus x·el). q0 = Nh/D is
+// correctly rounded (vdivps); the remainder N - q0·(1 + e) = (Nh - q0) - q0·eh - q0·el + Nl is
+// exact up to roundings far below q0's ulp (Nh - q0 is exact by Sterbenz: q0 ∈ [Nh/2, Nh]), so
+// lo = remainder/D needs only the 12-bit rcp. q0 + lo is x·σ(z) within ~2^-40 plus e's error
+// (≤ 0.2 ulp of e, weighted by ≤ 1): the sum rounded once is within ~0.8 ulp.
+// zs: the lanes where z < 0 are those with zs's sign bit set. sig: σ itself (x = 1).
+FFN_AVX2_INLINE void ffn__avx2_fxsig(__m256 x, bool sig, __m256 zs, struct ffn__avx2_fe e,
+                                     __m256 *q0, __m256 *lo) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 e1 = _mm256_blendv_ps(one, e.h, zs);
+    const __m256 l1 = _mm256_blendv_ps(_mm256_setzero_ps(), e.l, zs);
+    __m256 nh = e1, nl = l1;
+    if (!sig) {
+        nh = _mm256_mul_ps(x, e1);
+        nl = _mm256_fmadd_ps(x, l1, _mm256_fmsub_ps(x, e1, nh));
+    }
+    const __m256 d = _mm256_add_ps(one, e.h);
+    const __m256 q = _mm256_div_ps(nh, d);
+    __m256 rr = _mm256_fnmadd_ps(q, e.h, _mm256_sub_ps(nh, q));
+    rr = _mm256_fnmadd_ps(q, e.l, _mm256_add_ps(rr, nl));
+    *q0 = q;
+    *lo = _mm256_mul_ps(rr, _mm256_rcp_ps(d));
+}
+
+// --- σ(z) and 1 - σ(z) for the backward passes (one division, 8-ulp tier)
+// -------------------------- With e = exp(-|z|) (normal) and inv = 1/(1 + e):  z ≥ 0: σ = inv, 1-σ
+// = e·inv; z < 0: σ = e·inv, 1-σ = inv.
+FFN_AVX2_INLINE void ffn__avx2_fsig_pair(__m256 zs, __m256 eh, __m256 *s, __m256 *c) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 inv = _mm256_div_ps(one, _mm256_add_ps(one, eh));
+    const __m256 ei = _mm256_mul_ps(eh, inv);
+    *s = _mm256_blendv_ps(inv, ei, zs);
+    *c = _mm256_blendv_ps(ei, inv, zs);
+}
+
+// The backward's dgate = (dh·up)·act'(g) is exact to the bound while dh·up is finite (|act'| is
+// at most ~1.2 on the fast path, so only a product that already overflowed can be spurious):
+// lanes where it is not (or NaN) are rare.
+FFN_AVX2_INLINE __m256 ffn__avx2_finite(__m256 p) {
+    return _mm256_cmp_ps(ffn__avx2_abs(p), _mm256_set1_ps(INFINITY), _CMP_LT_OQ);
 }
 
 #endif  // FFN_VMATH_AVX2_H
