@@ -1,82 +1,304 @@
 // gelu_erf_avx512.c — AVX-512 erf-GeLU and GeGLU (erf): forward, backward, every (in, out) dtype
-// pair. Φ(-|x|) is computed as exp(-x²/2)·g(|x|) with g, the scaled Mills ratio, fitted per
-// interval: relative accuracy holds down to the underflow of the result (x ≈ -14.5).
+// pair. Fast lanes (|x| < 5: all but ~1 in 1.7 million N(0,1) inputs) need no exp: Φ(-|x|) and the
+// derivative's H(|x|) = Φ(-|x|) - |x|·φ(x) come from per-interval polynomials. The other lanes,
+// and the accurate tier's forward, use Φ(-s) = exp(-s²/2)·g(s) with g, the scaled Mills ratio,
+// fitted per interval: relative accuracy down to the underflow of the result (x ≈ -14.5).
 #include "cpu/x86_avx512/vmath_avx512.h"
 
+// Limits at -inf (act) and +inf (act'), see ffn__lim.
+static const struct ffn__lim ffn__lims = {-0.0f, 1.0f};
+
+// --- fast lanes: Φ(-s) and H(s) by per-interval polynomials
+// --------------------------------------- s = |x| ∈ [0, 5) is cut into 32 intervals uniform in v =
+// s·(s + 4): their width shrinks like 1/(2s + 4), about as fast as the logarithmic slope of Φ(-s)
+// (≈ s) grows, so one degree fits all. j = floor(v·32/45), t = s - c_j (c_j the interval's
+// midpoint), and on each interval
+//   Φ(-s) ≈ F_j(t) (degree 5, c0 as a float pair: relative error ≤ 0.33 ulp of f32, fit in long
+//   double of glibc's erfcl with the coefficients rounded to f32 one at a time, refitting the
+//   lower ones),
+//   H(s) = Φ(-s) - s·φ(s) ≈ H_j(t) (degree 5, error ≤ 1.04 ulp of Φ(-s) + s·φ(s), the larger of
+//   its terms: H has the zero of gelu_erf' at s ≈ 0.7518, where the bound is absolute).
+// Rows of the table: the centres, F's c0..c5, F's c0 low part, H's c0..c5.
+#define FFN_ERF_FAST_ROWS 14
+#define FFN_ERF_FAST_DEG 5
+enum {
+    FFN_ERF_ROW_C = 0,
+    FFN_ERF_ROW_F = 1,
+    FFN_ERF_ROW_FLO = FFN_ERF_ROW_F + FFN_ERF_FAST_DEG + 1,
+    FFN_ERF_ROW_H = FFN_ERF_ROW_FLO + 1
+};
+#define FFN_ERF_FAST_K 0x1.6c16c2p-1f  // 32/45: v·K ∈ [0, 32) for s < 5
+#define FFN_ERF_FAST_B 4.0f
+// Fast lanes: |x| < 5 (all but ~1 in 1.7 million N(0,1) inputs); the others take the general
+// path (for x ≥ 5 too: there Φ(-x) must still be right to 2^-25 absolute up to x ≈ 5.42).
+#define FFN_ERF_FAST_LIM 5.0f
+// A product act(x)·m of the fast path needs act(x) normal: |x| ≥ 2^-100.
+#define FFN_ERF_FAST_TINY 0x1p-100f
+static const float ffn__erf_fast_tab[FFN_ERF_FAST_ROWS][32] __attribute__((aligned(64))) = {
+    {
+        // centre c_j
+        0x1.4cf008p-3, 0x1.ded3fap-2, 0x1.7a16f6p-1, 0x1.f82112p-1, 0x1.363d78p+0, 0x1.6c8bcep+0,
+        0x1.9faae6p+0, 0x1.d01ba6p+0, 0x1.fe401ep+0, 0x1.15327ep+1, 0x1.2a63cap+1, 0x1.3eccecp+1,
+        0x1.52828ep+1, 0x1.659608p+1, 0x1.78161p+1,  0x1.8a0f42p+1, 0x1.9b8c84p+1, 0x1.ac975ep+1,
+        0x1.bd3824p+1, 0x1.cd763ep+1, 0x1.dd5838p+1, 0x1.ece3f2p+1, 0x1.fc1ebp+1,  0x1.05869ap+2,
+        0x1.0cd9e4p+2, 0x1.140b2ep+2, 0x1.1b1c4p+2,  0x1.220ebcp+2, 0x1.28e424p+2, 0x1.2f9dd8p+2,
+        0x1.363d1ep+2, 0x1.3cc326p+2,
+    },
+    {
+        // F: c0 (high part)
+        0x1.bde142p-2,  0x1.47b6d4p-2,  0x1.d74868p-3,  0x1.4c9a4p-3,   0x1.cdf27p-4,
+        0x1.3c4d2ep-4,  0x1.abc8ccp-5,  0x1.1e149cp-5,  0x1.7ad334p-6,  0x1.f11d8p-7,
+        0x1.437dfp-7,   0x1.a1d942p-8,  0x1.0bfe7ep-8,  0x1.558ffap-9,  0x1.b0bcc6p-10,
+        0x1.109b44p-10, 0x1.55af08p-11, 0x1.aa2fb4p-12, 0x1.08950ap-12, 0x1.4719c4p-13,
+        0x1.92c06ap-14, 0x1.edfeccp-15, 0x1.2dda4p-15,  0x1.6f9d5p-16,  0x1.be3b4p-17,
+        0x1.0dfb2ap-17, 0x1.45b682p-18, 0x1.87d356p-19, 0x1.d61102p-20, 0x1.1939ccp-20,
+        0x1.4fa674p-21, 0x1.8fa36ap-22,
+    },
+    {
+        // F: c1
+        -0x1.93277cp-2,  -0x1.6e35a8p-2,  -0x1.37067cp-2,  -0x1.f72c68p-3,  -0x1.8809cap-3,
+        -0x1.286bc6p-3,  -0x1.b54d5cp-4,  -0x1.3beb2cp-4,  -0x1.c05ed4p-5,  -0x1.394458p-5,
+        -0x1.afcacep-6,  -0x1.25fa78p-6,  -0x1.8bf36ep-7,  -0x1.080716p-7,  -0x1.5cf84p-8,
+        -0x1.c97764p-9,  -0x1.2997b4p-9,  -0x1.807ddcp-10, -0x1.ed90eap-11, -0x1.3ae44cp-11,
+        -0x1.8f8c5ep-12, -0x1.f84e42p-13, -0x1.3cb28ap-13, -0x1.8beb58p-14, -0x1.eccb2ep-15,
+        -0x1.316a9p-15,  -0x1.79168ap-16, -0x1.cfd88ap-17, -0x1.1c458ap-17, -0x1.5b42e2p-18,
+        -0x1.a6d8p-19,   -0x1.00a59ap-19,
+    },
+    {
+        // F: c2
+        0x1.0627e4p-5,  0x1.567b3ap-4,  0x1.cb5b24p-4,  0x1.ef700ep-4,  0x1.db19f2p-4,
+        0x1.a61b22p-4,  0x1.630634p-4,  0x1.1e5e3ap-4,  0x1.bed6acp-5,  0x1.5334c8p-5,
+        0x1.f74a72p-6,  0x1.6e187cp-6,  0x1.05c8aep-6,  0x1.70cc9ep-7,  0x1.005558p-7,
+        0x1.60167cp-8,  0x1.de69dap-9,  0x1.41dad6p-9,  0x1.ad307ep-10, 0x1.1bcf38p-10,
+        0x1.748104p-11, 0x1.e57b92p-12, 0x1.3a4c04p-12, 0x1.9476f4p-13, 0x1.02c3f6p-13,
+        0x1.495414p-14, 0x1.a10552p-15, 0x1.06c6dcp-15, 0x1.49ad9p-16,  0x1.9bda08p-17,
+        0x1.00371ap-17, 0x1.3d8fdap-18,
+    },
+    {
+        // F: c3
+        0x1.05aa1ep-4,   0x1.7d838ep-5,   0x1.791d56p-6,   0x1.4784ecp-10,  -0x1.e9eebcp-7,
+        -0x1.9636e2p-6,  -0x1.dd11aep-6,  -0x1.e19ab8p-6,  -0x1.bc4ab6p-6,  -0x1.814d34p-6,
+        -0x1.3f1ecp-6,   -0x1.fde122p-7,  -0x1.8b8d66p-7,  -0x1.2b6d2ap-7,  -0x1.bbf094p-8,
+        -0x1.43307cp-8,  -0x1.cf2322p-9,  -0x1.473058p-9,  -0x1.c87b9cp-10, -0x1.3ad1dcp-10,
+        -0x1.adc23ap-11, -0x1.22900ep-11, -0x1.857ee4p-12, -0x1.02f78cp-12, -0x1.55cecep-13,
+        -0x1.c0089ap-14, -0x1.23be68p-14, -0x1.79a79cp-15, -0x1.e61852p-16, -0x1.372b4ep-16,
+        -0x1.8c61a4p-17, -0x1.f68736p-18,
+    },
+    {
+        // F: c4
+        -0x1.026f8ep-7, -0x1.3c485p-6,  -0x1.76d344p-6, -0x1.4ebc28p-6, -0x1.e4a48ep-7,
+        -0x1.11b97ap-7, -0x1.59dc78p-9, 0x1.b20932p-10, 0x1.20e71cp-8,  0x1.7d7898p-8,
+        0x1.97f1b4p-8,  0x1.86a12ep-8,  0x1.5c646cp-8,  0x1.27484p-8,   0x1.e15abap-9,
+        0x1.7c3d22p-9,  0x1.24ad32p-9,  0x1.b8c3f6p-10, 0x1.45a8d8p-10, 0x1.d94e02p-11,
+        0x1.52ec78p-11, 0x1.df0c9ep-12, 0x1.4e8fcp-12,  0x1.ce4c3p-13,  0x1.3c45b4p-13,
+        0x1.acd88ap-14, 0x1.20539ep-14, 0x1.80b696p-15, 0x1.fda352p-16, 0x1.4f4d94p-16,
+        0x1.b670aep-17, 0x1.1cf632p-17,
+    },
+    {
+        // F: c5
+        -0x1.30271p-7,   -0x1.52354ep-8,  -0x1.2efb5ap-14, 0x1.f5ab6ap-9,   0x1.7d1f4p-8,
+        0x1.8ee162p-8,   0x1.55c95cp-8,   0x1.f261ecp-9,   0x1.2e4d2ap-9,   0x1.07551cp-10,
+        0x1.3e39c4p-16,  -0x1.4cbcfcp-11, -0x1.063234p-10, -0x1.2c56dep-10, -0x1.2b13aep-10,
+        -0x1.12122ep-10, -0x1.da7f8ap-11, -0x1.89ab22p-11, -0x1.3bddf6p-11, -0x1.ed36ap-12,
+        -0x1.78521p-12,  -0x1.198702p-12, -0x1.9e0bcp-13,  -0x1.2be20ep-13, -0x1.ac8bc8p-14,
+        -0x1.2e7d26p-14, -0x1.a65104p-15, -0x1.23d64p-15,  -0x1.8f9bbp-16,  -0x1.0f4046p-16,
+        -0x1.6d5424p-17, -0x1.e8680ap-18,
+    },
+    {
+        // F: c0 (low part)
+        0x1.92cc14p-28,  -0x1.3bbdbp-28,  -0x1.04a0b6p-28, 0x1.5ebe3cp-29,  -0x1.00a154p-29,
+        0x1.0e1624p-33,  -0x1.1017b8p-31, -0x1.8ceb34p-30, 0x1.7e1952p-31,  0x1.79571ap-33,
+        -0x1.d3849p-32,  0x1.8b193ep-33,  -0x1.1eb386p-33, 0x1.e58336p-36,  -0x1.9b534cp-35,
+        -0x1.6705b4p-37, 0x1.beaeeep-36,  0x1.38e6bep-37,  -0x1.6e7deap-37, 0x1.d7a81ep-38,
+        0x1.82b6dcp-39,  -0x1.c1b3ccp-40, 0x1.982516p-40,  0x1.575c98p-41,  -0x1.1b001p-43,
+        0x1.b74062p-44,  -0x1.8ba3dep-43, 0x1.00473cp-44,  0x1.ebd502p-46,  -0x1.5b4d14p-45,
+        0x1.241046p-47,  -0x1.ea271p-49,
+    },
+    {
+        // H: c0
+        0x1.7c571cp-2,   0x1.38f1f4p-3,   0x1.7d9e0cp-8,   -0x1.45abeep-4,  -0x1.e8418cp-4,
+        -0x1.07f488p-3,  -0x1.f027fp-4,   -0x1.adb212p-4,  -0x1.6021dp-4,   -0x1.15110ep-4,
+        -0x1.a66ae8p-5,  -0x1.39dd4cp-5,  -0x1.c891b6p-6,  -0x1.461a9ep-6,  -0x1.ca931ap-7,
+        -0x1.3e031ap-7,  -0x1.b3b406p-8,  -0x1.2737e6p-8,  -0x1.8c1dfp-9,   -0x1.075dacp-9,
+        -0x1.5b5516p-10, -0x1.c69bccp-11, -0x1.276e7cp-11, -0x1.7d7d46p-12, -0x1.e9a46ep-13,
+        -0x1.387486p-13, -0x1.8caa1ep-14, -0x1.f510c8p-15, -0x1.3afd36p-15, -0x1.8a46aap-16,
+        -0x1.eb741cp-17, -0x1.3112f4p-17,
+    },
+    {
+        // H: c1
+        -0x1.8dd3b2p-1, -0x1.462c3ep-1, -0x1.c47166p-2, -0x1.03432ep-2, -0x1.a0a012p-4,
+        0x1.07b0fap-8,  0x1.164d4ap-4,  0x1.967cfp-4,   0x1.ba40ap-4,   0x1.a55198p-4,
+        0x1.72bb6p-4,   0x1.34ea3p-4,   0x1.ee572ep-5,  0x1.7f21fp-5,   0x1.215562p-5,
+        0x1.ab99c8p-6,  0x1.362762p-6,  0x1.bab8c8p-7,  0x1.3783a8p-7,  0x1.b0de46p-8,
+        0x1.2958eep-8,  0x1.94533ep-9,  0x1.10540cp-9,  0x1.6bb4aep-10, 0x1.e1e99cp-11,
+        0x1.3cefdep-11, 0x1.9e0c5p-12,  0x1.0cbf04p-12, 0x1.5acep-13,   0x1.bd0cecp-14,
+        0x1.1c1294p-14, 0x1.68db32p-15,
+    },
+    {
+        // H: c2
+        0x1.046bc6p-3,  0x1.43c222p-2,   0x1.8cbb36p-2,   0x1.775b5ep-2,  0x1.2ca9cp-2,
+        0x1.a03d52p-3,  0x1.e41c34p-4,   0x1.988b04p-5,   0x1.8642ap-10,  -0x1.d3fe3ap-6,
+        -0x1.68f2d2p-5, -0x1.934bf4p-5,  -0x1.87e298p-5,  -0x1.5ec49ep-5, -0x1.28e3b8p-5,
+        -0x1.e228fep-6, -0x1.7b010cp-6,  -0x1.2222acp-6,  -0x1.b27814p-7, -0x1.3f304ep-7,
+        -0x1.cd50e6p-8, -0x1.488c88p-8,  -0x1.cdf462p-9,  -0x1.40ff86p-9, -0x1.b969aap-10,
+        -0x1.2c95ep-10, -0x1.95c488p-11, -0x1.0fa6ecp-11, -0x1.68fd7p-12, -0x1.dc5948p-13,
+        -0x1.383b5p-13, -0x1.96cf8p-14,
+    },
+    {
+        // H: c3
+        0x1.0061ep-2,   0x1.3346bcp-3,  0x1.8e3ee4p-6,  -0x1.35b42cp-4, -0x1.0d6ec4p-3,
+        -0x1.2c80a2p-3, -0x1.117792p-3, -0x1.affe1ap-4, -0x1.2be7e8p-4, -0x1.64d3a4p-5,
+        -0x1.4470bep-6, -0x1.717414p-9, 0x1.052d92p-7,  0x1.c448ep-7,   0x1.072094p-6,
+        0x1.05edf6p-6,  0x1.dd6f88p-7,  0x1.9a45bp-7,   0x1.51b1dp-7,   0x1.0cccap-7,
+        0x1.a0751ap-8,  0x1.3b617cp-8,  0x1.d48284p-9,  0x1.562f7ap-9,  0x1.ec7bfcp-10,
+        0x1.5dbe98p-10, 0x1.eae0d4p-11, 0x1.54c97cp-11, 0x1.d48a32p-12, 0x1.3f31b2p-12,
+        0x1.af4ad2p-13, 0x1.2122a4p-13,
+    },
+    {
+        // H: c4
+        -0x1.80198p-5,   -0x1.bc22dep-4,  -0x1.d520bp-4,   -0x1.54fe22p-4,  -0x1.3d0fap-5,
+        0x1.95af26p-10,  0x1.dd02a2p-6,   0x1.5deabep-5,   0x1.70a8e2p-5,   0x1.476536p-5,
+        0x1.00b4ecp-5,   0x1.66bf66p-6,   0x1.b59cep-7,    0x1.abc09cp-8,   0x1.a49896p-10,
+        -0x1.9f9eeep-10, -0x1.bb4f72p-9,  -0x1.10c076p-8,  -0x1.177ecp-8,   -0x1.03c62p-8,
+        -0x1.c55e2cp-9,  -0x1.7a141ap-9,  -0x1.307e5ep-9,  -0x1.dce804p-10, -0x1.6ce0cap-10,
+        -0x1.11b072p-10, -0x1.939658p-11, -0x1.251aecp-11, -0x1.a40b42p-12, -0x1.295cp-12,
+        -0x1.a06c8cp-13, -0x1.20ad44p-13,
+    },
+    {
+        // H: c5
+        -0x1.bd21ecp-5, -0x1.7239e2p-6,  0x1.ad195ap-7,   0x1.213dc6p-5,  0x1.4d11a8p-5,
+        0x1.13da4cp-5,  0x1.5777b6p-6,   0x1.037edap-7,   -0x1.335b3p-9,  -0x1.1efe28p-7,
+        -0x1.7bbe72p-7, -0x1.80b424p-7,  -0x1.4fce5ap-7,  -0x1.062066p-7, -0x1.70c6dap-8,
+        -0x1.cbe17cp-9, -0x1.dca698p-10, -0x1.362b04p-11, 0x1.c58fecp-13, 0x1.67fab8p-11,
+        0x1.dc3c04p-11, 0x1.f86224p-11,  0x1.de8a2ep-11,  0x1.a7f8aep-11, 0x1.65f9f8p-11,
+        0x1.236f7ep-11, 0x1.ccf3bp-12,   0x1.63e8c8p-12,  0x1.0d4974p-12, 0x1.906a54p-13,
+        0x1.252776p-13, 0x1.a76c16p-14,
+    },
+};
+
+FFN_VINLINE __m512 ffn__erf_row(int row, __m512i j) {
+    return _mm512_permutex2var_ps(_mm512_load_ps(ffn__erf_fast_tab[row]), j,
+                                  _mm512_load_ps(ffn__erf_fast_tab[row] + 16));
+}
+
+struct ffn__erf_iv {
+    __m512i j;  // interval
+    __m512 t;   // s - c_j
+};
+FFN_VINLINE struct ffn__erf_iv ffn__erf_interval(__m512 x) {
+    // s ≥ 5 only in rare lanes: clamped there to keep the index in range.
+    const __m512 s = _mm512_min_ps(ffn__c(FFN_ERF_FAST_LIM), _mm512_abs_ps(x));  // NaN stays
+    const __m512 kb =
+        _mm512_fmadd_ps(s, ffn__c(FFN_ERF_FAST_K), ffn__c(FFN_ERF_FAST_B * FFN_ERF_FAST_K));
+    struct ffn__erf_iv iv;
+    iv.j = _mm512_cvttps_epi32(_mm512_mul_ps(s, kb));  // NaN: any index (the lane is rare)
+    iv.t = _mm512_sub_ps(s, ffn__erf_row(FFN_ERF_ROW_C, iv.j));
+    return iv;
+}
+
+// Φ(-s) = c0 + (t·P1(t) + c0_lo): one rounding at the end.
+FFN_VINLINE __m512 ffn__erf_F(struct ffn__erf_iv iv) {
+    __m512 p = ffn__erf_row(FFN_ERF_ROW_F + FFN_ERF_FAST_DEG, iv.j);
+    for (int k = FFN_ERF_FAST_DEG - 1; k >= 1; k--)
+        p = _mm512_fmadd_ps(p, iv.t, ffn__erf_row(FFN_ERF_ROW_F + k, iv.j));
+    p = _mm512_fmadd_ps(p, iv.t, ffn__erf_row(FFN_ERF_ROW_FLO, iv.j));
+    return _mm512_add_ps(ffn__erf_row(FFN_ERF_ROW_F, iv.j), p);
+}
+
+// H(s) = Φ(-s) - s·φ(s).
+FFN_VINLINE __m512 ffn__erf_H(struct ffn__erf_iv iv) {
+    __m512 p = ffn__erf_row(FFN_ERF_ROW_H + FFN_ERF_FAST_DEG, iv.j);
+    for (int k = FFN_ERF_FAST_DEG - 1; k >= 0; k--)
+        p = _mm512_fmadd_ps(p, iv.t, ffn__erf_row(FFN_ERF_ROW_H + k, iv.j));
+    return p;
+}
+
+// --- general lanes: Φ(-s) = exp(-s²/2)·g(s) -----------------------------------------------------
 // g(s) = e^{s²/2}·Φ(-s) = e^{s²/2}·erfc(s/√2)/2 on [j/2, (j+1)/2], j = 0..31, as a degree-6
-// polynomial in t = s - j/2 (Chebyshev interpolation in long double of glibc's erfcl, coefficients
-// rounded to f32: relative error ≤ 5e-9 before that rounding). Tables by coefficient, then j.
+// polynomial in t = s - j/2 (fit in long double of glibc's erfcl, c6..c1 rounded to f32 one at a
+// time with the lower ones refitted, c0 a float pair: relative error ≤ 0.31 ulp of f32).
+// Tables by coefficient (c0, c1..c6, c0's low part), then j.
 #define FFN_ERF_DEG 6
-static const float ffn__erf_g_tab[FFN_ERF_DEG + 1][32] __attribute__((aligned(64))) = {
-    {  // c0
-        0x1p-1f, 0x1.66027ap-2f, 0x1.0bdb2ep-2f, 0x1.a57056p-3f,
-        0x1.5845dcp-3f, 0x1.217252p-3f, 0x1.f1b89cp-4f, 0x1.b396fap-4f,
-        0x1.82b4bcp-4f, 0x1.5b5acep-4f, 0x1.3b0fbcp-4f, 0x1.201faap-4f,
-        0x1.095608p-4f, 0x1.eba5fep-5f, 0x1.c9e12p-5f, 0x1.ac6292p-5f,
-        0x1.926972p-5f, 0x1.7b5f34p-5f, 0x1.66ccb8p-5f, 0x1.545298p-5f,
-        0x1.43a38ap-5f, 0x1.34805ap-5f, 0x1.26b4dp-5f, 0x1.1a1574p-5f,
-        0x1.0e7dcep-5f, 0x1.03cf06p-5f, 0x1.f3ddc2p-6f, 0x1.e18ddcp-6f,
-        0x1.d087aep-6f, 0x1.c0a9c4p-6f, 0x1.b1d706p-6f, 0x1.a3f60ap-6f,
+#define FFN_ERF_ROW_C0LO (FFN_ERF_DEG + 1)
+static const float ffn__erf_g_tab[FFN_ERF_DEG + 2][32] __attribute__((aligned(64))) = {
+    {
+        // c0 (high part)
+        0x1p-1,        0x1.66027ap-2, 0x1.0bdb2ep-2, 0x1.a57056p-3, 0x1.5845dcp-3, 0x1.217252p-3,
+        0x1.f1b89cp-4, 0x1.b396fap-4, 0x1.82b4bcp-4, 0x1.5b5acep-4, 0x1.3b0fbcp-4, 0x1.201faap-4,
+        0x1.095608p-4, 0x1.eba5fep-5, 0x1.c9e12p-5,  0x1.ac6292p-5, 0x1.926972p-5, 0x1.7b5f34p-5,
+        0x1.66ccb8p-5, 0x1.545298p-5, 0x1.43a38ap-5, 0x1.34805ap-5, 0x1.26b4dp-5,  0x1.1a1574p-5,
+        0x1.0e7dcep-5, 0x1.03cf06p-5, 0x1.f3ddc2p-6, 0x1.e18ddcp-6, 0x1.d087aep-6, 0x1.c0a9c4p-6,
+        0x1.b1d706p-6, 0x1.a3f60ap-6,
     },
-    {  // c1
-        -0x1.988438p-2f, -0x1.cb061cp-3f, -0x1.195246p-3f, -0x1.71c048p-4f,
-        -0x1.00f9dap-4f, -0x1.75ab62p-5f, -0x1.19cefp-5f, -0x1.b6038ap-6f,
-        -0x1.5cf97ap-6f, -0x1.1be2c6p-6f, -0x1.d614ecp-7f, -0x1.8b1956p-7f,
-        -0x1.5068c2p-7f, -0x1.21ae92p-7f, -0x1.f7d59ep-8f, -0x1.b9fa6ap-8f,
-        -0x1.86b844p-8f, -0x1.5bcb3ep-8f, -0x1.378124p-8f, -0x1.188feep-8f,
-        -0x1.fbf2dp-9f, -0x1.cdeeacp-9f, -0x1.a5dac2p-9f, -0x1.82bdeep-9f,
-        -0x1.63cfc8p-9f, -0x1.486db4p-9f, -0x1.3012a8p-9f, -0x1.1a5102p-9f,
-        -0x1.06cdbep-9f, -0x1.ea79b4p-10f, -0x1.cabcdap-10f, -0x1.adf8e8p-10f,
+    {
+        // c1
+        -0x1.988426p-2,  -0x1.cb0612p-3,  -0x1.195242p-3, -0x1.71c046p-4, -0x1.00f9d8p-4,
+        -0x1.75ab62p-5,  -0x1.19cefp-5,   -0x1.b6038ap-6, -0x1.5cf97ap-6, -0x1.1be2c6p-6,
+        -0x1.d614ecp-7,  -0x1.8b1956p-7,  -0x1.5068c2p-7, -0x1.21ae92p-7, -0x1.f7d59ep-8,
+        -0x1.b9fa6ap-8,  -0x1.86b844p-8,  -0x1.5bcb3ep-8, -0x1.378124p-8, -0x1.188feep-8,
+        -0x1.fbf2dp-9,   -0x1.cdeeacp-9,  -0x1.a5dac2p-9, -0x1.82bdeep-9, -0x1.63cfc8p-9,
+        -0x1.486db4p-9,  -0x1.3012a8p-9,  -0x1.1a5102p-9, -0x1.06cdbep-9, -0x1.ea79b4p-10,
+        -0x1.cabcdap-10, -0x1.adf8e8p-10,
     },
-    {  // c2
-        0x1.fff938p-3f, 0x1.e67e0cp-4f, 0x1.fcc5bep-5f, 0x1.203f66p-5f,
-        0x1.5d2f6cp-6f, 0x1.bf391ep-7f, 0x1.2c0892p-7f, 0x1.a29ed2p-8f,
-        0x1.2dd9ecp-8f, 0x1.bfbad4p-9f, 0x1.542a8cp-9f, 0x1.07e3e2p-9f,
-        0x1.a0eedcp-10f, 0x1.4ea502p-10f, 0x1.10637p-10f, 0x1.c0f9cep-11f,
-        0x1.7625d4p-11f, 0x1.3ae802p-11f, 0x1.0b6e08p-11f, 0x1.c9eb5ep-12f,
-        0x1.8af23ep-12f, 0x1.56ee3ep-12f, 0x1.2b9aa2p-12f, 0x1.073c62p-12f,
-        0x1.d0fb62p-13f, 0x1.9ca85p-13f, 0x1.6fdc4p-13f, 0x1.494a5p-13f,
-        0x1.27e806p-13f, 0x1.0ade66p-13f, 0x1.e2fd9p-14f, 0x1.b6748ep-14f,
+    {
+        // c2
+        0x1.fff76cp-3,  0x1.e67d08p-4,  0x1.fcc51ap-5,  0x1.203f2cp-5,  0x1.5d2f4p-6,
+        0x1.bf38fap-7,  0x1.2c0884p-7,  0x1.a29ec4p-8,  0x1.2dd9e4p-8,  0x1.bfbacep-9,
+        0x1.542a88p-9,  0x1.07e3ep-9,   0x1.a0eed8p-10, 0x1.4ea5p-10,   0x1.10637p-10,
+        0x1.c0f9cep-11, 0x1.7625d4p-11, 0x1.3ae802p-11, 0x1.0b6e08p-11, 0x1.c9eb5cp-12,
+        0x1.8af23ep-12, 0x1.56ee3cp-12, 0x1.2b9aa2p-12, 0x1.073c62p-12, 0x1.d0fb62p-13,
+        0x1.9ca85p-13,  0x1.6fdc4p-13,  0x1.494a5p-13,  0x1.27e806p-13, 0x1.0ade66p-13,
+        0x1.e2fd9p-14,  0x1.b6748ep-14,
     },
-    {  // c3
-        -0x1.10055p-3f, -0x1.c17f96p-5f, -0x1.9ac646p-6f, -0x1.995828p-7f,
-        -0x1.b740fep-8f, -0x1.f60f02p-9f, -0x1.2ecca8p-9f, -0x1.7e786ep-10f,
-        -0x1.f69b8ap-11f, -0x1.55b734p-11f, -0x1.dea20ep-12f, -0x1.57fcb2p-12f,
-        -0x1.f9c96p-13f, -0x1.7b5dcep-13f, -0x1.21a4f4p-13f, -0x1.c1585ap-14f,
-        -0x1.61882ap-14f, -0x1.19b996p-14f, -0x1.c638c2p-15f, -0x1.7206f2p-15f,
-        -0x1.305514p-15f, -0x1.f8fea2p-16f, -0x1.a65aaap-16f, -0x1.63da7ep-16f,
-        -0x1.2ddf7p-16f, -0x1.01b35ap-16f, -0x1.ba9114p-17f, -0x1.7e19aap-17f,
-        -0x1.4b933p-17f, -0x1.21198ap-17f, -0x1.fa60bap-18f, -0x1.bd54ecp-18f,
+    {
+        // c3
+        -0x1.0ffc28p-3,  -0x1.c1753p-5,   -0x1.9abfb8p-6,  -0x1.99539ep-7,  -0x1.b73d92p-8,
+        -0x1.f60c38p-9,  -0x1.2ecb72p-9,  -0x1.7e775p-10,  -0x1.f69a74p-11, -0x1.55b6a6p-11,
+        -0x1.dea176p-12, -0x1.57fc5ep-12, -0x1.f9c8fep-13, -0x1.7b5d94p-13, -0x1.21a4dp-13,
+        -0x1.c1582ep-14, -0x1.61880ep-14, -0x1.19b984p-14, -0x1.c638a8p-15, -0x1.7206ep-15,
+        -0x1.30550ap-15, -0x1.f8fe92p-16, -0x1.a65aap-16,  -0x1.63da76p-16, -0x1.2ddf6ap-16,
+        -0x1.01b354p-16, -0x1.ba910ep-17, -0x1.7e19a4p-17, -0x1.4b932cp-17, -0x1.211988p-17,
+        -0x1.fa60b6p-18, -0x1.bd54e8p-18,
     },
-    {  // c4
-        0x1.f85ac2p-5f, 0x1.71bfe4p-6f, 0x1.2c9a1p-7f, 0x1.0b8964p-8f,
-        0x1.01a0e4p-9f, 0x1.09a5dp-10f, 0x1.22a7ecp-11f, 0x1.4ed302p-12f,
-        0x1.93617cp-13f, 0x1.f95ca4p-14f, 0x1.479a88p-14f, 0x1.b5c0e2p-15f,
-        0x1.2c6074p-15f, 0x1.a61b76p-16f, 0x1.2eebb8p-16f, 0x1.bb16c2p-17f,
-        0x1.49a0dap-17f, 0x1.f20dacp-18f, 0x1.7d8f74p-18f, 0x1.280e2ap-18f,
-        0x1.d0ca62p-19f, 0x1.70c0c6p-19f, 0x1.276fe8p-19f, 0x1.ddb034p-20f,
-        0x1.856bacp-20f, 0x1.3fedd6p-20f, 0x1.08bc32p-20f, 0x1.b9124p-21f,
-        0x1.71bc84p-21f, 0x1.37c1ep-21f, 0x1.0850dcp-21f, 0x1.c28088p-22f,
+    {
+        // c4
+        0x1.f809dp-5,   0x1.7191e6p-6,  0x1.2c7d0ap-7,  0x1.0b7546p-8,  0x1.0191b6p-9,
+        0x1.099978p-10, 0x1.229d2ep-11, 0x1.4ec914p-12, 0x1.9357cep-13, 0x1.f952bcp-14,
+        0x1.47953ep-14, 0x1.b5bb04p-15, 0x1.2c5d14p-15, 0x1.a61774p-16, 0x1.2ee948p-16,
+        0x1.bb13b4p-17, 0x1.499ee4p-17, 0x1.f20b1cp-18, 0x1.7d8dbep-18, 0x1.280dp-18,
+        0x1.d0c8c8p-19, 0x1.70bfa6p-19, 0x1.276f1ap-19, 0x1.ddaf0cp-20, 0x1.856ad4p-20,
+        0x1.3fed38p-20, 0x1.08bbbap-20, 0x1.b9118ep-21, 0x1.71bbfcp-21, 0x1.37c178p-21,
+        0x1.08508ap-21, 0x1.c2800ap-22,
     },
-    {  // c5
-        -0x1.8431ep-6f, -0x1.0285a8p-7f, -0x1.7dfaeap-9f, -0x1.35636cp-10f,
-        -0x1.0fc6d4p-11f, -0x1.006728p-12f, -0x1.018e3ap-13f, -0x1.115ef8p-14f,
-        -0x1.3093p-15f, -0x1.622a44p-16f, -0x1.abb458p-17f, -0x1.0b123cp-17f,
-        -0x1.57a738p-18f, -0x1.c62adep-19f, -0x1.33643p-19f, -0x1.a92e06p-20f,
-        -0x1.2bd884p-20f, -0x1.ae77bep-21f, -0x1.3a03eap-21f, -0x1.d0ec62p-22f,
-        -0x1.5cd922p-22f, -0x1.0903fp-22f, -0x1.9747a4p-23f, -0x1.3c4676p-23f,
-        -0x1.f0088ap-24f, -0x1.888652p-24f, -0x1.393ff2p-24f, -0x1.f7ecbcp-25f,
-        -0x1.9853dap-25f, -0x1.4d27e2p-25f, -0x1.119686p-25f, -0x1.c41594p-26f,
+    {
+        // c5
+        -0x1.83b0e4p-6,  -0x1.023c56p-7,  -0x1.7d9e5ep-9,  -0x1.35233ep-10, -0x1.0f9666p-11,
+        -0x1.003fcp-12,  -0x1.016becp-13, -0x1.113f44p-14, -0x1.307414p-15, -0x1.620aap-16,
+        -0x1.ab928cp-17, -0x1.0aff7ap-17, -0x1.5791aap-18, -0x1.c6114ep-19, -0x1.335498p-19,
+        -0x1.a91a8p-20,  -0x1.2bcc02p-20, -0x1.ae675ep-21, -0x1.39f8fcp-21, -0x1.d0dd88p-22,
+        -0x1.5ccedep-22, -0x1.08fcbcp-22, -0x1.973d64p-23, -0x1.3c3f12p-23, -0x1.effdcp-24,
+        -0x1.887e5cp-24, -0x1.393ap-24,   -0x1.f7e3c6p-25, -0x1.984d0ap-25, -0x1.4d22a8p-25,
+        -0x1.11927ep-25, -0x1.c40f4ap-26,
     },
-    {  // c6
-        0x1.728b62p-8f, 0x1.ce5d12p-10f, 0x1.3fc084p-11f, 0x1.e4d24cp-13f,
-        0x1.8ed536p-14f, 0x1.60bb66p-15f, 0x1.4c9dbp-16f, 0x1.4bf874p-17f,
-        0x1.5c6e46p-18f, 0x1.7e6daap-19f, 0x1.b4ca0ep-20f, 0x1.0276eap-20f,
-        0x1.3bc82p-21f, 0x1.8d01f4p-22f, 0x1.0015cap-22f, 0x1.522b98p-23f,
-        0x1.c82092p-24f, 0x1.399afcp-24f, 0x1.b6e5a8p-25f, 0x1.381ed8p-25f,
-        0x1.c28f86p-26f, 0x1.49ad6ap-26f, 0x1.e8951p-27f, 0x1.6e4c14p-27f,
-        0x1.159dc4p-27f, 0x1.a914f6p-28f, 0x1.4884e4p-28f, 0x1.00228p-28f,
-        0x1.92b3d6p-29f, 0x1.3f073ap-29f, 0x1.fd2a9cp-30f, 0x1.991a82p-30f,
+    {
+        // c6
+        0x1.728b62p-8,  0x1.ce5d12p-10, 0x1.3fc084p-11, 0x1.e4d24cp-13, 0x1.8ed536p-14,
+        0x1.60bb66p-15, 0x1.4c9dbp-16,  0x1.4bf874p-17, 0x1.5c6e46p-18, 0x1.7e6daap-19,
+        0x1.b4ca0ep-20, 0x1.0276eap-20, 0x1.3bc82p-21,  0x1.8d01f4p-22, 0x1.0015cap-22,
+        0x1.522b98p-23, 0x1.c82092p-24, 0x1.399afcp-24, 0x1.b6e5a8p-25, 0x1.381ed8p-25,
+        0x1.c28f86p-26, 0x1.49ad6ap-26, 0x1.e8951p-27,  0x1.6e4c14p-27, 0x1.159dc4p-27,
+        0x1.a914f6p-28, 0x1.4884e4p-28, 0x1.00228p-28,  0x1.92b3d6p-29, 0x1.3f073ap-29,
+        0x1.fd2a9cp-30, 0x1.991a82p-30,
+    },
+    {
+        // c0 (low part)
+        -0x1.3f65bcp-27, 0x1.4737c2p-27,  -0x1.c023ccp-30, -0x1.066fbp-28,  0x1.4a6b02p-28,
+        0x1.5d5b2ep-30,  0x1.25414ep-32,  -0x1.774004p-31, -0x1.fb7ff4p-30, -0x1.7aff5cp-29,
+        0x1.762ff4p-29,  -0x1.a666bp-29,  0x1.8d873cp-29,  0x1.55f17ap-31,  0x1.d47a1p-30,
+        0x1.6d4712p-30,  0x1.99fb0cp-32,  -0x1.ef4538p-30, -0x1.f7e57ap-32, -0x1.93d914p-30,
+        0x1.c9c39cp-30,  -0x1.63302cp-32, -0x1.940f06p-32, 0x1.c551bap-31,  -0x1.c84aeap-30,
+        -0x1.f60dfp-30,  0x1.72f078p-32,  -0x1.cb7408p-32, -0x1.2c483cp-31, -0x1.467c6p-34,
+        0x1.a7db7p-31,   0x1.4cbc06p-31,
     },
 };
 
@@ -91,7 +313,8 @@ static const float ffn__erf_g_tab[FFN_ERF_DEG + 1][32] __attribute__((aligned(64
 #define FFN_ERF_SCLAMP 15.75f
 #define FFN_ERF_XCLAMP 40.0f
 
-// Φ(-s) = 2^n·E·g(s) for s = |x| (clamped). Returns E·g, n in *n.
+// Φ(-s) = 2^n·E·g(s) for s = |x| (clamped), plain f32 (the derivative's 8-ulp tier). Returns
+// E·g, n in *n.
 FFN_VINLINE __m512 ffn__phi_neg(__m512 x, bool precise, __m512 *n, __m512 *E_out) {
     const __m512 sx = _mm512_min_ps(ffn__c(FFN_ERF_XCLAMP), _mm512_abs_ps(x));  // NaN stays
     const __m512 s = _mm512_min_ps(ffn__c(FFN_ERF_SCLAMP), sx);
@@ -120,28 +343,69 @@ FFN_VINLINE __m512 ffn__phi_neg(__m512 x, bool precise, __m512 *n, __m512 *E_out
     return _mm512_mul_ps(E, g);
 }
 
-// gelu_erf(x) = x·Φ(x) = 0.5·x·erfc(-x/√2):  x < 0: x·Φ(-|x|) (scaled by 2^n last);
-// x ≥ 0: x - x·Φ(-|x|) (no cancellation: Φ(-|x|) ≤ 1/2).
-static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_erf_v(__m512 x, bool acc) {
+// The accurate form: x·Φ(-s) = (yh + yl)·2^n with every rounding compensated but the last one:
+// g = gh + gl from c0's pair and the last Horner step's error (c0 - gh is exact: the step changes
+// c0 by at most 30%), E = th + u (the table's 2^(j/16) and the rest, as a pair), and the products
+// E·g and x·(E·g) as exact pairs (fmsub) plus the cross terms. Error: the fit (0.31 ulp), the
+// plain part t·P1(t) of g (≤ 0.3 ulp of g), a few 2^-30, then the final rounding: ≤ ~1.2 ulp.
+// gelu_erf(x):  x < 0: (yh + yl)·2^n;  x ≥ 0: x - (Yh + Yl) with Y = y·2^n ≤ x/2 (Fast2Sum).
+FFN_VINLINE struct ffn__av ffn__gelu_erf_general(__m512 x) {
     const __mmask16 tiny = ffn__tiny_pre(&x);
-    __m512 n, E;
-    const __m512 eg = ffn__phi_neg(x, true, &n, &E);
+    const __m512 sx = _mm512_min_ps(ffn__c(FFN_ERF_XCLAMP), _mm512_abs_ps(x));  // NaN stays
+    const __m512 s = _mm512_min_ps(ffn__c(FFN_ERF_SCLAMP), sx);
+    const __m512 s2 = _mm512_add_ps(s, s);
+    const __m512 fl = _mm512_roundscale_ps(s2, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m512 t = _mm512_fmadd_ps(fl, ffn__c(-0.5f), s);
+    const __m512i j = _mm512_cvttps_epi32(s2);
+#define FFN__G(k)                                                \
+    _mm512_permutex2var_ps(_mm512_load_ps(ffn__erf_g_tab[k]), j, \
+                           _mm512_load_ps(ffn__erf_g_tab[k] + 16))
+    __m512 p1 = FFN__G(FFN_ERF_DEG);
+    for (int k = FFN_ERF_DEG - 1; k >= 1; k--) p1 = _mm512_fmadd_ps(p1, t, FFN__G(k));
+    const __m512 c0 = FFN__G(0);
+    const __m512 gh = _mm512_fmadd_ps(t, p1, c0);
+    const __m512 gl =
+        _mm512_add_ps(_mm512_fmadd_ps(t, p1, _mm512_sub_ps(c0, gh)), FFN__G(FFN_ERF_ROW_C0LO));
+#undef FFN__G
+    // exp(-sx²/2) = 2^n·(th + u), sx² = s2h + s2l exactly.
+    const __m512 s2h = _mm512_mul_ps(sx, sx);
+    const __m512 s2l = _mm512_fmsub_ps(sx, sx, s2h);
+    const __m512 tt = _mm512_fmadd_ps(s2h, ffn__c(FFN_NHL_HI), ffn__c(FFN_EXP2_MAGIC));
+    const __m512 n = _mm512_sub_ps(tt, ffn__c(FFN_EXP2_MAGIC));
+    __m512 r = _mm512_fmsub_ps(s2h, ffn__c(FFN_NHL_HI), n);
+    r = _mm512_fmadd_ps(s2h, ffn__c(FFN_NHL_LO), r);
+    r = _mm512_fmadd_ps(s2l, ffn__c(FFN_NHL_HI), r);
+    const __m512i ji = _mm512_castps_si512(tt);
+    const __m512 th = _mm512_permutexvar_ps(ji, ffn__exp2_thi());
+    __m512 pe = _mm512_fmadd_ps(ffn__c(FFN_EXP2_C3), r, ffn__c(FFN_EXP2_C2));
+    pe = _mm512_fmadd_ps(pe, r, ffn__c(FFN_EXP2_C1));
+    pe = _mm512_mul_ps(pe, r);
+    const __m512 u = _mm512_fmadd_ps(th, pe, _mm512_permutexvar_ps(ji, ffn__exp2_tlo()));
+    // P = E·g = Ph + Pl;  y = x·P = yh + yl.
+    const __m512 ph = _mm512_mul_ps(th, gh);
+    __m512 pl = _mm512_fmadd_ps(th, gl, _mm512_fmsub_ps(th, gh, ph));
+    pl = _mm512_fmadd_ps(u, gh, pl);
     const __m512 xm =
         _mm512_min_ps(ffn__c(FFN_ERF_XCLAMP), _mm512_max_ps(ffn__c(-FFN_ERF_XCLAMP), x));
-    const __m512 p = _mm512_mul_ps(xm, eg);  // x·Φ(-|x|)·2^-n
+    const __m512 yh = _mm512_mul_ps(xm, ph);
+    const __m512 yl = _mm512_fmadd_ps(xm, pl, _mm512_fmsub_ps(xm, ph, yh));
     const __mmask16 neg = ffn__signmask(x);
-    struct ffn__avd r;
-    r.a.hi = _mm512_mask_mov_ps(_mm512_sub_ps(x, _mm512_scalef_ps(p, n)), neg, p);
-    r.a.lo = _mm512_setzero_ps();
-    r.a.k = _mm512_maskz_mov_ps(neg, n);
-    ffn__tiny_post(&r.a, tiny);
-    r.da = r.a;  // unused (forward only)
-    return r;
+    const __m512 Yh = _mm512_scalef_ps(yh, n), Yl = _mm512_scalef_ps(yl, n);
+    const __m512 hp = _mm512_sub_ps(x, Yh);
+    const __m512 lp = _mm512_sub_ps(_mm512_sub_ps(_mm512_sub_ps(x, hp), Yh), Yl);
+    struct ffn__av v;
+    v.hi = _mm512_mask_mov_ps(hp, neg, yh);
+    v.lo = _mm512_mask_mov_ps(lp, neg, yl);
+    // At x = ±0 and ±inf the sum is exact or infinite: lo is hi itself (see ffn__xsig).
+    v.lo = _mm512_mask_mov_ps(v.lo, _mm512_fpclass_ps_mask(x, 0x1e), v.hi);
+    v.k = _mm512_maskz_mov_ps(neg, n);
+    ffn__tiny_post(&v, tiny);
+    return v;
 }
 
 // gelu_erf'(x) = Φ(x) + x·φ(x), φ(x) = e^{-x²/2}/√(2π) = 2^n·E/√(2π):
 //   x < 0:  2^n·E·(g + x/√(2π));      x ≥ 0:  1 + 2^n·E·(x/√(2π) - g).
-static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_erf_dv(__m512 x, bool acc) {
+FFN_VINLINE struct ffn__avd ffn__gelu_erf_general_d(__m512 x) {
     const __mmask16 tiny = ffn__tiny_pre(&x);  // act' is flat there: only act needs the scale
     __m512 n, E;
     const __m512 eg = ffn__phi_neg(x, false, &n, &E);
@@ -162,18 +426,69 @@ static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_erf_dv(__
     return r;
 }
 
-enum { FFN_GELU_ERF_FL = FFN_AV_K };
+// Forward. Fast lanes: gelu(x) = x·G, G = Φ(-s) (x < 0) or 1 - Φ(-s) (x ≥ 0; no cancellation,
+// Φ(-s) ≤ 1/2), Φ(-s) from F_j: within ~2 ulp, a combine one rounding more. Rare lanes (|x| ≥ 5,
+// NaN; in a combine also |x| < 2^-100) and the accurate tier: the compensated general form.
+// Backward. Fast lanes: gelu'(x) = Φ(x) + x·φ(x) = H(s) (x < 0) or 1 - H(s) (x ≥ 0), from H_j;
+// act for dup as in the forward. Rare lanes (|x| ≥ 5, NaN; for dup also subnormal x): the general
+// form with exp.
+static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_erf_v(__m512 x, __m512 a,
+                                                                            __m512 b,
+                                                                            enum ffn__mode mode,
+                                                                            bool acc) {
+    enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
+    struct ffn__vo o;
+    const __m512 one = ffn__c(1.0f);
+    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLT_UQ);
+    if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
+        if (acc) {
+            o.y0 = o.y1 = ffn__av_fwd(ffn__gelu_erf_general(x), x, a, mode, FL, ffn__lims);
+            return o;
+        }
+        const struct ffn__erf_iv iv = ffn__erf_interval(x);
+        const __m512 f = ffn__erf_F(iv);
+        const __m512 y = _mm512_mul_ps(x, _mm512_mask_sub_ps(f, pos, one, f));
+        o.y0 = mode == FFN_MODE_ACT ? y : _mm512_mul_ps(y, a);
+        const __mmask16 rare =
+            ffn__rare_sym(x, FFN_ERF_FAST_LIM, false) |
+            (mode == FFN_MODE_ACT_MUL
+                 ? _mm512_cmp_ps_mask(_mm512_abs_ps(x), ffn__c(FFN_ERF_FAST_TINY), _CMP_LT_OQ)
+                 : 0);
+        if (rare) {
+            const __m512 g = ffn__av_fwd(ffn__gelu_erf_general(x), x, a, mode, FL, ffn__lims);
+            o.y0 = _mm512_mask_mov_ps(o.y0, rare, g);
+        }
+        o.y1 = o.y0;
+        return o;
+    }
+    const bool both = mode == FFN_MODE_BOTH;
+    const struct ffn__erf_iv iv = ffn__erf_interval(x);
+    const __m512 h = ffn__erf_H(iv);
+    const __m512 d = _mm512_mask_sub_ps(h, pos, one, h);
+    o.y0 = _mm512_mul_ps(d, both ? _mm512_mul_ps(a, b) : a);
+    if (both) {
+        const __m512 f = ffn__erf_F(iv);
+        o.y1 = _mm512_mul_ps(_mm512_mul_ps(x, _mm512_mask_sub_ps(f, pos, one, f)), b);
+    }
+    __mmask16 rare = ffn__rare_sym(x, FFN_ERF_FAST_LIM, false);
+    if (both) rare |= _mm512_fpclass_ps_mask(x, 0x20);  // subnormal: x·G would lose bits
+    if (rare) {
+        const struct ffn__vo g =
+            ffn__avd_bwd(ffn__gelu_erf_general_d(x), x, a, b, mode, DFL, DFL, ffn__lims);
+        o.y0 = _mm512_mask_mov_ps(o.y0, rare, g.y0);
+        if (both) o.y1 = _mm512_mask_mov_ps(o.y1, rare, g.y1);
+    }
+    if (!both) o.y1 = o.y0;
+    // Fast DACT_MUL lanes have x finite: a NaN result can only come from dy, and is its quieted
+    // copy. The BOTH products meet two multiplicands, which may both be NaN.
+    return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
+}
 
-FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx512) {
-    ffn__act_fwd(cfg, n, y, x, ffn__gelu_erf_v, FFN_GELU_ERF_FL);
-}
-FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__avx512) {
-    ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_erf_dv, FFN_GELU_ERF_FL);
-}
+FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__gelu_erf_v); }
+FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_erf_v); }
 FFN_KPROTO_GLU_FWD(ffn_geglu_erf_fwd__avx512) {
-    ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_erf_v, FFN_GELU_ERF_FL);
+    ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_erf_v);
 }
 FFN_KPROTO_GLU_BWD(ffn_geglu_erf_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_erf_dv, FFN_GELU_ERF_FL,
-                 FFN_GELU_ERF_FL);
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_erf_v);
 }

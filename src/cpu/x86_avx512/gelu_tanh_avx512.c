@@ -1,23 +1,34 @@
 // gelu_tanh_avx512.c — AVX-512 tanh-GeLU and GeGLU (tanh): forward, backward, every (in, out)
-// dtype pair. A fast path serves vectors whose lanes are all ≥ -4.5 (all but ~1 in 20,000 of
-// N(0,1) vectors); the others also take an exact-argument path for their tail lanes, selected
-// per lane, so no lane's result depends on its neighbours.
+// dtype pair. Fast paths serve the lanes x ≥ -4.5 (all but ~1 in 300,000 of N(0,1) inputs); the
+// other lanes (and every lane of the accurate tier's forward) take the general form with the
+// exact argument and the compensated quotient, selected per lane, so no lane's result depends
+// on its neighbours.
 #include "cpu/x86_avx512/vmath_avx512.h"
+
+// Limits at -inf (act) and +inf (act'), see ffn__lim.
+static const struct ffn__lim ffn__lims = {-0.0f, 1.0f};
 
 // gelu_tanh(x) = 0.5x(1 + tanh u) = x·σ(A),  A = 2u = x·(K + M·x²),  K = √(8/π), M = 0.044715·K.
 // exp(-A) = 2^(-A·log2 e): the constants below carry log2(e), as float pairs (hi + lo):
-#define FFN_KL_HI 0x1.26aec2p+1f    // √(8/π)·log2 e
+#define FFN_KL_HI 0x1.26aec2p+1f  // √(8/π)·log2 e
 #define FFN_KL_LO 0x1.bce75ap-27f
-#define FFN_ML_HI 0x1.a5a7dp-4f     // 0.044715·√(8/π)·log2 e
+#define FFN_ML_HI 0x1.a5a7dp-4f  // 0.044715·√(8/π)·log2 e
 #define FFN_ML_LO -0x1.151aaep-29f
 // The derivative's dA/dx = K + 3M·x² (plain f32: the backward tier is 8 ulp).
-#define FFN_K_HI 0x1.988454p+0f     // √(8/π)
-#define FFN_M3_HI 0x1.b6676cp-3f    // 3·0.044715·√(8/π)
-// Fast-path bound: for |x| ≤ 4.72 (K + M·x² ≤ 2K) the exact error term of q = K + M·x² comes
-// from Sterbenz' lemma (see ffn__gelu_fast); lanes below -4.5 take the exact-argument path.
+#define FFN_K_HI 0x1.988454p+0f   // √(8/π)
+#define FFN_M3_HI 0x1.b6676cp-3f  // 3·0.044715·√(8/π)
+// Fast lanes: x ≥ -4.5. For |x| ≤ 4.72 (K + M·x² ≤ 2K) the exact error term of q = K + M·x²
+// comes from Sterbenz' lemma (see ffn__gelu_fast_e); beyond 4.72 on the positive side e is so
+// small that its error no longer matters.
 #define FFN_GELU_FAST_MIN -4.5f
+// The fast paths clamp the exponent's argument at x = 9: there A·log2 e = 95.8, e = 2^-95.8 is
+// still normal (ffn__scale_t) and already below half an ulp of 1, so 1 + e = 1 for every x ≥ 9
+// and the clamp changes no result.
+#define FFN_GELU_FAST_CLAMP 9.0f
+// A combine's fast lanes also need act(x) = x/(1 + e) normal: |x| ≥ 2^-100 (1 + e ≤ 2^20 there).
+#define FFN_GELU_FAST_TINY 0x1p-100f
 // |x| ≥ 20: A ≥ 600, e^-A = 0 in f32, so gelu(x) is x (x > 0) or -0 (x < 0) exactly; clamping
-// the argument there changes no result and keeps x³ finite.
+// the argument there changes no result and keeps x³ finite (general form).
 #define FFN_GELU_CLAMP 20.0f
 
 // Exact argument, any x in [-20, 20]: A·log2 e = xa·(qh + ql) with qh + ql = KL + ML·xa² to
@@ -45,20 +56,22 @@ FFN_VINLINE __m512 ffn__gelu_exact_arg(__m512 xa, bool precise, __m512 *n) {
 // The general form, any x: e = exp(-|A|) from xa = -|x| (A is odd), then the compensated
 // x·σ(A) of ffn__xsig (within ~1 ulp).
 FFN_VINLINE struct ffn__av ffn__gelu_general(__m512 x) {
+    const __mmask16 tiny = ffn__tiny_pre(&x);
     const __m512 xa = _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), ffn__neg_abs(x));
     __m512 n;
     const __m512 E = ffn__gelu_exact_arg(xa, true, &n);
     const __m512 xm = _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x);
-    return ffn__xsig(xm, E, n, ffn__signmask(x));
+    struct ffn__av v = ffn__xsig(xm, E, n, ffn__signmask(x));
+    ffn__tiny_post(&v, tiny);
+    return v;
 }
 
-// Fast path, exact for x ≥ -4.5: gelu(x) = x/(1 + e), e = exp(-A) for the signed x (e ≤ e^13.7
-// there: no overflow). q = KL_hi + ML·x² is one fma; since q ≤ 2·KL_hi, KL_hi - q is exact
-// (Sterbenz) and ql = ML_hi·x² + (KL_hi - q) recovers q's rounding error, plus the product and
-// constant error terms (w + wl = x·ML exactly, with ML_lo folded into wl). Then
-// -A·log2 e = -x·(q + ql) is reduced with fmas. Error: ~2.5 ulp (quotient not compensated).
-FFN_VINLINE __m512 ffn__gelu_fast(__m512 x) {
-    const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_CLAMP), x);
+// e = exp(-A) for the signed x, fast lanes (x ∈ [-4.5, 9] after the clamp): q = KL_hi + ML·x²
+// is one fma; since q ≤ 2·KL_hi, KL_hi - q is exact (Sterbenz) and ql = ML_hi·x² + (KL_hi - q)
+// recovers q's rounding error, plus the product and constant error terms (w + wl = x·ML
+// exactly, with ML_lo folded into wl). Then -A·log2 e = -x·(q + ql) is reduced with fmas, and
+// e = E·2^n16 (E without its table low part: ~1 ulp).
+FFN_VINLINE __m512 ffn__gelu_fast_e(__m512 xc) {
     const __m512 w = _mm512_mul_ps(xc, ffn__c(FFN_ML_HI));
     __m512 wl = _mm512_fmsub_ps(xc, ffn__c(FFN_ML_HI), w);
     wl = _mm512_fmadd_ps(xc, ffn__c(FFN_ML_LO), wl);
@@ -70,44 +83,19 @@ FFN_VINLINE __m512 ffn__gelu_fast(__m512 x) {
     const __m512 n = _mm512_sub_ps(t, ffn__c(FFN_EXP2_MAGIC));
     __m512 r = _mm512_fnmsub_ps(xc, q, n);  // -x·q - n16
     r = _mm512_fnmadd_ps(xc, ql, r);
-    const __m512 e = _mm512_scalef_ps(ffn__exp2_frac(t, r, false), n);
-    return _mm512_div_ps(x, _mm512_add_ps(ffn__c(1.0f), e));
-}
-
-// Forward: the fast path, with lanes below -4.5 (or every lane in the accurate tier) taken from
-// the general form.
-static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_v(__m512 x, bool acc) {
-    struct ffn__avd r;
-    const __mmask16 tiny = ffn__tiny_pre(&x);
-    if (acc) {
-        r.a = ffn__gelu_general(x);
-    } else {
-        r.a.hi = ffn__gelu_fast(x);
-        r.a.lo = _mm512_and_ps(r.a.hi, ffn__negzero());  // a zero of hi's sign
-        r.a.k = _mm512_setzero_ps();
-        // NaN compares false: a NaN lane stays on the fast path (NaN out).
-        const __mmask16 tail = _mm512_cmp_ps_mask(x, ffn__c(FFN_GELU_FAST_MIN), _CMP_LT_OQ);
-        if (tail) {
-            const struct ffn__av g = ffn__gelu_general(x);
-            r.a.hi = _mm512_mask_mov_ps(r.a.hi, tail, g.hi);
-            r.a.lo = _mm512_mask_mov_ps(r.a.lo, tail, g.lo);
-            r.a.k = _mm512_maskz_mov_ps(tail, g.k);
-        }
-    }
-    ffn__tiny_post(&r.a, tiny);
-    r.da = r.a;  // unused (forward only)
-    return r;
+    return ffn__scale_t(ffn__exp2_frac(t, r, false), t);
 }
 
 // gelu_tanh'(x) = σ(A) + x·σ(A)·(1 - σ(A))·A',  A' = K + 3M·x²  (σ and 1-σ from e = exp(-|A|),
-// never cosh), as S·(1 + x·A'·C)·2^k with the pieces of ffn__sig_pieces.
-static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_dv(__m512 x, bool acc) {
+// never cosh), as S·(1 + x·A'·C)·2^k with the pieces of ffn__sig_pieces: the general form.
+FFN_VINLINE struct ffn__avd ffn__gelu_general_d(__m512 x) {
     const __mmask16 tiny = ffn__tiny_pre(&x);  // act' is flat there: only act needs the scale
     const __m512 xa = _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), ffn__neg_abs(x));
     __m512 n;
     const __m512 E = ffn__gelu_exact_arg(xa, false, &n);
     const struct ffn__sigd s = ffn__sig_pieces(E, n, ffn__signmask(x));
-    const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_CLAMP), _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x));
+    const __m512 xc =
+        _mm512_min_ps(ffn__c(FFN_GELU_CLAMP), _mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x));
     const __m512 dA = _mm512_fmadd_ps(_mm512_mul_ps(xc, xc), ffn__c(FFN_M3_HI), ffn__c(FFN_K_HI));
     struct ffn__avd r;
     r.a.hi = _mm512_mul_ps(_mm512_max_ps(ffn__c(-FFN_GELU_CLAMP), x), s.S);
@@ -120,17 +108,61 @@ static inline __attribute__((always_inline)) struct ffn__avd ffn__gelu_dv(__m512
     return r;
 }
 
-enum { FFN_GELU_FL = FFN_AV_LO | FFN_AV_K, FFN_GELU_DFL = FFN_AV_K };
+// Forward: fast lanes gelu(x) = x/(1 + e) with e = exp(-A) for the signed x (e ≤ e^13.7: no
+// overflow), a plain division: ~2.5 ulp (3 in a combine, one more rounding). Rare lanes
+// (x < -4.5, NaN; in a combine also |x| < 2^-100) and the accurate tier: the general form.
+// Backward: fast lanes act' = inv·(1 + x·A'·e·inv), inv = 1/(1 + e), act = x·inv; rare lanes
+// (x < -4.5, NaN; for act·dh also subnormal x): the general form.
+static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x, __m512 a,
+                                                                        __m512 b,
+                                                                        enum ffn__mode mode,
+                                                                        bool acc) {
+    enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
+    struct ffn__vo o;
+    const __m512 one = ffn__c(1.0f);
+    if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
+        if (acc) {
+            o.y0 = o.y1 = ffn__av_fwd(ffn__gelu_general(x), x, a, mode, FL, ffn__lims);
+            return o;
+        }
+        const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);  // NaN stays
+        const __m512 q = _mm512_div_ps(x, _mm512_add_ps(one, ffn__gelu_fast_e(xc)));
+        o.y0 = mode == FFN_MODE_ACT ? q : _mm512_mul_ps(q, a);
+        __mmask16 rare = _mm512_cmp_ps_mask(x, ffn__c(FFN_GELU_FAST_MIN), _CMP_NGE_UQ);
+        if (mode == FFN_MODE_ACT_MUL)
+            rare |= _mm512_cmp_ps_mask(_mm512_abs_ps(x), ffn__c(FFN_GELU_FAST_TINY), _CMP_LT_OQ);
+        if (rare)
+            o.y0 = _mm512_mask_mov_ps(o.y0, rare,
+                                      ffn__av_fwd(ffn__gelu_general(x), x, a, mode, FL, ffn__lims));
+        o.y1 = o.y0;
+        return o;
+    }
+    const bool both = mode == FFN_MODE_BOTH;
+    const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);
+    const __m512 e = ffn__gelu_fast_e(xc);
+    const __m512 inv = _mm512_div_ps(one, _mm512_add_ps(one, e));
+    const __m512 dA = _mm512_fmadd_ps(_mm512_mul_ps(xc, xc), ffn__c(FFN_M3_HI), ffn__c(FFN_K_HI));
+    const __m512 br = _mm512_fmadd_ps(_mm512_mul_ps(xc, dA), _mm512_mul_ps(e, inv), one);
+    const __m512 d = _mm512_mul_ps(inv, br);
+    o.y0 = both ? _mm512_mul_ps(d, _mm512_mul_ps(a, b)) : _mm512_mul_ps(d, a);
+    o.y1 = both ? _mm512_mul_ps(_mm512_mul_ps(x, inv), b) : o.y0;
+    __mmask16 rare = _mm512_cmp_ps_mask(x, ffn__c(FFN_GELU_FAST_MIN), _CMP_NGE_UQ);
+    if (both) rare |= _mm512_fpclass_ps_mask(x, 0x20);  // subnormal: x·inv would lose bits
+    if (rare) {
+        const struct ffn__vo g =
+            ffn__avd_bwd(ffn__gelu_general_d(x), x, a, b, mode, DFL, DFL, ffn__lims);
+        o.y0 = _mm512_mask_mov_ps(o.y0, rare, g.y0);
+        if (both) o.y1 = _mm512_mask_mov_ps(o.y1, rare, g.y1);
+    }
+    if (!both) o.y1 = o.y0;
+    // Fast DACT_MUL lanes have x finite: a NaN result can only come from dy, and is its quieted
+    // copy. The BOTH products meet two multiplicands, which may both be NaN.
+    return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
+}
 
-FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__avx512) {
-    ffn__act_fwd(cfg, n, y, x, ffn__gelu_v, FFN_GELU_FL);
-}
-FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__avx512) {
-    ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_dv, FFN_GELU_DFL);
-}
-FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__avx512) {
-    ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_v, FFN_GELU_FL);
-}
+FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__gelu_v); }
+FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_v); }
+FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__avx512) { ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_v); }
 FFN_KPROTO_GLU_BWD(ffn_geglu_tanh_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_dv, FFN_GELU_DFL, FFN_GELU_DFL);
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_v);
 }

@@ -2,23 +2,40 @@
 // (in, out) dtype pair, on the σ machinery of vmath_avx512.h.
 #include "cpu/x86_avx512/vmath_avx512.h"
 
+// Limits at -inf (act) and +inf (act'), see ffn__lim.
+static const struct ffn__lim ffn__lims = {0.0f, 0.0f};
+
 #define FFN_LOG2E_HI 0x1.715476p+0f
 #define FFN_LOG2E_LO 0x1.4ae0cp-26f
+// Fast lanes: |x| < 80, where e = exp(-x) ∈ (2^-116, 2^116) is a normal float.
+#define FFN_SIG_FAST_LIM 80.0f
 
-// σ(x) = 1/(1 + e) (x ≥ 0),  2^n·E/(1 + e) (x < 0), e = exp(-|x|) = E·2^n: within ~1 ulp;
-// σ(+inf) = 1, σ(-inf) = 0.
-static inline __attribute__((always_inline)) struct ffn__avd ffn__sigmoid_v(__m512 x, bool acc) {
-    struct ffn__avd r;
-    r.a = ffn__sigfam(x, FFN_LOG2E_HI, FFN_LOG2E_LO, false);
-    r.da = r.a;  // unused (forward only)
-    return r;
-}
-
-// σ'(x) = σ(x)(1 - σ(x)) = e/(1 + e)² = 2^n·E·inv², inv = 1/(1 + e), for either sign; → 0 at ±inf.
-static inline __attribute__((always_inline)) struct ffn__avd ffn__sigmoid_dv(__m512 x, bool acc) {
-    const __m512 a = _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), ffn__neg_abs(x));
+// σ(x) = 1/(1 + e), e = exp(-x): the compensated quotient on fast lanes (σ ≥ e^-80 is normal and
+// never 0, so every lane of every mode qualifies); elsewhere the general form 2^n·E/(1 + e')
+// (x < 0) or 1/(1 + e') (x ≥ 0), e' = exp(-|x|) = E·2^n. Within ~1.6 ulp; σ(+inf) = 1,
+// σ(-inf) = 0.
+static inline __attribute__((always_inline)) struct ffn__vo ffn__sigmoid_v(__m512 x, __m512 a,
+                                                                           __m512 b,
+                                                                           enum ffn__mode mode,
+                                                                           bool acc) {
+    enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
+    struct ffn__vo o;
+    if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
+        const __m512 e = ffn__exp_lin(x, FFN_LOG2E_HI, FFN_LOG2E_LO, true);
+        o.y0 = ffn__quot_fin(ffn__quot_comp(ffn__c(1.0f), e), a, mode);
+        const __mmask16 rare = ffn__rare_sym(x, FFN_SIG_FAST_LIM, false);
+        if (rare) {
+            const struct ffn__av v = ffn__sigfam(x, FFN_LOG2E_HI, FFN_LOG2E_LO, false);
+            o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, ffn__lims));
+        }
+        o.y1 = o.y0;
+        return o;
+    }
+    // σ'(x) = σ(x)(1 - σ(x)) = e/(1 + e)² = 2^n·E·inv², inv = 1/(1 + e), e = exp(-|x|), for
+    // either sign; → 0 at ±inf.
+    const __m512 ax = _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), ffn__neg_abs(x));
     __m512 n;
-    const __m512 E = ffn__exp_neg(a, FFN_LOG2E_HI, FFN_LOG2E_LO, false, &n);
+    const __m512 E = ffn__exp_neg(ax, FFN_LOG2E_HI, FFN_LOG2E_LO, false, &n);
     const struct ffn__sigd s = ffn__sig_pieces(E, n, ffn__signmask(x));
     struct ffn__avd r;
     r.a.hi = s.S;
@@ -27,20 +44,12 @@ static inline __attribute__((always_inline)) struct ffn__avd ffn__sigmoid_dv(__m
     r.da.hi = _mm512_mul_ps(_mm512_mul_ps(E, s.inv), s.inv);
     r.da.lo = _mm512_setzero_ps();
     r.da.k = n;
-    return r;
+    return ffn__avd_bwd(r, x, a, b, mode, DFL, DFL, ffn__lims);
 }
 
-enum { FFN_SIG_FL = FFN_AV_LO | FFN_AV_K, FFN_SIG_DFL = FFN_AV_K };
-
-FFN_KPROTO_ACT_FWD(ffn_sigmoid_fwd__avx512) {
-    ffn__act_fwd(cfg, n, y, x, ffn__sigmoid_v, FFN_SIG_FL);
-}
-FFN_KPROTO_ACT_BWD(ffn_sigmoid_bwd__avx512) {
-    ffn__act_bwd(cfg, n, dx, x, dy, ffn__sigmoid_dv, FFN_SIG_DFL);
-}
-FFN_KPROTO_GLU_FWD(ffn_glu_fwd__avx512) {
-    ffn__glu_fwd(cfg, n, h, gate, up, ffn__sigmoid_v, FFN_SIG_FL);
-}
+FFN_KPROTO_ACT_FWD(ffn_sigmoid_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__sigmoid_v); }
+FFN_KPROTO_ACT_BWD(ffn_sigmoid_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__sigmoid_v); }
+FFN_KPROTO_GLU_FWD(ffn_glu_fwd__avx512) { ffn__glu_fwd(cfg, n, h, gate, up, ffn__sigmoid_v); }
 FFN_KPROTO_GLU_BWD(ffn_glu_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__sigmoid_dv, FFN_SIG_DFL, FFN_SIG_DFL);
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__sigmoid_v);
 }

@@ -1,8 +1,9 @@
 // vmath_avx512.h — shared inline vector math of the AVX-512 activation kernels: loads and stores
 // per dtype (bf16 rounded with integer ops, f16 by vcvtps2ph), the loop drivers that run a
-// per-vector activation over n elements (masked streaming head, masked tail), 2^z by a 16-entry
-// table, and the compensated sigmoid quotient the σ-based activations share. Header-only, for
-// the files of this folder (built with -mavx512f/bw/dq/vl); no state, no allocation.
+// per-vector activation over n elements (masked streaming head, masked tail), the NaN rule, 2^z
+// by a 16-entry table, and the σ machinery: a fast compensated quotient for the common lanes and
+// the general scaled form for the rare ones. Header-only, for the files of this folder (built
+// with -mavx512f/bw/dq/vl); no state, no allocation.
 #ifndef FFN_VMATH_AVX512_H
 #define FFN_VMATH_AVX512_H
 
@@ -34,7 +35,8 @@ FFN_VINLINE __m512 ffn__vload(const void *p, int64_t i, enum ffn_dtype dt, bool 
         return full ? _mm512_loadu_ps(q) : _mm512_maskz_loadu_ps(m, q);
     }
     const uint16_t *q = (const uint16_t *)p + i;
-    const __m256i h = full ? _mm256_loadu_si256((const __m256i *)q) : _mm256_maskz_loadu_epi16(m, q);
+    const __m256i h =
+        full ? _mm256_loadu_si256((const __m256i *)q) : _mm256_maskz_loadu_epi16(m, q);
     if (dt == FFN_DTYPE_BF16)  // bf16 is the top half of an f32
         return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     return _mm512_cvtph_ps(h);
@@ -59,7 +61,8 @@ FFN_VINLINE __m256i ffn__f16_from_f32(__m512 v) {
 // Rounds v to the storage type dt and back (parity mode); identity for f32.
 FFN_VINLINE __m512 ffn__vround_to(__m512 v, enum ffn_dtype dt) {
     if (dt == FFN_DTYPE_BF16)
-        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(ffn__bf16_from_f32(v)), 16));
+        return _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(ffn__bf16_from_f32(v)), 16));
     if (dt == FFN_DTYPE_F16) return _mm512_cvtph_ps(ffn__f16_from_f32(v));
     return v;
 }
@@ -72,21 +75,28 @@ FFN_VINLINE void ffn__vstore(void *p, int64_t i, enum ffn_dtype dt, __m512 v, en
                              __mmask16 m) {
     if (dt == FFN_DTYPE_F32) {
         float *q = (float *)p + i;
-        if (st == FFN_ST_STREAM) _mm512_stream_ps(q, v);
-        else if (st == FFN_ST_MASK) _mm512_mask_storeu_ps(q, m, v);
-        else _mm512_storeu_ps(q, v);
+        if (st == FFN_ST_STREAM)
+            _mm512_stream_ps(q, v);
+        else if (st == FFN_ST_MASK)
+            _mm512_mask_storeu_ps(q, m, v);
+        else
+            _mm512_storeu_ps(q, v);
         return;
     }
     uint16_t *q = (uint16_t *)p + i;
     const __m256i h = dt == FFN_DTYPE_BF16 ? ffn__bf16_from_f32(v) : ffn__f16_from_f32(v);
-    if (st == FFN_ST_STREAM) _mm256_stream_si256((__m256i *)q, h);
-    else if (st == FFN_ST_MASK) _mm256_mask_storeu_epi16(q, m, h);
-    else _mm256_storeu_si256((__m256i *)q, h);
+    if (st == FFN_ST_STREAM)
+        _mm256_stream_si256((__m256i *)q, h);
+    else if (st == FFN_ST_MASK)
+        _mm256_mask_storeu_epi16(q, m, h);
+    else
+        _mm256_storeu_si256((__m256i *)q, h);
 }
 
 FFN_VINLINE __mmask16 ffn__tailmask(int64_t k) { return (__mmask16)((1u << k) - 1u); }
 
-// --- streaming: a masked head up to the output's vector alignment ---------------------------------
+// --- streaming: a masked head up to the output's vector alignment
+// ---------------------------------
 
 // Bytes one vector of `dt` outputs occupies: the alignment a non-temporal store needs.
 FFN_VINLINE uintptr_t ffn__vbytes(enum ffn_dtype dt) { return dt == FFN_DTYPE_F32 ? 64 : 32; }
@@ -99,42 +109,64 @@ FFN_VINLINE int64_t ffn__head(const void *p, enum ffn_dtype dt) {
     return (int64_t)(((vb - a % vb) % vb) / es);
 }
 
-// --- the value of an activation ----------------------------------------------------------------
-// act(x) = (hi + lo)·2^floor(k). The split lets a σ-based activation leave its power of two (and
-// a small correction term) for the very end, so that a combine multiplies before the single
-// rounding into a subnormal result, and a dtype conversion sees one value.
-struct ffn__av {
-    __m512 hi, lo, k;
+// --- per-vector functions: modes ------------------------------------------------------------
+// Each activation is one function of the shape ffn__vfn, evaluated in a mode (a compile-time
+// constant after inlining) so that a fast path can finish with the fewest operations:
+//   FFN_MODE_ACT:       y0 = act(x)
+//   FFN_MODE_ACT_MUL:   y0 = act(x)·a                       (gated forward, a = up)
+//   FFN_MODE_DACT_MUL:  y0 = act'(x)·a                      (backward, a = dy)
+//   FFN_MODE_BOTH:      y0 = act'(x)·a·b, y1 = act(x)·b     (gated backward, a = up, b = dh)
+// Every lane is computed from its own inputs only: where a function has a fast path for the
+// common lanes and a general one for the rest, it selects per lane (a rare lane is always taken
+// from the general path, whichever lanes share its vector). Each function's outputs follow the
+// NaN rule below (ffn__nan_fix_mode), which a fast path may skip where it cannot apply.
+enum ffn__mode { FFN_MODE_ACT, FFN_MODE_ACT_MUL, FFN_MODE_DACT_MUL, FFN_MODE_BOTH };
+
+struct ffn__vo {
+    __m512 y0, y1;
 };
+typedef struct ffn__vo (*ffn__vfn)(__m512 x, __m512 a, __m512 b, enum ffn__mode mode,
+                                   bool accurate);
 
-// Activations and derivatives are evaluated by functions of this shape (each returns the pair it
-// computes; the unused half is dead code after inlining).
-struct ffn__avd {
-    struct ffn__av a;   // act(x)
-    struct ffn__av da;  // act'(x)
-};
-typedef struct ffn__avd (*ffn__vfn)(__m512 x, bool accurate);
-
-// Flags of what the value carries (compile-time constants at each call).
-enum { FFN_AV_LO = 1, FFN_AV_K = 2 };
-
-FFN_VINLINE __m512 ffn__av_eval(struct ffn__av v, int flags) {
-    __m512 y = (flags & FFN_AV_LO) ? _mm512_add_ps(v.hi, v.lo) : v.hi;
-    return (flags & FFN_AV_K) ? _mm512_scalef_ps(y, v.k) : y;
+// --- NaN results
+// ---------------------------------------------------------------------------------- A NaN result
+// is the first NaN input (x, then a, then b), made quiet, else the default NaN 0xffc00000 (an
+// invalid operation such as 0·inf): the same bits wherever the element lies (the compiler may order
+// a commutative operation's operands differently in the body and the tail, and x86 keeps the first
+// operand's NaN), and the same rule as the AVX2 kernels. vfixupimmps with this table replaces the
+// destination by QNaN(src) where src is a NaN.
+#define FFN_FIXUP_QNAN_SRC 0x22
+FFN_VINLINE __m512 ffn__nan_take(__m512 r, __m512 src) {
+    return _mm512_fixupimm_ps(r, src, _mm512_set1_epi32(FFN_FIXUP_QNAN_SRC), 0);
 }
-
-// (hi + lo)·2^k · m with one final rounding of hi·m + lo·m (fma) before the scaling (an exact
-// tiny sum keeps its sign when it underflows). lo·m is taken as 0 where m is ±inf or NaN (it
-// could be 0·inf there; hi·m is the answer).
-FFN_VINLINE __m512 ffn__av_mul(struct ffn__av v, __m512 m, int flags) {
-    __m512 y;
-    if (flags & FFN_AV_LO) {
-        const __mmask16 fin = (__mmask16)~_mm512_fpclass_ps_mask(m, 0x99);  // not NaN / ±inf
-        y = _mm512_fmadd_ps(v.hi, m, _mm512_maskz_mul_ps(fin, v.lo, m));
-    } else {
-        y = _mm512_mul_ps(v.hi, m);
+FFN_VINLINE __m512 ffn__nan_default(void) {
+    return _mm512_castsi512_ps(_mm512_set1_epi32((int)0xffc00000u));
+}
+// The NaN rule for the result r of an op with n_in inputs (x, a, b). With one input a result is
+// NaN exactly where x is (every activation is defined on ±inf): one vfixupimmps. Otherwise the
+// rare NaN lanes are fixed after one compare.
+FFN_VINLINE __m512 ffn__nan_fix(__m512 r, __m512 x, __m512 a, __m512 b, int n_in) {
+    if (n_in == 1) return ffn__nan_take(r, x);
+    const __mmask16 rn = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+    if (__builtin_expect(rn == 0, 1)) return r;
+    __m512 c = ffn__nan_default();
+    if (n_in > 2) c = ffn__nan_take(c, b);
+    c = ffn__nan_take(ffn__nan_take(c, a), x);
+    return _mm512_mask_mov_ps(r, rn, c);
+}
+// The NaN rule applied to a function's outputs in a mode (x and the multiplicands a, b).
+FFN_VINLINE struct ffn__vo ffn__nan_fix_mode(struct ffn__vo o, __m512 x, __m512 a, __m512 b,
+                                             enum ffn__mode mode) {
+    switch (mode) {
+    case FFN_MODE_ACT: o.y0 = ffn__nan_fix(o.y0, x, x, x, 1); break;
+    case FFN_MODE_ACT_MUL:
+    case FFN_MODE_DACT_MUL: o.y0 = ffn__nan_fix(o.y0, x, a, a, 2); break;
+    default:
+        o.y0 = ffn__nan_fix(o.y0, x, a, b, 3);
+        o.y1 = ffn__nan_fix(o.y1, x, a, b, 3);
+        break;
     }
-    return (flags & FFN_AV_K) ? _mm512_scalef_ps(y, v.k) : y;
+    return o;
 }
 
 // --- loop drivers -------------------------------------------------------------------------------
@@ -150,40 +182,37 @@ struct ffn__ptrs {
 
 FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p, int64_t i,
                            enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out, ffn__vfn f,
-                           int fl, int dfl, bool full, __mmask16 m, enum ffn__st st0,
-                           enum ffn__st st1) {
+                           bool full, __mmask16 m, enum ffn__st st0, enum ffn__st st1) {
     const __m512 x = ffn__vload(p->i0, i, in, full, m);
     switch (kind) {
     case FFN_K_ACT_FWD: {
-        const struct ffn__avd r = f(x, cfg->accurate);
-        ffn__vstore(p->o0, i, out, ffn__av_eval(r.a, fl), st0, m);
+        ffn__vstore(p->o0, i, out, f(x, x, x, FFN_MODE_ACT, cfg->accurate).y0, st0, m);
         break;
     }
     case FFN_K_ACT_BWD: {  // dx = dy·act'(x)
         const __m512 dy = ffn__vload(p->i1, i, in, full, m);
-        const struct ffn__avd r = f(x, false);
-        ffn__vstore(p->o0, i, out, ffn__av_mul(r.da, dy, dfl), st0, m);
+        ffn__vstore(p->o0, i, out, f(x, dy, dy, FFN_MODE_DACT_MUL, false).y0, st0, m);
         break;
     }
     case FFN_K_GLU_FWD: {  // h = act(gate)·up
         const __m512 u = ffn__vload(p->i1, i, in, full, m);
-        const struct ffn__avd r = f(x, cfg->accurate);
         __m512 h;
-        if (cfg->parity && out != FFN_DTYPE_F32)  // as two eager framework ops would round
-            h = _mm512_mul_ps(ffn__vround_to(ffn__av_eval(r.a, fl), out), ffn__vround_to(u, out));
-        else
-            h = ffn__av_mul(r.a, u, fl);
+        if (cfg->parity && out != FFN_DTYPE_F32) {  // as two eager framework ops would round
+            const __m512 a = f(x, u, u, FFN_MODE_ACT, cfg->accurate).y0;
+            h = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(a, out), ffn__vround_to(u, out)), x, u, u,
+                             2);
+        } else {
+            h = f(x, u, u, FFN_MODE_ACT_MUL, cfg->accurate).y0;
+        }
         ffn__vstore(p->o0, i, out, h, st0, m);
         break;
     }
     case FFN_K_GLU_BWD: {  // dgate = dh·up·act'(gate), dup = dh·act(gate)
         const __m512 u = ffn__vload(p->i1, i, in, full, m);
         const __m512 dh = ffn__vload(p->i2, i, in, full, m);
-        const struct ffn__avd r = f(x, false);
-        const __m512 dg = ffn__av_mul(r.da, _mm512_mul_ps(dh, u), dfl);
-        const __m512 du = ffn__av_mul(r.a, dh, fl);
-        ffn__vstore(p->o0, i, out, dg, st0, m);
-        ffn__vstore(p->o1, i, out, du, st1, m);
+        const struct ffn__vo r = f(x, u, dh, FFN_MODE_BOTH, false);
+        ffn__vstore(p->o0, i, out, r.y0, st0, m);
+        ffn__vstore(p->o1, i, out, r.y1, st1, m);
         break;
     }
     }
@@ -193,73 +222,71 @@ FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
 // written non-temporally once the first is vector-aligned (a masked head gets it there; a second
 // output not aligned alike is stored normally), then fenced.
 FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
-                            enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out, ffn__vfn f,
-                            int fl, int dfl) {
+                            enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
+                            ffn__vfn f) {
     int64_t i = 0;
     int64_t head = cfg->stream ? ffn__head(p->o0, out) : -1;
     const bool two = kind == FFN_K_GLU_BWD;
     bool nt1 = false;
-    if (head >= 0 && two)
-        nt1 = ((uintptr_t)p->o1 - (uintptr_t)p->o0) % ffn__vbytes(out) == 0;
+    if (head >= 0 && two) nt1 = ((uintptr_t)p->o1 - (uintptr_t)p->o0) % ffn__vbytes(out) == 0;
     if (head > 0) {
         if (head > n) head = n;
-        ffn__step(cfg, p, 0, kind, in, out, f, fl, dfl, false, ffn__tailmask(head), FFN_ST_MASK,
+        ffn__step(cfg, p, 0, kind, in, out, f, false, ffn__tailmask(head), FFN_ST_MASK,
                   FFN_ST_MASK);
         i = head;
     }
     if (head >= 0) {
         const enum ffn__st s1 = nt1 ? FFN_ST_STREAM : FFN_ST_FULL;
         for (; i + FFN_VL <= n; i += FFN_VL)
-            ffn__step(cfg, p, i, kind, in, out, f, fl, dfl, true, 0, FFN_ST_STREAM, s1);
+            ffn__step(cfg, p, i, kind, in, out, f, true, 0, FFN_ST_STREAM, s1);
     } else {
         for (; i + FFN_VL <= n; i += FFN_VL)
-            ffn__step(cfg, p, i, kind, in, out, f, fl, dfl, true, 0, FFN_ST_FULL, FFN_ST_FULL);
+            ffn__step(cfg, p, i, kind, in, out, f, true, 0, FFN_ST_FULL, FFN_ST_FULL);
     }
     if (i < n)
-        ffn__step(cfg, p, i, kind, in, out, f, fl, dfl, false, ffn__tailmask(n - i), FFN_ST_MASK,
+        ffn__step(cfg, p, i, kind, in, out, f, false, ffn__tailmask(n - i), FFN_ST_MASK,
                   FFN_ST_MASK);
     if (head >= 0) _mm_sfence();
 }
 
 // Picks the specialised loop for the (in, out) dtype pair.
 FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
-                               enum ffn__kind kind, ffn__vfn f, int fl, int dfl) {
+                               enum ffn__kind kind, ffn__vfn f) {
     const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
     switch ((int)cfg->in * 3 + (int)cfg->out) {
-    case 0: ffn__drive(cfg, n, p, kind, F, F, f, fl, dfl); break;
-    case 1: ffn__drive(cfg, n, p, kind, F, B, f, fl, dfl); break;
-    case 2: ffn__drive(cfg, n, p, kind, F, H, f, fl, dfl); break;
-    case 3: ffn__drive(cfg, n, p, kind, B, F, f, fl, dfl); break;
-    case 4: ffn__drive(cfg, n, p, kind, B, B, f, fl, dfl); break;
-    case 5: ffn__drive(cfg, n, p, kind, B, H, f, fl, dfl); break;
-    case 6: ffn__drive(cfg, n, p, kind, H, F, f, fl, dfl); break;
-    case 7: ffn__drive(cfg, n, p, kind, H, B, f, fl, dfl); break;
-    case 8: ffn__drive(cfg, n, p, kind, H, H, f, fl, dfl); break;
+    case 0: ffn__drive(cfg, n, p, kind, F, F, f); break;
+    case 1: ffn__drive(cfg, n, p, kind, F, B, f); break;
+    case 2: ffn__drive(cfg, n, p, kind, F, H, f); break;
+    case 3: ffn__drive(cfg, n, p, kind, B, F, f); break;
+    case 4: ffn__drive(cfg, n, p, kind, B, B, f); break;
+    case 5: ffn__drive(cfg, n, p, kind, B, H, f); break;
+    case 6: ffn__drive(cfg, n, p, kind, H, F, f); break;
+    case 7: ffn__drive(cfg, n, p, kind, H, B, f); break;
+    case 8: ffn__drive(cfg, n, p, kind, H, H, f); break;
     default: break;
     }
 }
 
-// The four kernel shapes of kernels.inc. fl / dfl: FFN_AV_* flags of act and act'.
+// The four kernel shapes of kernels.inc.
 FFN_VINLINE void ffn__act_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x,
-                              ffn__vfn f, int fl) {
+                              ffn__vfn f) {
     const struct ffn__ptrs p = {.o0 = y, .i0 = x};
-    ffn__dispatch(cfg, n, &p, FFN_K_ACT_FWD, f, fl, 0);
+    ffn__dispatch(cfg, n, &p, FFN_K_ACT_FWD, f);
 }
 FFN_VINLINE void ffn__act_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
-                              const void *dy, ffn__vfn f, int dfl) {
+                              const void *dy, ffn__vfn f) {
     const struct ffn__ptrs p = {.o0 = dx, .i0 = x, .i1 = dy};
-    ffn__dispatch(cfg, n, &p, FFN_K_ACT_BWD, f, 0, dfl);
+    ffn__dispatch(cfg, n, &p, FFN_K_ACT_BWD, f);
 }
 FFN_VINLINE void ffn__glu_fwd(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate,
-                              const void *up, ffn__vfn f, int fl) {
+                              const void *up, ffn__vfn f) {
     const struct ffn__ptrs p = {.o0 = h, .i0 = gate, .i1 = up};
-    ffn__dispatch(cfg, n, &p, FFN_K_GLU_FWD, f, fl, 0);
+    ffn__dispatch(cfg, n, &p, FFN_K_GLU_FWD, f);
 }
 FFN_VINLINE void ffn__glu_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup,
-                              const void *gate, const void *up, const void *dh, ffn__vfn f,
-                              int fl, int dfl) {
+                              const void *gate, const void *up, const void *dh, ffn__vfn f) {
     const struct ffn__ptrs p = {.o0 = dgate, .o1 = dup, .i0 = gate, .i1 = up, .i2 = dh};
-    ffn__dispatch(cfg, n, &p, FFN_K_GLU_BWD, f, fl, dfl);
+    ffn__dispatch(cfg, n, &p, FFN_K_GLU_BWD, f);
 }
 
 // --- 2^z by table: z = n16 + r, n16 a multiple of 1/16, |r| ≤ 1/32 ------------------------------
@@ -298,8 +325,106 @@ FFN_VINLINE __m512 ffn__exp2_frac(__m512 t, __m512 r, bool precise) {
     return _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
 }
 
-// --- the σ quotient --------------------------------------------------------------------------------
-// For σ-based activations y = x·σ(t) with e = exp(-|t|) = E·2^n (n = the n16 above):
+// E·2^floor(n16) for t = n16 + FFN_EXP2_MAGIC, by integer addition to E's exponent field: t's
+// mantissa holds 16·n16, so (t << 19) keeps floor(n16) in bits 23.. (two's complement) and the
+// table index in bits 19..22, masked off. Exact when the result is a normal float, which the
+// callers' ranges guarantee (|n16| ≤ 125); one integer shift, and, add instead of vscalefps.
+FFN_VINLINE __m512 ffn__scale_t(__m512 E, __m512 t) {
+    const __m512i k = _mm512_and_si512(_mm512_slli_epi32(_mm512_castps_si512(t), 19),
+                                       _mm512_set1_epi32((int)0xff800000u));
+    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(E), k));
+}
+
+// Lanes whose sign bit is set (x < 0, -0, negative NaN).
+FFN_VINLINE __mmask16 ffn__signmask(__m512 x) {
+    return _mm512_movepi32_mask(_mm512_castps_si512(x));
+}
+
+FFN_VINLINE __m512 ffn__neg_abs(__m512 x) {  // -|x| (NaN stays NaN)
+    return _mm512_or_ps(x, ffn__negzero());
+}
+
+// --- the value of an activation, general form -------------------------------------------------
+// act(x) = (hi + lo)·2^floor(k). The split lets a σ-based activation leave its power of two (and
+// a small correction term) for the very end, so that a combine multiplies before the single
+// rounding into a subnormal result, and a dtype conversion sees one value. The general paths
+// (rare lanes, accurate tier, derivatives) compute these; the fast paths finish directly.
+struct ffn__av {
+    __m512 hi, lo, k;
+};
+struct ffn__avd {
+    struct ffn__av a;   // act(x)
+    struct ffn__av da;  // act'(x)
+};
+
+// Flags of what the value carries (compile-time constants at each call).
+enum { FFN_AV_LO = 1, FFN_AV_K = 2 };
+
+FFN_VINLINE __m512 ffn__av_eval(struct ffn__av v, int flags) {
+    __m512 y = (flags & FFN_AV_LO) ? _mm512_add_ps(v.hi, v.lo) : v.hi;
+    return (flags & FFN_AV_K) ? _mm512_scalef_ps(y, v.k) : y;
+}
+
+// (hi + lo)·2^k · m with one final rounding of hi·m + lo·m (fma) before the scaling (an exact
+// tiny sum keeps its sign when it underflows). lo·m is taken as -0 where m is ±0, ±inf or NaN:
+// hi·m is the answer there (lo·m could be 0·inf, or a zero of the other sign).
+FFN_VINLINE __m512 ffn__av_mul(struct ffn__av v, __m512 m, int flags) {
+    __m512 y;
+    if (flags & FFN_AV_LO) {
+        const __mmask16 ok = (__mmask16)~_mm512_fpclass_ps_mask(m, 0x9f);  // not NaN/±0/±inf
+        y = _mm512_fmadd_ps(v.hi, m, _mm512_mask_mul_ps(ffn__negzero(), ok, v.lo, m));
+    } else {
+        y = _mm512_mul_ps(v.hi, m);
+    }
+    return (flags & FFN_AV_K) ? _mm512_scalef_ps(y, v.k) : y;
+}
+
+// Limits at ±inf, where the clamped general formulas give a tiny value instead of the limit (so
+// that a product with an infinite multiplicand would be ±inf instead of the reference's NaN):
+// act(-inf) = act_ninf (-0 for the x·σ kind, +0 for σ), act'(-inf) = 0, act'(+inf) = dact_pinf
+// (1, or 0 for σ); act(+inf) comes out of the general formulas exactly (+inf, or 1 for σ).
+struct ffn__lim {
+    float act_ninf, dact_pinf;
+};
+
+// A forward mode from the general form: act (ACT) or act·a (ACT_MUL), with the NaN rule; at
+// x = -inf the limit (times a).
+FFN_VINLINE __m512 ffn__av_fwd(struct ffn__av v, __m512 x, __m512 a, enum ffn__mode mode, int fl,
+                               struct ffn__lim lim) {
+    __m512 y = mode == FFN_MODE_ACT ? ffn__av_eval(v, fl) : ffn__av_mul(v, a, fl);
+    const __mmask16 ninf = _mm512_fpclass_ps_mask(x, 0x10);
+    if (ninf) {
+        const __m512 l = ffn__c(lim.act_ninf);
+        y = _mm512_mask_mov_ps(y, ninf, mode == FFN_MODE_ACT ? l : _mm512_mul_ps(l, a));
+    }
+    if (mode == FFN_MODE_ACT) return ffn__nan_fix(y, x, x, x, 1);
+    return ffn__nan_fix(y, x, a, a, 2);
+}
+
+// The backward modes from the general form: y0 = act'·a (DACT_MUL) or act'·(a·b) (BOTH),
+// y1 = act·b, with the NaN rule. At x = ±inf the limits times the multiplicands, as the
+// reference computes them: (lim'·b)·a for y0 (a signed zero, or NaN for an infinite multiplicand,
+// where the clamped formula would give a zero of the derivative's sign, or ±inf), lim·b for y1.
+FFN_VINLINE struct ffn__vo ffn__avd_bwd(struct ffn__avd r, __m512 x, __m512 a, __m512 b,
+                                        enum ffn__mode mode, int fl, int dfl, struct ffn__lim lim) {
+    struct ffn__vo o;
+    const bool both = mode == FFN_MODE_BOTH;
+    o.y0 = ffn__av_mul(r.da, both ? _mm512_mul_ps(a, b) : a, dfl);
+    o.y1 = both ? ffn__av_mul(r.a, b, fl) : o.y0;
+    const __mmask16 inf = _mm512_fpclass_ps_mask(x, 0x18);
+    if (inf) {
+        const __mmask16 pinf = inf & (__mmask16)~ffn__signmask(x);
+        const __m512 dl = _mm512_maskz_mov_ps(pinf, ffn__c(lim.dact_pinf));
+        const __m512 z = _mm512_mul_ps(dl, both ? b : a);
+        o.y0 = _mm512_mask_mov_ps(o.y0, inf, both ? _mm512_mul_ps(z, a) : z);
+        if (both) o.y1 = _mm512_mask_mul_ps(o.y1, inf & ~pinf, ffn__c(lim.act_ninf), b);
+    }
+    return ffn__nan_fix_mode(o, x, a, b, mode);
+}
+
+// --- the σ quotient, general form
+// ----------------------------------------------------------------- For σ-based activations y =
+// x·σ(t) with e = exp(-|t|) = E·2^n (n = the n16 above):
 //   t ≥ 0:  σ(t) = 1/(1 + e)              t < 0:  σ(t) = e/(1 + e) = 2^n · E/(1 + e)
 // so y = 2^k · N/(1 + e) with N = x (k = 0) or x·E (k = n). Neither e nor any intermediate can
 // overflow, and the power of two 2^n (possibly tiny) is applied last, so a subnormal never
@@ -327,15 +452,6 @@ FFN_VINLINE struct ffn__av ffn__xsig(__m512 x, __m512 E, __m512 n, __mmask16 neg
     return v;
 }
 
-// Lanes whose sign bit is set (x < 0, -0, negative NaN).
-FFN_VINLINE __mmask16 ffn__signmask(__m512 x) {
-    return _mm512_movepi32_mask(_mm512_castps_si512(x));
-}
-
-FFN_VINLINE __m512 ffn__neg_abs(__m512 x) {  // -|x| (NaN stays NaN)
-    return _mm512_or_ps(x, _mm512_castsi512_ps(_mm512_set1_epi32((int)0x80000000u)));
-}
-
 // --- exp(-|t|) for t = slope·x ------------------------------------------------------------------
 // z = a·c with a = -|x| (clamped) and c = slope·log2(e) as a float pair (c_hi + c_lo): n16 from
 // fma(a, c_hi, MAGIC) and r = (a·c_hi - n16) + a·c_lo, both exact up to one rounding of a value
@@ -349,18 +465,18 @@ FFN_VINLINE __m512 ffn__exp_neg(__m512 a, float c_hi, float c_lo, bool precise, 
     return ffn__exp2_frac(t, r, precise);
 }
 
-// --- the σ family: y = x·σ(slope·x) and σ itself ----------------------------------------------
+// --- the σ family: y = x·σ(slope·x) and σ itself, general form ---------------------------------
 // Below x = -300 (|slope| ≥ 1) e^{-|t|} < 2^-432: every σ-family value, even times the largest
 // multipliers of a combine or a backward (2^128·2^128), underflows to ±0. The argument and the
 // multiplier are clamped there, which changes no result and keeps -inf from meeting a zero.
 #define FFN_SIG_CLAMP 300.0f
 
-// --- subnormal inputs of the x·σ activations ------------------------------------------------------
-// For |x| < 2^-126, act(x) = x·act'(0) is subnormal and would lose bits before a combine
-// multiplies it by up. Such lanes are evaluated at x·2^64 (still so small that act is linear
-// there to f32 precision) and get k -= 64: the 2^-64 is then applied after the multiply, with
-// the single final rounding. The branch only decides whether to compute; lanes are selected by
-// their own class.
+// --- subnormal inputs of the x·σ activations
+// ------------------------------------------------------ For |x| < 2^-126, act(x) = x·act'(0) is
+// subnormal and would lose bits before a combine multiplies it by up. Such lanes are evaluated at
+// x·2^64 (still so small that act is linear there to f32 precision) and get k -= 64: the 2^-64 is
+// then applied after the multiply, with the single final rounding. The branch only decides whether
+// to compute; lanes are selected by their own class.
 #define FFN_TINY_SCALE 0x1p64f
 #define FFN_TINY_K -64.0f
 FFN_VINLINE __mmask16 ffn__tiny_pre(__m512 *x) {
@@ -372,7 +488,7 @@ FFN_VINLINE void ffn__tiny_post(struct ffn__av *v, __mmask16 tiny) {
     if (tiny) v->k = _mm512_mask_mov_ps(v->k, tiny, ffn__c(FFN_TINY_K));
 }
 
-// x·σ(slope·x) (xmul = true) or σ(slope·x) (xmul = false), forward, within ~1 ulp.
+// x·σ(slope·x) (xmul = true) or σ(slope·x) (xmul = false), forward, within ~1 ulp, any x.
 FFN_VINLINE struct ffn__av ffn__sigfam(__m512 x, float c_hi, float c_lo, bool xmul) {
     const __mmask16 tiny = xmul ? ffn__tiny_pre(&x) : 0;
     const __m512 a = _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), ffn__neg_abs(x));  // NaN stays
@@ -401,7 +517,7 @@ FFN_VINLINE struct ffn__sigd ffn__sig_pieces(__m512 E, __m512 n, __mmask16 neg) 
     return s;
 }
 
-// act = x·σ(slope·x) and act' = σ·(1 + slope·x·(1-σ)) (SiLU, quick-GeLU), for backward.
+// act = x·σ(slope·x) and act' = σ·(1 + slope·x·(1-σ)) (SiLU, quick-GeLU), general form.
 // x is clamped to ±300 inside the derivative's bracket: beyond, 1-σ (x > 0) or σ (x < 0) is 0
 // in f32, so the clamp changes nothing and keeps inf·0 out.
 FFN_VINLINE struct ffn__avd ffn__sigfam_d(__m512 x, float c_hi, float c_lo, float slope) {
@@ -410,7 +526,8 @@ FFN_VINLINE struct ffn__avd ffn__sigfam_d(__m512 x, float c_hi, float c_lo, floa
     __m512 n;
     const __m512 E = ffn__exp_neg(a, c_hi, c_lo, false, &n);
     const struct ffn__sigd s = ffn__sig_pieces(E, n, ffn__signmask(x));
-    const __m512 xc = _mm512_min_ps(ffn__c(FFN_SIG_CLAMP), _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), x));
+    const __m512 xc =
+        _mm512_min_ps(ffn__c(FFN_SIG_CLAMP), _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), x));
     const __m512 sx = slope == 1.0f ? xc : _mm512_mul_ps(ffn__c(slope), xc);
     struct ffn__avd r;
     r.a.hi = _mm512_mul_ps(_mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), x), s.S);
@@ -421,6 +538,64 @@ FFN_VINLINE struct ffn__avd ffn__sigfam_d(__m512 x, float c_hi, float c_lo, floa
     r.da.k = s.k;
     ffn__tiny_post(&r.a, tiny);
     return r;
+}
+
+// --- the σ family, fast lanes
+// --------------------------------------------------------------------- e = exp(-c·x·ln 2) =
+// 2^(-x·c) for c = c_hi + c_lo (slope·log2 e as a float pair) and |x·c| ≤ 120, so that e is a
+// normal float and ffn__scale_t applies: n16 = round16(-x·c_hi), r = (-x·c_hi - n16) - x·c_lo, both
+// exact up to one rounding of a value ≤ 1/32.
+FFN_VINLINE __m512 ffn__exp_lin(__m512 x, float c_hi, float c_lo, bool precise) {
+    const __m512 t = _mm512_fnmadd_ps(x, ffn__c(c_hi), ffn__c(FFN_EXP2_MAGIC));
+    const __m512 n = _mm512_sub_ps(t, ffn__c(FFN_EXP2_MAGIC));
+    __m512 r = _mm512_fnmsub_ps(x, ffn__c(c_hi), n);
+    r = _mm512_fnmadd_ps(x, ffn__c(c_lo), r);
+    return ffn__scale_t(ffn__exp2_frac(t, r, precise), t);
+}
+
+// N/(1 + e), compensated, for e a normal float and N normal or ±0: D = 1 + e = Dh + Dl exactly
+// (Fast2Sum of max(1, e) and min(1, e)), r = rcp14(Dh) (relative error < 2^-14), q0 = N·r,
+// c = (q0·Dh - N) + q0·Dl (the residual of q0: |c| ≲ 2^-14·|N|, computed to ~2^-38·|N|), and
+// N/D = q0 - c/D with c/D ≈ c·r: the quotient's own error 2^-14 is corrected to 2^-28, so no
+// division is needed. The value is hi - lo, hi = q0, lo = c·r; at N = ±0, lo = +0, so hi - lo
+// keeps the zero's sign. Within 0.5 ulp (the final rounding) + 2^-28 + e's relative error
+// times e/(1 + e).
+struct ffn__quot {
+    __m512 hi, lo;
+};
+FFN_VINLINE struct ffn__quot ffn__quot_comp(__m512 N, __m512 e) {
+    const __m512 one = ffn__c(1.0f);
+    const __m512 a = _mm512_max_ps(one, e), b = _mm512_min_ps(one, e);
+    const __m512 Dh = _mm512_add_ps(a, b);
+    const __m512 Dl = _mm512_add_ps(_mm512_sub_ps(a, Dh), b);
+    const __m512 r = _mm512_rcp14_ps(Dh);
+    const __m512 q0 = _mm512_mul_ps(N, r);
+    const __m512 c = _mm512_fmadd_ps(q0, Dl, _mm512_fmsub_ps(q0, Dh, N));
+    const struct ffn__quot q = {q0, _mm512_mul_ps(c, r)};
+    return q;
+}
+// hi - lo (ACT) or (hi - lo)·a with one rounding, hi·a - l, l = lo·a (ACT_MUL). l is made +0
+// where it is ±0, ±inf or NaN (vfixupimmps on its own class): then hi·a is the result as it
+// stands, so a zero product keeps its sign, a = ±inf gives ±inf (not inf - inf), an overflowed
+// l cannot flip the sign, and a NaN a gives a quieted (hi = 0 is left to the general path: the
+// sign of its zero product is not kept here). With x finite, the result follows the NaN rule.
+#define FFN_FIXUP_SPECIAL_POSZERO 0x00880888  // QNaN, SNaN, ±0, ±inf -> +0
+FFN_VINLINE __m512 ffn__quot_fin(struct ffn__quot q, __m512 a, enum ffn__mode mode) {
+    if (mode == FFN_MODE_ACT) return _mm512_sub_ps(q.hi, q.lo);
+    const __m512 l = _mm512_mul_ps(q.lo, a);
+    const __m512 lf = _mm512_fixupimm_ps(l, l, _mm512_set1_epi32(FFN_FIXUP_SPECIAL_POSZERO), 0);
+    return _mm512_fmsub_ps(q.hi, a, lf);
+}
+
+// Rare lanes of a symmetric fast range: !(|x| < lim) (NaN included), and for the modes that
+// multiply act(x) also |x| ≤ ~2^-19 (where act(x) may be subnormal, or ±0 whose product sign the
+// fast finish does not keep): | |x| - lim/2 | ≥ lim/2 catches both ends in one compare, since
+// |x| - lim/2 rounds to -lim/2 for |x| below half an ulp of lim/2.
+FFN_VINLINE __mmask16 ffn__rare_sym(__m512 x, float lim, bool small_too) {
+    const __m512 ax = _mm512_abs_ps(x);
+    if (!small_too) return _mm512_cmp_ps_mask(ax, ffn__c(lim), _CMP_NLT_UQ);
+    const __m512 d = _mm512_abs_ps(_mm512_sub_ps(ax, ffn__c(0.5f * lim)));
+    return _mm512_cmp_ps_mask(d, ffn__c(0.5f * lim), _CMP_NLT_UQ);
 }
 
 #endif  // FFN_VMATH_AVX512_H
