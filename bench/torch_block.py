@@ -13,11 +13,36 @@ usage: /usr/bin/python3 bench/torch_block.py [--threads T] [--quick] [--reps N]
 """
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
-import torch
-import torch.nn.functional as F
+
+def _one_process_per_thread_count():
+    """Debian's torch runs its GEMMs on the system OpenBLAS (BLAS_INFO=generic), whose pool
+    is sized from OPENBLAS_NUM_THREADS when the library loads: torch.set_num_threads does not
+    reach it, and a "1-thread" run would multiply on every core. So each thread count runs in
+    its own process with the variables set before torch is imported."""
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--threads", type=int, default=0)
+    a, rest = ap.parse_known_args()
+    if a.threads and os.environ.get("OPENBLAS_NUM_THREADS") == str(a.threads):
+        return  # this process is the one for a.threads
+    for th in ([a.threads] if a.threads else [1, 2]):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(th), OMP_NUM_THREADS=str(th))
+        rc = subprocess.call([sys.executable, __file__, "--threads", str(th)] + rest, env=env)
+        if rc:
+            sys.exit(rc)
+    sys.exit(0)
+
+
+if __name__ == "__main__" and "-h" not in sys.argv and "--help" not in sys.argv:
+    _one_process_per_thread_count()
+
+import torch  # noqa: E402  (after the thread variables are set)
+import torch.nn.functional as F  # noqa: E402
 
 SHAPES = [
     # name, tokens, d, m, gated, bias

@@ -46,6 +46,8 @@ echo "bench.sh: table -> $RES/bench-act.txt, plot -> docs/bench-act.png"
 if "$FFN" bench block --help > /dev/null 2>&1; then
   echo "bench.sh: ffn bench block"
   "$FFN" bench block | tee "$RES/bench-block.txt"
+  echo "bench.sh: the same blocks in PyTorch (nn.Linear + autograd), same thread counts"
+  "$PY" bench/torch_block.py | tee "$RES/torch-block.jsonl"
 else
   echo "bench.sh: ffn bench block is not available in this build: skipped"
 fi
