@@ -7,16 +7,6 @@
 
 #include "ffn.h"
 
-// --- internal invariants (compiled out in release builds) -------------------------------------
-#ifdef FFN_DEBUG
-#  include <stdio.h>
-#  include <stdlib.h>
-#  define FFN_DASSERT(c) \
-      ((c) ? (void)0 : (fprintf(stderr, "%s:%d: FFN_DASSERT(%s)\n", __FILE__, __LINE__, #c), abort()))
-#else
-#  define FFN_DASSERT(c) ((void)0)
-#endif
-
 #define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 // --- kernel table -------------------------------------------------------------------------------
