@@ -598,4 +598,32 @@ FFN_VINLINE __mmask16 ffn__rare_sym(__m512 x, float lim, bool small_too) {
     return _mm512_cmp_ps_mask(d, ffn__c(0.5f * lim), _CMP_NLT_UQ);
 }
 
+// --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) ------------------------------------------
+// act(x) = x·σ(kx) = x/(1 + e), e = exp(-kx) = 2^(-x·k·log2 e), with k·log2(e) given as the float
+// pair (l2e_hi, l2e_lo). Fast lanes (|x| < fast_lim, where e is a normal float): the compensated
+// quotient x/(1 + e), e from the table exp with its low part: within 0.5 ulp + 1.1·2^-24
+// relative, ≤ 1.6 ulp. Other lanes: the general form 2^n·x·E/(1 + e') with e' = exp(-|kx|) =
+// E·2^n ≤ 1 (no overflow; the power of two applied last, so subnormal results stay correct).
+// act'(x) = σ(kx)·(1 + k·x·(1 - σ(kx))), with σ and 1-σ from exp(-|kx|) (never cosh).
+// Limits: act(-inf) = -0, act'(+inf) = 1.
+FFN_VINLINE struct ffn__vo ffn__xsig_v(__m512 x, __m512 a, __m512 b, enum ffn__mode mode,
+                                       float l2e_hi, float l2e_lo, float fast_lim, float k) {
+    enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
+    const struct ffn__lim lims = {-0.0f, 1.0f};
+    struct ffn__vo o;
+    if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
+        const __m512 e = ffn__exp_lin(x, l2e_hi, l2e_lo, true);
+        o.y0 = ffn__quot_fin(ffn__quot_comp(x, e), a, mode);
+        const __mmask16 rare = ffn__rare_sym(x, fast_lim, mode == FFN_MODE_ACT_MUL);
+        if (rare) {
+            const struct ffn__av v = ffn__sigfam(x, l2e_hi, l2e_lo, true);
+            o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, lims));
+        }
+        o.y1 = o.y0;
+        return o;
+    }
+    const struct ffn__avd r = ffn__sigfam_d(x, l2e_hi, l2e_lo, k);
+    return ffn__avd_bwd(r, x, a, b, mode, DFL, DFL, lims);
+}
+
 #endif  // FFN_VMATH_AVX512_H
