@@ -10,10 +10,12 @@ static const struct ffn__lim ffn__lims = {0.0f, 0.0f};
 // Fast lanes: |x| < 80, where e = exp(-x) ∈ (2^-116, 2^116) is a normal float.
 #define FFN_SIG_FAST_LIM 80.0f
 
-// σ(x) = 1/(1 + e), e = exp(-x): the compensated quotient on fast lanes (σ ≥ e^-80 is normal and
-// never 0, so every lane of every mode qualifies); elsewhere the general form 2^n·E/(1 + e')
-// (x < 0) or 1/(1 + e') (x ≥ 0), e' = exp(-|x|) = E·2^n. Within ~1.6 ulp; σ(+inf) = 1,
-// σ(-inf) = 0.
+// σ(x) = 1/(1 + e), e = exp(-x) with its table low part. Lanes:
+//   σ alone, (-16, 80): the compensated quotient (ffn__quot_comp_lt24), ≤ 1.6 ulp (a plain
+//     division reaches 2.03); (-80, -16]: σ = e' - e'^2, e' = exp(x) (ffn__sig_tail).
+//   σ·a (GLU), |x| < 80: the compensated quotient and one rounding of hi·a - lo·a.
+//   the rest: the general form 2^n·E/(1 + e') (x < 0) or 1/(1 + e') (x ≥ 0), e' = exp(-|x|) =
+//     E·2^n. σ(+inf) = 1, σ(-inf) = 0.
 static inline __attribute__((always_inline)) struct ffn__vo ffn__sigmoid_v(__m512 x, __m512 a,
                                                                            __m512 b,
                                                                            enum ffn__mode mode,
@@ -21,12 +23,21 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__sigmoid_v(__m51
     enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
     struct ffn__vo o;
     if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
+        const __m512 one = ffn__c(1.0f);
         const __m512 e = ffn__exp_lin(x, FFN_LOG2E_HI, FFN_LOG2E_LO, true);
-        o.y0 = ffn__quot_fin(ffn__quot_comp(ffn__c(1.0f), e), a, mode);
+        const bool act = mode == FFN_MODE_ACT;
+        o.y0 = ffn__quot_fin(act ? ffn__quot_comp_lt24(one, e) : ffn__quot_comp(one, e), a, mode);
         const __mmask16 rare = ffn__rare_sym(x, FFN_SIG_FAST_LIM, false);
-        if (rare) {
-            const struct ffn__av v = ffn__sigfam(x, FFN_LOG2E_HI, FFN_LOG2E_LO, false);
-            o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, ffn__lims));
+        const __mmask16 tail =
+            act ? _mm512_cmp_ps_mask(x, ffn__c(-FFN_SIG_TAIL), _CMP_LE_OQ) & (__mmask16)~rare : 0;
+        if (rare | tail) {
+            if (tail)
+                o.y0 = _mm512_mask_mov_ps(o.y0, tail,
+                                          ffn__sig_tail(x, FFN_LOG2E_HI, FFN_LOG2E_LO, false));
+            if (rare) {
+                const struct ffn__av v = ffn__sigfam(x, FFN_LOG2E_HI, FFN_LOG2E_LO, false);
+                o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, ffn__lims));
+            }
         }
         o.y1 = o.y0;
         return o;

@@ -598,32 +598,99 @@ FFN_VINLINE __mmask16 ffn__rare_sym(__m512 x, float lim, bool small_too) {
     return _mm512_cmp_ps_mask(d, ffn__c(0.5f * lim), _CMP_NLT_UQ);
 }
 
+// --- the left tail of the σ family ------------------------------------------------------------
+// Where k·x ≤ -16, e = exp(-kx) ≥ 2^23: 1 + e rounds at the scale of e's own error, and the two
+// together with a division's rounding can pass 2 ulp (2.38 at x = -16.68 for SiLU, exhaustive).
+// There σ(kx) = e'/(1 + e') with e' = exp(kx) ≤ 2^-23, so σ(kx) = e' - e'^2 to a relative 2^-46:
+// x·σ(kx) = x·e' - (x·e')·e' with one rounding (fmsub), and σ itself = e' - e'·e' (fnmadd).
+// e' = 2^(x·c) is the fast table exp with the constants negated (a normal float for kx > -83).
+#define FFN_SIG_TAIL 16.0f
+FFN_VINLINE __m512 ffn__sig_tail(__m512 x, float c_hi, float c_lo, bool xmul) {
+    const __m512 e1 = ffn__exp_lin(x, -c_hi, -c_lo, true);
+    if (!xmul) return _mm512_fnmadd_ps(e1, e1, e1);
+    return _mm512_fmsub_ps(x, e1, _mm512_mul_ps(_mm512_mul_ps(x, e1), e1));
+}
+
+// N/(1 + e) for 0 ≤ e < 2^24 (k·x > -16.6), as ffn__quot_comp but with the Fast2Sum of 1 + e
+// taken in one order: 1 - Dh is exact for every float Dh in [1, 2^24) (Sterbenz below 2, and a
+// multiple of ulp(Dh) ≤ 1 with fewer than 24 bits above), so Dl = (1 - Dh) + e is the exact
+// rounding error of 1 + e without the max/min that order the operands.
+FFN_VINLINE struct ffn__quot ffn__quot_comp_lt24(__m512 N, __m512 e) {
+    const __m512 one = ffn__c(1.0f);
+    const __m512 Dh = _mm512_add_ps(one, e);
+    const __m512 Dl = _mm512_add_ps(_mm512_sub_ps(one, Dh), e);
+    const __m512 r = _mm512_rcp14_ps(Dh);
+    const __m512 q0 = _mm512_mul_ps(N, r);
+    const __m512 c = _mm512_fmadd_ps(q0, Dl, _mm512_fmsub_ps(q0, Dh, N));
+    const struct ffn__quot q = {q0, _mm512_mul_ps(c, r)};
+    return q;
+}
+
 // --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) ------------------------------------------
 // act(x) = x·σ(kx) = x/(1 + e), e = exp(-kx) = 2^(-x·k·log2 e), with k·log2(e) given as the float
-// pair (l2e_hi, l2e_lo). Fast lanes (|x| < fast_lim, where e is a normal float): the compensated
-// quotient x/(1 + e), e from the table exp with its low part: within 0.5 ulp + 1.1·2^-24
-// relative, ≤ 1.6 ulp. Other lanes: the general form 2^n·x·E/(1 + e') with e' = exp(-|kx|) =
-// E·2^n ≤ 1 (no overflow; the power of two applied last, so subnormal results stay correct).
-// act'(x) = σ(kx)·(1 + k·x·(1 - σ(kx))), with σ and 1-σ from exp(-|kx|) (never cosh).
-// Limits: act(-inf) = -0, act'(+inf) = 1.
+// pair (l2e_hi, l2e_lo). Lanes by k·x (fast_lim = 80/k):
+//   act alone, (-16, fast_lim): one division x/(1 + e), e from the table exp with its low part
+//     (0.54 ulp): e's error, the rounding of 1 + e and the quotient's, ≤ 2 ulp (1.998 for SiLU
+//     over every float, the worst case near x = -0.0005); (-fast_lim, -16]: the left tail
+//     above (≤ 1.1 ulp).
+//   act·a (a combine), |x| < fast_lim and |x| > ~2^-19 (see ffn__rare_sym): the compensated
+//     quotient and one final rounding of hi·a - lo·a, ≤ 1.6 ulp (a division would round once
+//     more: 2.4).
+//   the rest (|x| ≥ fast_lim, NaN, tiny in a combine): the general form 2^n·x·E/(1 + e') with
+//     e' = exp(-|kx|) = E·2^n ≤ 1 (no overflow; the power of two applied last, so subnormal
+//     results stay correct).
+// act'(x) = σ(kx)·(1 + k·x·(1 - σ(kx))): fast lanes (|x| < fast_lim, and for act·b a normal x)
+// inv = 1/(1 + e), σ = inv, 1 - σ = e·inv (8-ulp tier: e without its table low part); the rest
+// the general form, with σ and 1-σ from exp(-|kx|) (never cosh). Limits: act(-inf) = -0,
+// act'(+inf) = 1.
 FFN_VINLINE struct ffn__vo ffn__xsig_v(__m512 x, __m512 a, __m512 b, enum ffn__mode mode,
                                        float l2e_hi, float l2e_lo, float fast_lim, float k) {
     enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
     const struct ffn__lim lims = {-0.0f, 1.0f};
+    const __m512 one = ffn__c(1.0f);
     struct ffn__vo o;
     if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
         const __m512 e = ffn__exp_lin(x, l2e_hi, l2e_lo, true);
-        o.y0 = ffn__quot_fin(ffn__quot_comp(x, e), a, mode);
-        const __mmask16 rare = ffn__rare_sym(x, fast_lim, mode == FFN_MODE_ACT_MUL);
-        if (rare) {
-            const struct ffn__av v = ffn__sigfam(x, l2e_hi, l2e_lo, true);
-            o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, lims));
+        const bool act = mode == FFN_MODE_ACT;
+        if (act)
+            o.y0 = _mm512_div_ps(x, _mm512_add_ps(one, e));
+        else
+            o.y0 = ffn__quot_fin(ffn__quot_comp(x, e), a, mode);
+        const __mmask16 rare = ffn__rare_sym(x, fast_lim, !act);
+        const __mmask16 tail =
+            act ? _mm512_cmp_ps_mask(x, ffn__c(-FFN_SIG_TAIL / k), _CMP_LE_OQ) & (__mmask16)~rare
+                : 0;
+        if (rare | tail) {
+            if (tail)
+                o.y0 = _mm512_mask_mov_ps(o.y0, tail, ffn__sig_tail(x, l2e_hi, l2e_lo, true));
+            if (rare) {
+                const struct ffn__av v = ffn__sigfam(x, l2e_hi, l2e_lo, true);
+                o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, lims));
+            }
         }
         o.y1 = o.y0;
         return o;
     }
-    const struct ffn__avd r = ffn__sigfam_d(x, l2e_hi, l2e_lo, k);
-    return ffn__avd_bwd(r, x, a, b, mode, DFL, DFL, lims);
+    const bool both = mode == FFN_MODE_BOTH;
+    const __m512 xc = _mm512_max_ps(ffn__c(-fast_lim), _mm512_min_ps(ffn__c(fast_lim), x));
+    const __m512 e = ffn__exp_lin(xc, l2e_hi, l2e_lo, false);
+    const __m512 inv = _mm512_div_ps(one, _mm512_add_ps(one, e));
+    const __m512 kx = k == 1.0f ? xc : _mm512_mul_ps(ffn__c(k), xc);
+    const __m512 d = _mm512_mul_ps(inv, _mm512_fmadd_ps(kx, _mm512_mul_ps(e, inv), one));
+    o.y0 = _mm512_mul_ps(d, both ? _mm512_mul_ps(a, b) : a);
+    o.y1 = both ? _mm512_mul_ps(_mm512_mul_ps(x, inv), b) : o.y0;
+    __mmask16 rare = ffn__rare_sym(x, fast_lim, false);
+    if (both) rare |= _mm512_fpclass_ps_mask(x, 0x20);  // subnormal: x·inv would lose bits
+    if (rare) {
+        const struct ffn__vo g =
+            ffn__avd_bwd(ffn__sigfam_d(x, l2e_hi, l2e_lo, k), x, a, b, mode, DFL, DFL, lims);
+        o.y0 = _mm512_mask_mov_ps(o.y0, rare, g.y0);
+        if (both) o.y1 = _mm512_mask_mov_ps(o.y1, rare, g.y1);
+    }
+    if (!both) o.y1 = o.y0;
+    // Fast DACT_MUL lanes have x finite: a NaN result can only come from dy, and is its quieted
+    // copy. The BOTH products meet two multiplicands, which may both be NaN.
+    return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
 }
 
 #endif  // FFN_VMATH_AVX512_H
