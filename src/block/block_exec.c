@@ -86,8 +86,10 @@ static void ffn__gemm_dw(int64_t T, int64_t K, int64_t N, const float *X, int64_
 // --- row passes (bias, activation) ----------------------------------------------------------
 
 static struct ffn_kcfg ffn__kcfg(ffn_ctx_t ctx) {
-    struct ffn_kcfg c = {FFN_DTYPE_F32, FFN_DTYPE_F32, ctx->accuracy == FFN_ACCURACY_HIGH, false,
-                         false};
+    const struct ffn_kcfg c = {.in = FFN_DTYPE_F32,
+                               .out = FFN_DTYPE_F32,
+                               .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
+                               .bf16_cvt = ctx->avx512_bf16};
     return c;
 }
 

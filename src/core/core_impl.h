@@ -25,6 +25,7 @@ struct ffn_kcfg {
     bool accurate;       // FFN_ACCURACY_HIGH tier
     bool parity;         // gated forward: round act(gate) to `out` before the multiply
     bool stream;         // outputs are not re-read soon: non-temporal stores welcome
+    bool bf16_cvt;       // the CPU has AVX512_BF16: f32 -> bf16 by vcvtneps2bf16 where exact RNE
 };
 
 enum ffn_kop {
@@ -58,6 +59,7 @@ struct ffn_ctx {
     int default_threads;
     enum ffn_accuracy accuracy;
     bool bf16_parity;
+    bool avx512_bf16;  // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
     ffn_log_fn log;
     void *log_user;
     struct ffn_cpu_kernels kernels;

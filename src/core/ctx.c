@@ -95,6 +95,12 @@ enum ffn_status ffn_ctx_create(const struct ffn_ctx_opts *opts, ffn_ctx_t *ctx_o
         return st;
     }
     ffn_cpu_kernels_init(&ctx->kernels, ctx->isa);
+    // AVX512_BF16 only speeds up the bf16 stores of the AVX-512 kernels (same bits); the
+    // environment can turn it off, so that tests reach the integer rounding on such a CPU too.
+    struct ffn_cpu_features feat;
+    ffn_cpu_features_detect(&feat);
+    const char *bf = getenv("FFN_AVX512_BF16");
+    ctx->avx512_bf16 = ctx->isa == FFN_ISA_AVX512 && feat.avx512_bf16 && !(bf && bf[0] == '0');
     ffn_log(ctx, 2, "ffn: isa %s, %d threads", ffn_isa_name(ctx->isa), ctx->n_threads);
     *ctx_out = ctx;
     return FFN_STATUS_OK;

@@ -136,6 +136,7 @@ static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop o
     j.cfg.out = outs[0]->dtype;
     j.cfg.accurate = ctx->accuracy == FFN_ACCURACY_HIGH;
     j.cfg.parity = ctx->bf16_parity && op == FFN_KOP_GLU_FWD;
+    j.cfg.bf16_cvt = ctx->avx512_bf16;
     j.in_es = ffn_dtype_size(j.cfg.in);
     j.out_es = ffn_dtype_size(j.cfg.out);
     j.rows = ref->rows;

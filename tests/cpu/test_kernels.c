@@ -9,6 +9,7 @@
 //   - each output independent of where its element lies in the call (lane, tail, start offset);
 //   - special values (±0, ±inf, NaN, ±150, 1000, -88, -92, -100, -104, subnormals, ...);
 //   - parity mode (round act(gate) to the output type before the multiply);
+//   - on an AVX512_BF16 CPU, bf16 stores by vcvtneps2bf16 and by integer rounding, alternately;
 // and, through contexts, the two classic WGSL bugs absent: gelu_tanh(1000) == 1000 (no input
 // clamp) and silu(-inf) == -0 (not NaN), plus gelu(-inf) == -0.
 #include <math.h>
@@ -47,8 +48,20 @@ static const struct ffn__kern ffn__kernels[] = {
 static const int ffn__n_in[FFN_KOP_COUNT] = {1, 2, 2, 3};
 static const int ffn__n_out[FFN_KOP_COUNT] = {1, 1, 1, 2};
 
-static void ffn__call(const struct ffn__kern *k, const struct ffn_kcfg *cfg, int64_t n,
+// On a CPU with AVX512_BF16 the AVX-512 kernels may store bf16 through vcvtneps2bf16
+// (cfg->bf16_cvt) instead of the integer rounding: calls alternate between the two, so that every
+// check below holds for both (bf16 outputs must equal the integer rounding of the f32 result).
+static void ffn__call(const struct ffn__kern *k, const struct ffn_kcfg *cfg_in, int64_t n,
                       void *const *out, const void *const *in) {
+    static int have_bf16 = -1, flip;
+    if (have_bf16 < 0) {
+        struct ffn_cpu_features f;
+        ffn_cpu_features_detect(&f);
+        have_bf16 = f.avx512_bf16;
+    }
+    struct ffn_kcfg c = *cfg_in;
+    c.bf16_cvt = have_bf16 && k->isa == FFN_ISA_AVX512 && (flip++ & 1);
+    const struct ffn_kcfg *cfg = &c;
     switch (k->op) {
     case FFN_KOP_ACT_FWD: ((ffn_act_fwd_fn)k->fn)(cfg, n, out[0], in[0]); break;
     case FFN_KOP_ACT_BWD: ((ffn_act_bwd_fn)k->fn)(cfg, n, out[0], in[0], in[1]); break;

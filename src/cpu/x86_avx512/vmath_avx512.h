@@ -43,8 +43,12 @@ FFN_VINLINE __m512 ffn__vload(const void *p, int64_t i, enum ffn_dtype dt, bool 
 }
 
 // f32 -> bf16, round to nearest even, NaN kept quiet, subnormals kept (as ffn_f32_to_bf16):
-// bits + 0x7fff + lsb, then the top half. vcvtneps2bf16 is not used: it flushes subnormals.
-FFN_VINLINE __m256i ffn__bf16_from_f32(__m512 v) {
+// bits + 0x7fff + lsb, then the top half. With cvt (the CPU has AVX512_BF16) a vector without
+// subnormal lanes takes one vcvtneps2bf16 instead, which gives the same bits there (RNE, NaN made
+// quiet by the same bit 6) but flushes subnormal inputs to zero: those vectors keep the integer
+// rounding. Either way every lane's bits depend on its own value only.
+FFN_VINLINE __m256i ffn__bf16_from_f32(__m512 v, bool cvt) {
+    if (cvt && !_mm512_fpclass_ps_mask(v, 0x20)) return (__m256i)_mm512_cvtneps_pbh(v);
     const __m512i u = _mm512_castps_si512(v);
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
     __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
@@ -62,7 +66,7 @@ FFN_VINLINE __m256i ffn__f16_from_f32(__m512 v) {
 FFN_VINLINE __m512 ffn__vround_to(__m512 v, enum ffn_dtype dt) {
     if (dt == FFN_DTYPE_BF16)
         return _mm512_castsi512_ps(
-            _mm512_slli_epi32(_mm512_cvtepu16_epi32(ffn__bf16_from_f32(v)), 16));
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(ffn__bf16_from_f32(v, false)), 16));
     if (dt == FFN_DTYPE_F16) return _mm512_cvtph_ps(ffn__f16_from_f32(v));
     return v;
 }
@@ -72,7 +76,7 @@ enum ffn__st { FFN_ST_FULL, FFN_ST_MASK, FFN_ST_STREAM };
 // Stores v to p[i..]: all 16 lanes, the lanes of m, or all 16 non-temporally (p + i aligned to
 // the 64 (f32) or 32 (16-bit) bytes of one vector).
 FFN_VINLINE void ffn__vstore(void *p, int64_t i, enum ffn_dtype dt, __m512 v, enum ffn__st st,
-                             __mmask16 m) {
+                             __mmask16 m, bool cvt) {
     if (dt == FFN_DTYPE_F32) {
         float *q = (float *)p + i;
         if (st == FFN_ST_STREAM)
@@ -84,7 +88,7 @@ FFN_VINLINE void ffn__vstore(void *p, int64_t i, enum ffn_dtype dt, __m512 v, en
         return;
     }
     uint16_t *q = (uint16_t *)p + i;
-    const __m256i h = dt == FFN_DTYPE_BF16 ? ffn__bf16_from_f32(v) : ffn__f16_from_f32(v);
+    const __m256i h = dt == FFN_DTYPE_BF16 ? ffn__bf16_from_f32(v, cvt) : ffn__f16_from_f32(v);
     if (st == FFN_ST_STREAM)
         _mm256_stream_si256((__m256i *)q, h);
     else if (st == FFN_ST_MASK)
@@ -186,12 +190,14 @@ FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
     const __m512 x = ffn__vload(p->i0, i, in, full, m);
     switch (kind) {
     case FFN_K_ACT_FWD: {
-        ffn__vstore(p->o0, i, out, f(x, x, x, FFN_MODE_ACT, cfg->accurate).y0, st0, m);
+        ffn__vstore(p->o0, i, out, f(x, x, x, FFN_MODE_ACT, cfg->accurate).y0, st0, m,
+                    cfg->bf16_cvt);
         break;
     }
     case FFN_K_ACT_BWD: {  // dx = dy·act'(x)
         const __m512 dy = ffn__vload(p->i1, i, in, full, m);
-        ffn__vstore(p->o0, i, out, f(x, dy, dy, FFN_MODE_DACT_MUL, false).y0, st0, m);
+        ffn__vstore(p->o0, i, out, f(x, dy, dy, FFN_MODE_DACT_MUL, false).y0, st0, m,
+                    cfg->bf16_cvt);
         break;
     }
     case FFN_K_GLU_FWD: {  // h = act(gate)·up
@@ -204,15 +210,15 @@ FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
         } else {
             h = f(x, u, u, FFN_MODE_ACT_MUL, cfg->accurate).y0;
         }
-        ffn__vstore(p->o0, i, out, h, st0, m);
+        ffn__vstore(p->o0, i, out, h, st0, m, cfg->bf16_cvt);
         break;
     }
     case FFN_K_GLU_BWD: {  // dgate = dh·up·act'(gate), dup = dh·act(gate)
         const __m512 u = ffn__vload(p->i1, i, in, full, m);
         const __m512 dh = ffn__vload(p->i2, i, in, full, m);
         const struct ffn__vo r = f(x, u, dh, FFN_MODE_BOTH, false);
-        ffn__vstore(p->o0, i, out, r.y0, st0, m);
-        ffn__vstore(p->o1, i, out, r.y1, st1, m);
+        ffn__vstore(p->o0, i, out, r.y0, st0, m, cfg->bf16_cvt);
+        ffn__vstore(p->o1, i, out, r.y1, st1, m, cfg->bf16_cvt);
         break;
     }
     }
@@ -661,8 +667,7 @@ FFN_VINLINE struct ffn__vo ffn__xsig_v(__m512 x, __m512 a, __m512 b, enum ffn__m
             act ? _mm512_cmp_ps_mask(x, ffn__c(-FFN_SIG_TAIL / k), _CMP_LE_OQ) & (__mmask16)~rare
                 : 0;
         if (rare | tail) {
-            if (tail)
-                o.y0 = _mm512_mask_mov_ps(o.y0, tail, ffn__sig_tail(x, l2e_hi, l2e_lo, true));
+            if (tail) o.y0 = _mm512_mask_mov_ps(o.y0, tail, ffn__sig_tail(x, l2e_hi, l2e_lo, true));
             if (rare) {
                 const struct ffn__av v = ffn__sigfam(x, l2e_hi, l2e_lo, true);
                 o.y0 = _mm512_mask_mov_ps(o.y0, rare, ffn__av_fwd(v, x, a, mode, FL, lims));
