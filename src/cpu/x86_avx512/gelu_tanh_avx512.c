@@ -17,10 +17,12 @@ static const struct ffn__lim ffn__lims = {-0.0f, 1.0f};
 // The derivative's dA/dx = K + 3M·x² (plain f32: the backward tier is 8 ulp).
 #define FFN_K_HI 0x1.988454p+0f   // √(8/π)
 #define FFN_M3_HI 0x1.b6676cp-3f  // 3·0.044715·√(8/π)
-// Fast lanes: x ≥ -3.5 (all but ~1 in 4,300 N(0,1) inputs): the argument of ffn__gelu_fast_e
-// drops error terms that grow as |x|³. For |x| ≤ 4.72 (K + M·x² ≤ 2K) the exact error term of
-// q = K + M·x² comes from Sterbenz' lemma; beyond on the positive side e is so small that its
-// error no longer matters. (With every error term kept, fast lanes could reach x = -4.5 at three fmas more.)
+// Fast lanes: x ≥ -3.5 (all but ~1 in 4,300 N(0,1) inputs) for gelu itself and the derivative,
+// whose argument (ffn__gelu_fast_e, full = false) leaves out error terms that grow as |x|³;
+// x ≥ -4.5 for a combine (h = gelu(g)·up rounds once more), whose argument keeps them. For
+// |x| ≤ 4.72 (K + M·x² ≤ 2K) the exact error term of q = K + M·x² comes from Sterbenz' lemma;
+// beyond on the positive side e is so small that its error no longer matters.
+#define FFN_GELU_FAST_MIN -4.5f
 #define FFN_GELU_FAST_MIN_D -3.5f
 // The fast paths clamp the exponent's argument at x = 9: there A·log2 e = 95.8, e = 2^-95.8 is
 // still normal (ffn__scale_t) and already below half an ulp of 1, so 1 + e = 1 for every x ≥ 9
@@ -67,16 +69,23 @@ FFN_VINLINE struct ffn__av ffn__gelu_general(__m512 x) {
     return v;
 }
 
-// e = exp(-A) for the signed x, fast lanes (x ∈ [-3.5, 9] after the clamp), from x2 = x² (rounded,
+// e = exp(-A) for the signed x, fast lanes (x ∈ [-4.5, 9] after the clamp), from x2 = x² (rounded,
 // shared with A' in the derivative): q = KL_hi + ML_hi·x2 is one fma; since q ≤ 2·KL_hi, KL_hi - q
 // is exact (Sterbenz) and ql = ML_hi·x2 + (KL_hi - q) + KL_lo recovers q's rounding error and the
-// constant's low part (they reach 2^-21 in A·log2 e). x2's rounding error and ML_lo·x³ are left
-// out: each ≤ 2^-25 for x ≥ -3.5, ≤ 0.4 ulp of the result. Then -A·log2 e = -x·(q + ql) is
-// reduced with fmas, and e = E·2^n16 (E without its table low part: ~1 ulp).
-FFN_VINLINE __m512 ffn__gelu_fast_e(__m512 xc, __m512 x2) {
+// constant's low part (they reach 2^-21 in A·log2 e). With full, ql also gets x2's rounding error
+// and ML_lo·x² (three fmas); without, those are left out: each ≤ 2^-25 for x ≥ -3.5, ≤ 0.4 ulp
+// of σ (the exhaustive sweep: gelu 3.52 ulp; a combine would reach 4.66, so it keeps them).
+// Then -A·log2 e = -x·(q + ql) is reduced with fmas, and e = E·2^n16 (E without its table low
+// part: ~1 ulp).
+FFN_VINLINE __m512 ffn__gelu_fast_e(__m512 xc, __m512 x2, bool full) {
     const __m512 q = _mm512_fmadd_ps(x2, ffn__c(FFN_ML_HI), ffn__c(FFN_KL_HI));
     const __m512 d = _mm512_add_ps(_mm512_sub_ps(ffn__c(FFN_KL_HI), q), ffn__c(FFN_KL_LO));
-    const __m512 ql = _mm512_fmadd_ps(x2, ffn__c(FFN_ML_HI), d);
+    __m512 ql = _mm512_fmadd_ps(x2, ffn__c(FFN_ML_HI), d);
+    if (full) {
+        const __m512 x2l = _mm512_fmsub_ps(xc, xc, x2);
+        ql = _mm512_fmadd_ps(x2, ffn__c(FFN_ML_LO), ql);
+        ql = _mm512_fmadd_ps(x2l, ffn__c(FFN_ML_HI), ql);
+    }
     const __m512 t = _mm512_fnmadd_ps(xc, q, ffn__c(FFN_EXP2_MAGIC));
     const __m512 n = _mm512_sub_ps(t, ffn__c(FFN_EXP2_MAGIC));
     __m512 r = _mm512_fnmsub_ps(xc, q, n);  // -x·q - n16
@@ -106,10 +115,10 @@ FFN_VINLINE struct ffn__avd ffn__gelu_general_d(__m512 x) {
     return r;
 }
 
-// Forward: fast lanes (x ≥ -3.5) gelu(x) = x/(1 + e) with e = exp(-A) for the signed x from
-// ffn__gelu_fast_e (e ≤ e^8.7: no overflow), a plain division: ≤ ~3 ulp
-// (3.4 in a combine, one more rounding). Rare lanes (x < -3.5: 1 in 4,300 N(0,1) inputs, NaN; in
-// a combine also |x| < 2^-100) and the accurate tier: the general form.
+// Forward: fast lanes (x ≥ -3.5; in a combine x ≥ -4.5 and the full argument) gelu(x) = x/(1 + e)
+// with e = exp(-A) for the signed x (e ≤ e^13.7: no overflow), a plain division: ≤ 3.52 ulp (a
+// combine one rounding more). Rare lanes (below, NaN; in a combine also |x| < 2^-100) and the
+// accurate tier: the general form.
 // Backward: fast lanes (x ≥ -3.5) act' = inv·(1 + x·A'·e·inv), inv = 1/(1 + e), act = x·inv;
 // rare lanes (x < -3.5, NaN; for act·dh also subnormal x): the general form.
 static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x, __m512 a,
@@ -125,10 +134,12 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x
             return o;
         }
         const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);  // NaN stays
-        const __m512 e = ffn__gelu_fast_e(xc, _mm512_mul_ps(xc, xc));
+        const bool act = mode == FFN_MODE_ACT;
+        const __m512 e = ffn__gelu_fast_e(xc, _mm512_mul_ps(xc, xc), !act);
         const __m512 q = _mm512_div_ps(x, _mm512_add_ps(one, e));
-        o.y0 = mode == FFN_MODE_ACT ? q : _mm512_mul_ps(q, a);
-        __mmask16 rare = _mm512_cmp_ps_mask(x, ffn__c(FFN_GELU_FAST_MIN_D), _CMP_NGE_UQ);
+        o.y0 = act ? q : _mm512_mul_ps(q, a);
+        __mmask16 rare = _mm512_cmp_ps_mask(
+            x, ffn__c(act ? FFN_GELU_FAST_MIN_D : FFN_GELU_FAST_MIN), _CMP_NGE_UQ);
         if (mode == FFN_MODE_ACT_MUL)
             rare |= _mm512_cmp_ps_mask(_mm512_abs_ps(x), ffn__c(FFN_GELU_FAST_TINY), _CMP_LT_OQ);
         if (rare)
@@ -140,7 +151,7 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x
     const bool both = mode == FFN_MODE_BOTH;
     const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);
     const __m512 x2 = _mm512_mul_ps(xc, xc);
-    const __m512 e = ffn__gelu_fast_e(xc, x2);
+    const __m512 e = ffn__gelu_fast_e(xc, x2, false);
     const __m512 inv = _mm512_div_ps(one, _mm512_add_ps(one, e));
     const __m512 dA = _mm512_fmadd_ps(x2, ffn__c(FFN_M3_HI), ffn__c(FFN_K_HI));
     const __m512 br = _mm512_fmadd_ps(_mm512_mul_ps(xc, dA), _mm512_mul_ps(e, inv), one);
