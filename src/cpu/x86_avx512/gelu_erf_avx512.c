@@ -186,8 +186,9 @@ struct ffn__erf_iv {
     __m512 t;   // s - c_j
 };
 FFN_VINLINE struct ffn__erf_iv ffn__erf_interval(__m512 x) {
-    // s ≥ 5 only in rare lanes: clamped there to keep the index in range.
-    const __m512 s = _mm512_min_ps(ffn__c(FFN_ERF_FAST_LIM), _mm512_abs_ps(x));  // NaN stays
+    // s ≥ 5 only in rare lanes, whose results are replaced: there j may leave [0, 32) (or be
+    // 0x80000000 for NaN and huge s), and vpermt2ps reads only its low 5 bits.
+    const __m512 s = _mm512_abs_ps(x);
     const __m512 kb =
         _mm512_fmadd_ps(s, ffn__c(FFN_ERF_FAST_K), ffn__c(FFN_ERF_FAST_B * FFN_ERF_FAST_K));
     struct ffn__erf_iv iv;
