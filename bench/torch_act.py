@@ -9,7 +9,8 @@ backward ops autograd would call, with the tensors autograd saves computed befor
 buffers wherever ATen has an out variant, so allocation and page faults are not timed.
 GB/s counts the MINIMUM bytes (each input read once, each output written once), as ffn does,
 and the ratio is to a triad a = b + q*c (torch.add(b, c, alpha=q, out=a), 12 B/element, same n
-and threads) measured in this process just before each row. Not a correctness check.
+and threads) run in this process just before each timed rep of the op: the median of those
+per-rep ratios. Not a correctness check.
 
 Runs with Debian's python3-torch (/usr/bin/python3); `scripts/deps.sh bench` installs it.
 """
@@ -134,24 +135,35 @@ def glu_saved(act, g):
 
 
 # --- timing ---------------------------------------------------------------------------------------
-def time_fn(fn, reps_req, min_reps, budget_s):
-    """Two warm-up calls (the second, warm one is the cost estimate), then reps of `inner`
-    back-to-back calls; returns per-call (median, min, reps, inner)."""
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    est = max(time.perf_counter() - t0, 1e-9)
-    inner = math.ceil(REP_MIN_S / est) if est < REP_MIN_S else 1
-    if est > SLOW_CALL_S:   # a slow call gets fewer reps: the full run stays in minutes
-        min_reps = min(min_reps, QUICK_REPS)
-    reps = reps_req or max(min_reps, min(MAX_REPS, int(budget_s / (est * inner))))
-    times = []
-    for _ in range(reps):
+def time_pair(triad, fn, reps_req, min_reps, tri_bytes, op_bytes):
+    """The triad and the op in interleaved reps (triad, op, triad, op, ...), as ffn bench act
+    does: each op rep has a triad measured just before it. Two warm-up calls of each (the second,
+    warm one is the cost estimate), calls batched to at least REP_MIN_S per rep. Returns
+    (op median, op min, triad median, triad min, median of the per-pair ratios, reps, inner)."""
+    est, inner = [], []
+    for f in (triad, fn):
+        f()
         t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        times.append((time.perf_counter() - t0) / inner)
-    return statistics.median(times), min(times), reps, inner
+        f()
+        e = max(time.perf_counter() - t0, 1e-9)
+        est.append(e)
+        inner.append(math.ceil(REP_MIN_S / e) if e < REP_MIN_S else 1)
+    if est[1] > SLOW_CALL_S:   # a slow call gets fewer reps: the full run stays in minutes
+        min_reps = min(min_reps, QUICK_REPS)
+    budget = ROW_BUDGET_S + TRIAD_BUDGET_S
+    reps = reps_req or max(min_reps, min(MAX_REPS, int(budget / (est[0] * inner[0] +
+                                                                  est[1] * inner[1]))))
+    times = ([], [])
+    ratios = []
+    for _ in range(reps):
+        for k, f in enumerate((triad, fn)):
+            t0 = time.perf_counter()
+            for _ in range(inner[k]):
+                f()
+            times[k].append((time.perf_counter() - t0) / inner[k])
+        ratios.append((op_bytes / times[1][-1]) / (tri_bytes / times[0][-1]))
+    return (statistics.median(times[1]), min(times[1]), statistics.median(times[0]),
+            min(times[0]), statistics.median(ratios), reps, inner[1])
 
 
 # --- host -----------------------------------------------------------------------------------------
@@ -305,18 +317,18 @@ def main(argv):
                     for act, glu in a.cases:
                         for d in a.dirs:
                             fn, tensors = make_call(act, glu, d, x, i1, i2, o0, o1, t0, t1)
-                            # Triad first (the bandwidth of this moment), then the op.
-                            tri_med, tri_min, _, _ = time_fn(triad, 0, MIN_REPS, TRIAD_BUDGET_S)
-                            med, mn, reps, inner = time_fn(fn, a.reps, min_reps, ROW_BUDGET_S)
-                            fn = None  # frees the saved tensors
                             nbytes = tensors * n * esize
+                            # Triad and op interleaved: each op rep after its own triad run.
+                            med, mn, tri_med, tri_min, ratio, reps, inner = time_pair(
+                                triad, fn, a.reps, min_reps, 12.0 * n, nbytes)
+                            fn = None  # frees the saved tensors
                             gbps = nbytes / med * 1e-9
                             triad_gbps = 12.0 * n / tri_med * 1e-9
                             op = GLU_NAMES[act] if glu else act
                             if a.text:
                                 print(f"{op:<12} {d:<3} {dname:<5} {dist:<6} {n:>9} {nt:>2} "
                                       f"{med * 1e3:9.4f} {mn * 1e3:9.4f} {gbps:7.2f} "
-                                      f"{triad_gbps:7.2f} {gbps / triad_gbps:6.3f}", file=out,
+                                      f"{triad_gbps:7.2f} {ratio:6.3f}", file=out,
                                       flush=True)
                                 continue
                             row = {"impl": "torch", "op": op, "act": act, "glu": glu, "dir": d,
@@ -328,7 +340,7 @@ def main(argv):
                                    "triad_gbps": round(triad_gbps, 4),
                                    "triad_best_gbps": round(12.0 * n / tri_min * 1e-9, 4),
                                    "triad_seconds": tri_med,
-                                   "ratio": round(gbps / triad_gbps, 4), "cpu": cpu, "mhz": mhz}
+                                   "ratio": round(ratio, 4), "cpu": cpu, "mhz": mhz}
                             print(json.dumps(row), file=out, flush=True)
         del ins, outs, tmps
     return 0

@@ -1,7 +1,7 @@
 // cmd_bench_act.c — `ffn bench act`: throughput of the activation entry points (unary and gated,
 // forward and backward, f32 / bf16) through the public API, as GB/s over the minimum bytes moved
-// and as a ratio to a STREAM-style triad measured in the same process just before each row (the
-// bandwidth of this shared host drifts). Text table by default, JSON lines with --json (read by
+// and as a ratio to a STREAM-style triad measured in the same process, one triad run just before
+// each timed rep of the op (the bandwidth of this shared host drifts). Text table by default, JSON lines with --json (read by
 // bench/compare.py next to bench/torch_act.py's rows). Not a correctness test: results are not
 // checked here (tests/cpu does that); a failing call is reported and stops the run.
 #include <errno.h>
@@ -235,40 +235,58 @@ struct ffn__timing {
     int reps, inner;
 };
 
-// Two warm-up calls (caches, TLB, branch predictors, OpenMP pool; the second, warm one gives the
-// cost estimate), then `reps` timed reps of `inner` back-to-back calls each; per-call median and
-// minimum. reps_req 0 picks reps from budget_s (at least min_reps).
-static enum ffn_status ffn__time(const struct ffn__target *t, int reps_req, int min_reps,
-                                 double budget_s, struct ffn__timing *out) {
-    enum ffn_status st = ffn__target_call(t);
-    if (st) return st;
-    double t0 = ffn__now();
-    if ((st = ffn__target_call(t))) return st;
-    double est = ffn__now() - t0;
-    if (est < 1e-9) est = 1e-9;
-    int inner = 1;
-    if (est < FFN__REP_MIN_S) inner = (int)ceil(FFN__REP_MIN_S / est);
+// The row's measurement: the triad and the op in interleaved reps (triad, op, triad, op, ...), so
+// that each op rep has a triad measured just before it and a change of the machine's bandwidth
+// during the row (other tenants of a shared host) moves both. Two warm-up calls of each (caches,
+// TLB, branch predictors, OpenMP pool; the second, warm one gives the cost estimate), calls batched
+// so that a timed rep lasts at least FFN__REP_MIN_S; reps from the op's budget plus the triad's (at least min_reps pairs, or reps_req). Fills both
+// timings and *ratio, the median of the per-pair ratios (op bytes / op time) / (triad bytes /
+// triad time).
+static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struct ffn__target *op,
+                                      int reps_req, int min_reps, double tri_bytes,
+                                      double op_bytes, struct ffn__timing *tt,
+                                      struct ffn__timing *to, double *ratio) {
+    const struct ffn__target *tg[2] = {tri, op};
+    double est[2];
+    int inner[2];
+    enum ffn_status st;
+    for (int k = 0; k < 2; k++) {
+        if ((st = ffn__target_call(tg[k]))) return st;
+        const double t0 = ffn__now();
+        if ((st = ffn__target_call(tg[k]))) return st;
+        est[k] = ffn__now() - t0;
+        if (est[k] < 1e-9) est[k] = 1e-9;
+        inner[k] = est[k] < FFN__REP_MIN_S ? (int)ceil(FFN__REP_MIN_S / est[k]) : 1;
+    }
     int reps = reps_req;
     if (reps <= 0) {
-        // A slow call (a scalar fallback far out of cache) gets fewer reps: keeps the full run
-        // in minutes even before every SIMD kernel has landed.
-        if (est > FFN__SLOW_CALL_S && min_reps > FFN__QUICK_REPS) min_reps = FFN__QUICK_REPS;
-        const double r = budget_s / (est * inner);
+        if (est[1] > FFN__SLOW_CALL_S && min_reps > FFN__QUICK_REPS) min_reps = FFN__QUICK_REPS;
+        const double r = (FFN__ROW_BUDGET_S + FFN__TRIAD_BUDGET_S) /
+                         (est[0] * inner[0] + est[1] * inner[1]);
         reps = r < min_reps ? min_reps : r > FFN__MAX_REPS ? FFN__MAX_REPS : (int)r;
     }
-    double times[FFN__REPS_CAP];
     if (reps > FFN__REPS_CAP) reps = FFN__REPS_CAP;
+    static double times[2][FFN__REPS_CAP], ratios[FFN__REPS_CAP];
     for (int r = 0; r < reps; r++) {
-        t0 = ffn__now();
-        for (int k = 0; k < inner; k++)
-            if ((st = ffn__target_call(t))) return st;
-        times[r] = (ffn__now() - t0) / inner;
+        for (int k = 0; k < 2; k++) {
+            const double t0 = ffn__now();
+            for (int i = 0; i < inner[k]; i++)
+                if ((st = ffn__target_call(tg[k]))) return st;
+            times[k][r] = (ffn__now() - t0) / inner[k];
+        }
+        ratios[r] = (op_bytes / times[1][r]) / (tri_bytes / times[0][r]);
     }
-    qsort(times, (size_t)reps, sizeof times[0], ffn__cmp_double);
-    out->median_s = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    out->min_s = times[0];
-    out->reps = reps;
-    out->inner = inner;
+    struct ffn__timing *out[2] = {tt, to};
+    for (int k = 0; k < 2; k++) {
+        qsort(times[k], (size_t)reps, sizeof times[k][0], ffn__cmp_double);
+        out[k]->median_s = reps % 2 ? times[k][reps / 2]
+                                    : 0.5 * (times[k][reps / 2 - 1] + times[k][reps / 2]);
+        out[k]->min_s = times[k][0];
+        out[k]->reps = reps;
+        out[k]->inner = inner[k];
+    }
+    qsort(ratios, (size_t)reps, sizeof ratios[0], ffn__cmp_double);
+    *ratio = reps % 2 ? ratios[reps / 2] : 0.5 * (ratios[reps / 2 - 1] + ratios[reps / 2]);
     return FFN_STATUS_OK;
 }
 
@@ -484,6 +502,7 @@ struct ffn__row {
     enum ffn_isa kernel_isa;
     double bytes;
     struct ffn__timing op, triad;
+    double ratio;  // median over reps of (op GB/s) / (triad GB/s of the rep just before)
 };
 
 static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host *h, ffn_ctx_t ctx) {
@@ -523,7 +542,8 @@ static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host 
         if (per_isa[i]) printf(" %s %d/%d", ffn_isa_name((enum ffn_isa)i), per_isa[i], total);
     printf(
         "\n# GB/s = minimum bytes (each input read once, each output written once) / median "
-        "time; ratio = GB/s / triad GB/s (same n, threads)\n");
+        "time; ratio = median over reps of GB/s / GB/s of the triad run just before (same n, "
+        "threads)\n");
     printf("%-12s %-3s %-5s %-6s %9s %2s %-7s %9s %9s %7s %7s %6s\n", "op", "dir", "dtype", "dist",
            "n", "T", "kernel", "med_ms", "min_ms", "GB/s", "triad", "ratio");
 }
@@ -538,7 +558,7 @@ static void ffn__print_row(const struct ffn__opts *o, const struct ffn__host *h,
         printf("%-12s %-3s %-5s %-6s %9" PRId64 " %2d %-7s %9.4f %9.4f %7.2f %7.2f %6.3f\n", op,
                dir, ffn_dtype_name(r->dtype), ffn__dist_names[r->dist], r->n, r->threads,
                ffn_isa_name(r->kernel_isa), r->op.median_s * 1e3, r->op.min_s * 1e3, gbps, triad,
-               gbps / triad);
+               r->ratio);
         fflush(stdout);
         return;
     }
@@ -554,7 +574,7 @@ static void ffn__print_row(const struct ffn__opts *o, const struct ffn__host *h,
         ffn__dist_names[r->dist], r->n, r->threads, ffn_isa_name(ffn_ctx_isa(ctx)),
         ffn_isa_name(r->kernel_isa), o->accurate ? "high" : "default", r->op.reps, r->op.inner,
         r->op.median_s, r->op.min_s, r->bytes, gbps, r->bytes / r->op.min_s * 1e-9, triad,
-        12.0 * (double)r->n / r->triad.min_s * 1e-9, r->triad.median_s, gbps / triad);
+        12.0 * (double)r->n / r->triad.min_s * 1e-9, r->triad.median_s, r->ratio);
     ffn__json_str(stdout, h->cpu);
     if (h->mhz > 0)
         printf(",\"mhz\":%.1f}\n", h->mhz);
@@ -610,11 +630,9 @@ static int ffn__run_row(const struct ffn__opts *o, const struct ffn__host *h, ff
     };
     const struct ffn__triad tri = {b->ta, b->tb, b->tc, n, nt};
     const struct ffn__target ttri = {NULL, &tri}, top = {&c, NULL};
-    // The triad always takes automatic reps: --quick's 3 are too few for a stable baseline, and
-    // it costs little next to the op.
-    ffn__time(&ttri, 0, FFN__MIN_REPS, FFN__TRIAD_BUDGET_S, &r.triad);
     const int min_reps = o->quick ? FFN__QUICK_REPS : FFN__MIN_REPS;
-    if (ffn__time(&top, o->reps, min_reps, FFN__ROW_BUDGET_S, &r.op) != FFN_STATUS_OK) {
+    if (ffn__time_pair(&ttri, &top, o->reps, min_reps, 12.0 * (double)n, r.bytes, &r.triad, &r.op,
+                       &r.ratio) != FFN_STATUS_OK) {
         fprintf(stderr, "ffn bench act: %s\n", ffn_ctx_last_error(ctx));
         return 2;
     }
