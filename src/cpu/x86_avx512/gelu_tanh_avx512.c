@@ -24,8 +24,8 @@ static const struct ffn__lim ffn__lims = {-0.0f, 1.0f};
 // beyond on the positive side e is so small that its error no longer matters.
 #define FFN_GELU_FAST_MIN -4.5f
 #define FFN_GELU_FAST_MIN_D -3.5f
-// The fast paths clamp the exponent's argument at x = 9: there A·log2 e = 95.8, e = 2^-95.8 is
-// still normal (ffn__scale_t) and already below half an ulp of 1, so 1 + e = 1 for every x ≥ 9
+// The fast paths clamp the exponent's argument at x = 9 (which keeps x·q far from overflow): there
+// A·log2 e = 95.8, e = 2^-95.8 is already below half an ulp of 1, so 1 + e = 1 for every x ≥ 9
 // and the clamp changes no result.
 #define FFN_GELU_FAST_CLAMP 9.0f
 // A combine's fast lanes also need act(x) = x/(1 + e) normal: |x| ≥ 2^-100 (1 + e ≤ 2^20 there).
@@ -76,7 +76,7 @@ FFN_VINLINE struct ffn__av ffn__gelu_general(__m512 x) {
 // and ML_lo·x² (three fmas); without, those are left out: each ≤ 2^-25 for x ≥ -3.5, ≤ 0.4 ulp
 // of σ (the exhaustive sweep: gelu 3.52 ulp; a combine would reach 4.66, so it keeps them).
 // Then -A·log2 e = -x·(q + ql) is reduced with fmas, and e = E·2^n16 (E without its table low
-// part: ~1 ulp; the power of two by vscalefps, one instruction where ffn__scale_t takes three).
+// part: ~1 ulp; the power of two by vscalefps).
 FFN_VINLINE __m512 ffn__gelu_fast_e(__m512 xc, __m512 x2, bool full) {
     const __m512 q = _mm512_fmadd_ps(x2, ffn__c(FFN_ML_HI), ffn__c(FFN_KL_HI));
     const __m512 d = _mm512_add_ps(_mm512_sub_ps(ffn__c(FFN_KL_HI), q), ffn__c(FFN_KL_LO));
