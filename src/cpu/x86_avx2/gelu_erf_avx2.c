@@ -2,7 +2,8 @@
 // forward and gated backward, for every (in, out) dtype pair. Accuracy (f32): forward and GeGLU
 // forward ≤ 4 ulp in the default tier (a table path: Φ by per-interval polynomials, for |x| < 5)
 // and ≤ 2 ulp in the accurate tier (the exp-based form below, measured 1.36, which also serves the
-// default tier's other lanes); backward ≤ 8 ulp, absolute near the zero of the derivative at
+// default tier's other lanes); backward ≤ 8 ulp (the same table path with the derivative's own
+// table on |x| < 5, the exp-based form elsewhere), absolute near the zero of the derivative at
 // x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t. A short
 // fast path serves the lanes with x ≥ -13 and |x| ≥ 2^-60; vectors with other lanes also run the
 // general path below for those lanes.
@@ -449,6 +450,110 @@ static const float ffn__erf8_tab[FFN_ERF8_DEG + 3][8] __attribute__((aligned(32)
     },
 };
 #define FFN_GELU_ERF_TABLIM 5.0f
+// The derivative's H(s) = Φ(-s) - s·φ(s) on the same intervals (`tab5 8 5 8 4 1 print`, c0 a
+// float: ≤ 1.48 ulp of Φ(-s) + s·φ(s), the larger of its terms; H has the zero of gelu_erf' at
+// s ≈ 0.7518, where the bound is absolute): gelu_erf'(x) = H(s) (x < 0) or 1 - H(s) (x ≥ 0).
+static const float ffn__erf8_htab[FFN_ERF8_DEG + 1][8] __attribute__((aligned(32))) = {
+    {
+        // H: c0
+        0x1.a11ffep-4,
+        -0x1.04cd48p-3,
+        -0x1.ef44f6p-5,
+        -0x1.176232p-6,
+        -0x1.ecf89ep-9,
+        -0x1.74cf24p-11,
+        -0x1.f99ddep-14,
+        -0x1.3ba7fcp-16,
+    },
+    {
+        // H: c1
+        -0x1.29a09ap-1,
+        0x1.13b4b6p-5,
+        0x1.921c76p-4,
+        0x1.5332fep-5,
+        0x1.79ed4cp-7,
+        0x1.51327cp-9,
+        0x1.03f032p-11,
+        0x1.68623p-14,
+    },
+    {
+        // H: c2
+        0x1.657f1ep-2,
+        0x1.58ccf4p-3,
+        -0x1.2cb1c4p-5,
+        -0x1.47a4d8p-5,
+        -0x1.fdfd4ep-7,
+        -0x1.1798cap-8,
+        -0x1.f4c938p-11,
+        -0x1.86a5fp-13,
+    },
+    {
+        // H: c3
+        0x1.cbdab6p-4,
+        -0x1.27370cp-3,
+        -0x1.0b1f9ap-5,
+        0x1.f10198p-7,
+        0x1.794176p-7,
+        0x1.137f04p-8,
+        0x1.28cccp-10,
+        0x1.0994f8p-12,
+    },
+    {
+        // H: c4
+        -0x1.db87bap-4,
+        0x1.d1a04p-7,
+        0x1.2b8658p-5,
+        0x1.0c295p-8,
+        -0x1.187eaap-8,
+        -0x1.575dd6p-9,
+        -0x1.db4c44p-11,
+        -0x1.f6d138p-13,
+    },
+    {
+        // H: c5
+        -0x1.72bda8p-7,
+        0x1.dc125cp-6,
+        -0x1.543eeap-7,
+        -0x1.c66fbap-8,
+        -0x1.6beef4p-13,
+        0x1.f1d27cp-11,
+        0x1.05f7fp-11,
+        0x1.5a1138p-13,
+    },
+    {
+        // H: c6
+        0x1.756ccp-6,
+        -0x1.587adep-7,
+        -0x1.8dc83p-9,
+        0x1.69be54p-9,
+        0x1.13e382p-10,
+        -0x1.1ea018p-14,
+        -0x1.7234e2p-13,
+        -0x1.5b354cp-14,
+    },
+    {
+        // H: c7
+        0x1.dad396p-16,
+        -0x1.2f9dfp-9,
+        0x1.5e5504p-9,
+        -0x1.63cf3p-18,
+        -0x1.0bf01ep-11,
+        -0x1.176656p-13,
+        0x1.80c31p-16,
+        0x1.dd4026p-16,
+    },
+    {
+        // H: c8
+        -0x1.7fa432p-9,
+        0x1.e26a2ap-10,
+        -0x1.6694c8p-12,
+        -0x1.9260aep-12,
+        0x1.32a5c4p-14,
+        0x1.43d44cp-14,
+        0x1.cadca8p-17,
+        -0x1.4649f8p-18,
+    },
+};
 
 FFN_AVX2_INLINE __m256 ffn__erf8_row(int row, __m256i j) {
     return _mm256_permutevar8x32_ps(_mm256_load_ps(ffn__erf8_tab[row]), j);
@@ -456,19 +561,38 @@ FFN_AVX2_INLINE __m256 ffn__erf8_row(int row, __m256i j) {
 
 // G = Φ(-|x|) or 1 - Φ(-|x|) by sign, so that gelu(x) = x·G; meaningful for |x| < 5 (elsewhere
 // the index wraps: vpermps reads 3 bits).
-FFN_AVX2_INLINE __m256 ffn__ge_tG(__m256 x) {
+struct ffn__erf8_iv {
+    __m256i j;  // interval
+    __m256 t;   // s - c_j
+};
+FFN_AVX2_INLINE struct ffn__erf8_iv ffn__erf8_interval(__m256 x) {
     const __m256 s = ffn__avx2_abs(x);
     const __m256 k = _mm256_set1_ps(FFN_ERF8_K);
     const __m256 v =
         _mm256_mul_ps(s, _mm256_fmadd_ps(s, k, _mm256_mul_ps(_mm256_set1_ps(4.0f), k)));
-    const __m256i j = _mm256_cvttps_epi32(v);
-    const __m256 t = _mm256_sub_ps(s, ffn__erf8_row(FFN_ERF8_ROW_C, j));
-    __m256 p = ffn__erf8_row(FFN_ERF8_ROW_F + FFN_ERF8_DEG, j);
+    struct ffn__erf8_iv iv;
+    iv.j = _mm256_cvttps_epi32(v);
+    iv.t = _mm256_sub_ps(s, ffn__erf8_row(FFN_ERF8_ROW_C, iv.j));
+    return iv;
+}
+
+FFN_AVX2_INLINE __m256 ffn__ge_tG_iv(__m256 x, struct ffn__erf8_iv iv) {
+    __m256 p = ffn__erf8_row(FFN_ERF8_ROW_F + FFN_ERF8_DEG, iv.j);
     for (int q = FFN_ERF8_DEG - 1; q >= 1; q--)
-        p = _mm256_fmadd_ps(p, t, ffn__erf8_row(FFN_ERF8_ROW_F + q, j));
-    p = _mm256_fmadd_ps(p, t, ffn__erf8_row(FFN_ERF8_ROW_FLO, j));
-    const __m256 f = _mm256_add_ps(ffn__erf8_row(FFN_ERF8_ROW_F, j), p);
+        p = _mm256_fmadd_ps(p, iv.t, ffn__erf8_row(FFN_ERF8_ROW_F + q, iv.j));
+    p = _mm256_fmadd_ps(p, iv.t, ffn__erf8_row(FFN_ERF8_ROW_FLO, iv.j));
+    const __m256 f = _mm256_add_ps(ffn__erf8_row(FFN_ERF8_ROW_F, iv.j), p);
     return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), f), f, x);
+}
+FFN_AVX2_INLINE __m256 ffn__ge_tG(__m256 x) { return ffn__ge_tG_iv(x, ffn__erf8_interval(x)); }
+
+// gelu_erf'(x) = H(s) or 1 - H(s) by sign, same range as ffn__ge_tG.
+FFN_AVX2_INLINE __m256 ffn__ge_tD_iv(__m256 x, struct ffn__erf8_iv iv) {
+    __m256 p = _mm256_permutevar8x32_ps(_mm256_load_ps(ffn__erf8_htab[FFN_ERF8_DEG]), iv.j);
+    for (int q = FFN_ERF8_DEG - 1; q >= 0; q--)
+        p = _mm256_fmadd_ps(p, iv.t,
+                            _mm256_permutevar8x32_ps(_mm256_load_ps(ffn__erf8_htab[q]), iv.j));
+    return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), p), p, x);
 }
 
 FFN_AVX2_INLINE __m256 ffn__ge_tok(__m256 x) {
@@ -526,15 +650,22 @@ FFN_AVX2_INLINE __m256 ffn__geglu_v(__m256 g, __m256 u) {
     return ffn__avx2_all(okt) ? h : _mm256_blendv_ps(ffn__geglu_exp(g, u), h, okt);
 }
 
-FFN_AVX2_INLINE __m256 ffn__ge_bwd_v(__m256 x, __m256 dy) {
+FFN_AVX2_INLINE __m256 ffn__ge_bwd_exp(__m256 x, __m256 dy) {
     const struct ffn__gef f = ffn__ge_fprep(x, false);
     const __m256 dx = _mm256_mul_ps(dy, ffn__ge_fderiv(x, &f));
     const __m256 ok = _mm256_cmp_ps(x, _mm256_set1_ps(FFN_GELU_ERF_FAST), _CMP_GE_OQ);
     return ffn__avx2_all(ok) ? dx : ffn__ge_bwd_slow(x, dy, dx, ok);
 }
 
+// dx = dy·gelu'(x) from the H table on |x| < 5, the exp-based form elsewhere.
+FFN_AVX2_INLINE __m256 ffn__ge_bwd_v(__m256 x, __m256 dy) {
+    const __m256 dx = _mm256_mul_ps(dy, ffn__ge_tD_iv(x, ffn__erf8_interval(x)));
+    const __m256 okt = ffn__ge_tok(x);
+    return ffn__avx2_all(okt) ? dx : _mm256_blendv_ps(ffn__ge_bwd_exp(x, dy), dx, okt);
+}
+
 // dgate = (dh·up)·gelu'(g), dup = dh·gelu(g).
-FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
+FFN_AVX2_INLINE void ffn__geglu_bwd_exp(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
     const struct ffn__gef f = ffn__ge_fprep(g, true);
     const __m256 p = _mm256_mul_ps(dh, u);
     __m256 hi, lo;
@@ -543,6 +674,24 @@ FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg,
     *du = _mm256_mul_ps(dh, _mm256_add_ps(hi, lo));
     const __m256 ok = _mm256_and_ps(ffn__ge_fok(g), ffn__avx2_finite(p));
     if (!ffn__avx2_all(ok)) ffn__geglu_bwd_slow(g, u, dh, dg, du, ok);
+}
+
+// The table path on |g| < 5 with |g| ≥ 2^-60 (g·G normal) and dh·up finite; the exp-based form
+// for the other lanes.
+FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
+    const struct ffn__erf8_iv iv = ffn__erf8_interval(g);
+    const __m256 p = _mm256_mul_ps(dh, u);
+    *dg = _mm256_mul_ps(p, ffn__ge_tD_iv(g, iv));
+    *du = _mm256_mul_ps(dh, _mm256_mul_ps(g, ffn__ge_tG_iv(g, iv)));
+    const __m256 okt = _mm256_and_ps(
+        _mm256_and_ps(ffn__ge_tok(g), ffn__avx2_mag_in(_mm256_or_ps(g, ffn__avx2_sign_mask()),
+                                                       FFN_AVX2_BITS_TINY, FFN_AVX2_BITS_MAXFIN)),
+        ffn__avx2_finite(p));
+    if (ffn__avx2_all(okt)) return;
+    __m256 eg, eu;
+    ffn__geglu_bwd_exp(g, u, dh, &eg, &eu);
+    *dg = _mm256_blendv_ps(eg, *dg, okt);
+    *du = _mm256_blendv_ps(eu, *du, okt);
 }
 
 // --- the kernels of kernels_avx2.inc
