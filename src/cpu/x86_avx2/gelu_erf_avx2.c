@@ -2,9 +2,9 @@
 // forward and gated backward, for every (in, out) dtype pair. Accuracy (f32): forward and GeGLU
 // forward ≤ 4 ulp in the default tier (a table path: Φ by per-interval polynomials, for |x| < 5)
 // and ≤ 2 ulp in the accurate tier (the exp-based form below, measured 1.36, which also serves the
-// default tier's other lanes); backward ≤ 8 ulp (the same table path with the derivative's own
-// table on |x| < 5, the exp-based form elsewhere), absolute near the zero of the derivative at
-// x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t. A short
+// default tier's other lanes); backward ≤ 8 ulp (gelu': the same table path with the derivative's
+// own table on |x| < 5, the exp-based form elsewhere; the GeGLU backward: the exp-based form),
+// absolute near the zero of the derivative at x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t. A short
 // fast path serves the lanes with x ≥ -13 and |x| ≥ 2^-60; vectors with other lanes also run the
 // general path below for those lanes.
 #include "cpu/x86_avx2/loops_avx2.h"
@@ -665,7 +665,7 @@ FFN_AVX2_INLINE __m256 ffn__ge_bwd_v(__m256 x, __m256 dy) {
 }
 
 // dgate = (dh·up)·gelu'(g), dup = dh·gelu(g).
-FFN_AVX2_INLINE void ffn__geglu_bwd_exp(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
+FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
     const struct ffn__gef f = ffn__ge_fprep(g, true);
     const __m256 p = _mm256_mul_ps(dh, u);
     __m256 hi, lo;
@@ -674,24 +674,6 @@ FFN_AVX2_INLINE void ffn__geglu_bwd_exp(__m256 g, __m256 u, __m256 dh, __m256 *d
     *du = _mm256_mul_ps(dh, _mm256_add_ps(hi, lo));
     const __m256 ok = _mm256_and_ps(ffn__ge_fok(g), ffn__avx2_finite(p));
     if (!ffn__avx2_all(ok)) ffn__geglu_bwd_slow(g, u, dh, dg, du, ok);
-}
-
-// The table path on |g| < 5 with |g| ≥ 2^-60 (g·G normal) and dh·up finite; the exp-based form
-// for the other lanes.
-FFN_AVX2_INLINE void ffn__geglu_bwd_v(__m256 g, __m256 u, __m256 dh, __m256 *dg, __m256 *du) {
-    const struct ffn__erf8_iv iv = ffn__erf8_interval(g);
-    const __m256 p = _mm256_mul_ps(dh, u);
-    *dg = _mm256_mul_ps(p, ffn__ge_tD_iv(g, iv));
-    *du = _mm256_mul_ps(dh, _mm256_mul_ps(g, ffn__ge_tG_iv(g, iv)));
-    const __m256 okt = _mm256_and_ps(
-        _mm256_and_ps(ffn__ge_tok(g), ffn__avx2_mag_in(_mm256_or_ps(g, ffn__avx2_sign_mask()),
-                                                       FFN_AVX2_BITS_TINY, FFN_AVX2_BITS_MAXFIN)),
-        ffn__avx2_finite(p));
-    if (ffn__avx2_all(okt)) return;
-    __m256 eg, eu;
-    ffn__geglu_bwd_exp(g, u, dh, &eg, &eu);
-    *dg = _mm256_blendv_ps(eg, *dg, okt);
-    *du = _mm256_blendv_ps(eu, *du, okt);
 }
 
 // --- the kernels of kernels_avx2.inc
