@@ -4,9 +4,9 @@
 // and ≤ 2 ulp in the accurate tier (the exp-based form below, measured 1.36, which also serves the
 // default tier's other lanes); backward ≤ 8 ulp (gelu': the same table path with the derivative's
 // own table on |x| < 5, the exp-based form elsewhere; the GeGLU backward: the exp-based form),
-// absolute near the zero of the derivative at x ≈ -0.7518. No erf/erfc library call: a vector erfc of the form exp(-t²/2)·W(t)/t. A short
-// fast path serves the lanes with x ≥ -13 and |x| ≥ 2^-60; vectors with other lanes also run the
-// general path below for those lanes.
+// absolute near the zero of the derivative at x ≈ -0.7518. No erf/erfc library call: a vector erfc
+// of the form exp(-t²/2)·W(t)/t. A short fast path serves the lanes with x ≥ -13 and |x| ≥ 2^-60;
+// vectors with other lanes also run the general path below for those lanes.
 #include "cpu/x86_avx2/loops_avx2.h"
 
 // --- the general path
@@ -555,8 +555,12 @@ static const float ffn__erf8_htab[FFN_ERF8_DEG + 1][8] __attribute__((aligned(32
     },
 };
 
+// The entries of one table row (8 intervals) for the lanes' intervals j (vpermps reads 3 bits).
+FFN_AVX2_INLINE __m256 ffn__erf8_pick(const float *row, __m256i j) {
+    return _mm256_permutevar8x32_ps(_mm256_load_ps(row), j);
+}
 FFN_AVX2_INLINE __m256 ffn__erf8_row(int row, __m256i j) {
-    return _mm256_permutevar8x32_ps(_mm256_load_ps(ffn__erf8_tab[row]), j);
+    return ffn__erf8_pick(ffn__erf8_tab[row], j);
 }
 
 // G = Φ(-|x|) or 1 - Φ(-|x|) by sign, so that gelu(x) = x·G; meaningful for |x| < 5 (elsewhere
@@ -588,10 +592,9 @@ FFN_AVX2_INLINE __m256 ffn__ge_tG(__m256 x) { return ffn__ge_tG_iv(x, ffn__erf8_
 
 // gelu_erf'(x) = H(s) or 1 - H(s) by sign, same range as ffn__ge_tG.
 FFN_AVX2_INLINE __m256 ffn__ge_tD_iv(__m256 x, struct ffn__erf8_iv iv) {
-    __m256 p = _mm256_permutevar8x32_ps(_mm256_load_ps(ffn__erf8_htab[FFN_ERF8_DEG]), iv.j);
+    __m256 p = ffn__erf8_pick(ffn__erf8_htab[FFN_ERF8_DEG], iv.j);
     for (int q = FFN_ERF8_DEG - 1; q >= 0; q--)
-        p = _mm256_fmadd_ps(p, iv.t,
-                            _mm256_permutevar8x32_ps(_mm256_load_ps(ffn__erf8_htab[q]), iv.j));
+        p = _mm256_fmadd_ps(p, iv.t, ffn__erf8_pick(ffn__erf8_htab[q], iv.j));
     return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), p), p, x);
 }
 

@@ -11,7 +11,7 @@ static const struct ffn__lim ffn__lims = {0.0f, 0.0f};
 #define FFN_SIG_FAST_LIM 80.0f
 
 // σ(x) = 1/(1 + e), e = exp(-x) with its table low part. Lanes:
-//   σ alone, (-16, 80): the compensated quotient (ffn__quot_comp_lt24), ≤ 1.6 ulp (a plain
+//   σ alone, (-16, 80): the compensated quotient (ffn__quot_comp, lt24), ≤ 1.6 ulp (a plain
 //     division reaches 2.03); (-80, -16]: σ = e' - e'^2, e' = exp(x) (ffn__sig_tail).
 //   σ·a (GLU), |x| < 80: the compensated quotient and one rounding of hi·a - lo·a.
 //   the rest: the general form 2^n·E/(1 + e') (x < 0) or 1/(1 + e') (x ≥ 0), e' = exp(-|x|) =
@@ -26,7 +26,7 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__sigmoid_v(__m51
         const __m512 one = ffn__c(1.0f);
         const __m512 e = ffn__exp_lin(x, FFN_LOG2E_HI, FFN_LOG2E_LO, true);
         const bool act = mode == FFN_MODE_ACT;
-        o.y0 = ffn__quot_fin(act ? ffn__quot_comp_lt24(one, e) : ffn__quot_comp(one, e), a, mode);
+        o.y0 = ffn__quot_fin(ffn__quot_comp(one, e, act), a, mode);
         const __mmask16 rare = ffn__rare_sym(x, FFN_SIG_FAST_LIM, false);
         const __mmask16 tail =
             act ? _mm512_cmp_ps_mask(x, ffn__c(-FFN_SIG_TAIL), _CMP_LE_OQ) & (__mmask16)~rare : 0;

@@ -560,9 +560,13 @@ FFN_VINLINE __m512 ffn__exp_lin(__m512 x, float c_hi, float c_lo, bool precise) 
 struct ffn__quot {
     __m512 hi, lo;
 };
-FFN_VINLINE struct ffn__quot ffn__quot_comp(__m512 N, __m512 e) {
+// lt24: the caller guarantees e < 2^24 (k·x > -16.6). Then 1 - Dh is exact for every float Dh
+// in [1, 2^24) (Sterbenz below 2, and a multiple of ulp(Dh) ≤ 1 with fewer than 24 bits above),
+// so Dl = (1 - Dh) + e is the exact rounding error of 1 + e without the max/min that order the
+// operands of the Fast2Sum.
+FFN_VINLINE struct ffn__quot ffn__quot_comp(__m512 N, __m512 e, bool lt24) {
     const __m512 one = ffn__c(1.0f);
-    const __m512 a = _mm512_max_ps(one, e), b = _mm512_min_ps(one, e);
+    const __m512 a = lt24 ? one : _mm512_max_ps(one, e), b = lt24 ? e : _mm512_min_ps(one, e);
     const __m512 Dh = _mm512_add_ps(a, b);
     const __m512 Dl = _mm512_add_ps(_mm512_sub_ps(a, Dh), b);
     const __m512 r = _mm512_rcp14_ps(Dh);
@@ -608,21 +612,6 @@ FFN_VINLINE __m512 ffn__sig_tail(__m512 x, float c_hi, float c_lo, bool xmul) {
     return _mm512_fmsub_ps(x, e1, _mm512_mul_ps(_mm512_mul_ps(x, e1), e1));
 }
 
-// N/(1 + e) for 0 ≤ e < 2^24 (k·x > -16.6), as ffn__quot_comp but with the Fast2Sum of 1 + e
-// taken in one order: 1 - Dh is exact for every float Dh in [1, 2^24) (Sterbenz below 2, and a
-// multiple of ulp(Dh) ≤ 1 with fewer than 24 bits above), so Dl = (1 - Dh) + e is the exact
-// rounding error of 1 + e without the max/min that order the operands.
-FFN_VINLINE struct ffn__quot ffn__quot_comp_lt24(__m512 N, __m512 e) {
-    const __m512 one = ffn__c(1.0f);
-    const __m512 Dh = _mm512_add_ps(one, e);
-    const __m512 Dl = _mm512_add_ps(_mm512_sub_ps(one, Dh), e);
-    const __m512 r = _mm512_rcp14_ps(Dh);
-    const __m512 q0 = _mm512_mul_ps(N, r);
-    const __m512 c = _mm512_fmadd_ps(q0, Dl, _mm512_fmsub_ps(q0, Dh, N));
-    const struct ffn__quot q = {q0, _mm512_mul_ps(c, r)};
-    return q;
-}
-
 // --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) ------------------------------------------
 // act(x) = x·σ(kx) = x/(1 + e), e = exp(-kx) = 2^(-x·k·log2 e), with k·log2(e) given as the float
 // pair (l2e_hi, l2e_lo). Lanes by k·x (fast_lim = 80/k):
@@ -652,7 +641,7 @@ FFN_VINLINE struct ffn__vo ffn__xsig_v(__m512 x, __m512 a, __m512 b, enum ffn__m
         if (act)
             o.y0 = _mm512_div_ps(x, _mm512_add_ps(one, e));
         else
-            o.y0 = ffn__quot_fin(ffn__quot_comp(x, e), a, mode);
+            o.y0 = ffn__quot_fin(ffn__quot_comp(x, e, false), a, mode);
         const __mmask16 rare = ffn__rare_sym(x, fast_lim, !act);
         const __mmask16 tail =
             act ? _mm512_cmp_ps_mask(x, ffn__c(-FFN_SIG_TAIL / k), _CMP_LE_OQ) & (__mmask16)~rare
