@@ -50,7 +50,13 @@ static void ffn__run(ffn_ctx_t ctx, const struct ffn__job *j) {
     const int64_t items = j->rows * per_row;
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && items > 1 && j->rows * j->cols >= FFN_PAR_MIN;
-#pragma omp parallel for num_threads(nt) schedule(static) if (par)
+    if (!par) {
+        // Not `omp parallel if (0)`: libgomp still builds a team of one for that, which costs
+        // more than a 16K-element kernel (~1.3 us a call measured here).
+        for (int64_t r = 0; r < j->rows; r++) ffn__run_item(j, r, 0, j->cols);
+        return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t it = 0; it < items; it++) {
         const int64_t r = it / per_row, c0 = (it % per_row) * FFN_CHUNK;
         const int64_t n = j->cols - c0 < FFN_CHUNK ? j->cols - c0 : FFN_CHUNK;
