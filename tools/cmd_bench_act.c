@@ -1,9 +1,10 @@
 // cmd_bench_act.c — `ffn bench act`: throughput of the activation entry points (unary and gated,
 // forward and backward, f32 / bf16) through the public API, as GB/s over the minimum bytes moved
 // and as a ratio to a STREAM-style triad measured in the same process, one triad run just before
-// each timed rep of the op (the bandwidth of this shared host drifts). Text table by default, JSON lines with --json (read by
-// bench/compare.py next to bench/torch_act.py's rows). Not a correctness test: results are not
-// checked here (tests/cpu does that); a failing call is reported and stops the run.
+// each timed rep of the op (the bandwidth of this shared host drifts). Text table by default, JSON
+// lines with --json (read by bench/compare.py next to bench/torch_act.py's rows). Not a correctness
+// test: results are not checked here (tests/cpu does that); a failing call is reported and stops
+// the run.
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -11,9 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#include <omp.h>
 #endif
 
 #include "core/core_impl.h"  // read-only: which ISA each kernel of the table came from
@@ -57,6 +59,7 @@ struct ffn__opts {
     enum ffn_isa isa;
     int reps;  // 0: automatic
     bool quick, accurate, json;
+    bool huge;  // buffers on transparent huge pages (--pages huge, the default)
 };
 
 // Host description for the header and every JSON row.
@@ -64,6 +67,8 @@ struct ffn__host {
     char cpu[128];
     double mhz;  // 0 when unknown
 };
+
+static long ffn__huge_kib(void);
 
 // --- small helpers -------------------------------------------------------------------------------
 static double ffn__now(void) {
@@ -239,13 +244,13 @@ struct ffn__timing {
 // that each op rep has a triad measured just before it and a change of the machine's bandwidth
 // during the row (other tenants of a shared host) moves both. Two warm-up calls of each (caches,
 // TLB, branch predictors, OpenMP pool; the second, warm one gives the cost estimate), calls batched
-// so that a timed rep lasts at least FFN__REP_MIN_S; reps from the op's budget plus the triad's (at least min_reps pairs, or reps_req). Fills both
-// timings and *ratio, the median of the per-pair ratios (op bytes / op time) / (triad bytes /
-// triad time).
+// so that a timed rep lasts at least FFN__REP_MIN_S; reps from the op's budget plus the triad's (at
+// least min_reps pairs, or reps_req). Fills both timings and *ratio, the median of the per-pair
+// ratios (op bytes / op time) / (triad bytes / triad time).
 static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struct ffn__target *op,
-                                      int reps_req, int min_reps, double tri_bytes,
-                                      double op_bytes, struct ffn__timing *tt,
-                                      struct ffn__timing *to, double *ratio) {
+                                      int reps_req, int min_reps, double tri_bytes, double op_bytes,
+                                      struct ffn__timing *tt, struct ffn__timing *to,
+                                      double *ratio) {
     const struct ffn__target *tg[2] = {tri, op};
     double est[2];
     int inner[2];
@@ -261,8 +266,8 @@ static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struc
     int reps = reps_req;
     if (reps <= 0) {
         if (est[1] > FFN__SLOW_CALL_S && min_reps > FFN__QUICK_REPS) min_reps = FFN__QUICK_REPS;
-        const double r = (FFN__ROW_BUDGET_S + FFN__TRIAD_BUDGET_S) /
-                         (est[0] * inner[0] + est[1] * inner[1]);
+        const double r =
+            (FFN__ROW_BUDGET_S + FFN__TRIAD_BUDGET_S) / (est[0] * inner[0] + est[1] * inner[1]);
         reps = r < min_reps ? min_reps : r > FFN__MAX_REPS ? FFN__MAX_REPS : (int)r;
     }
     if (reps > FFN__REPS_CAP) reps = FFN__REPS_CAP;
@@ -279,8 +284,8 @@ static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struc
     struct ffn__timing *out[2] = {tt, to};
     for (int k = 0; k < 2; k++) {
         qsort(times[k], (size_t)reps, sizeof times[k][0], ffn__cmp_double);
-        out[k]->median_s = reps % 2 ? times[k][reps / 2]
-                                    : 0.5 * (times[k][reps / 2 - 1] + times[k][reps / 2]);
+        out[k]->median_s =
+            reps % 2 ? times[k][reps / 2] : 0.5 * (times[k][reps / 2 - 1] + times[k][reps / 2]);
         out[k]->min_s = times[k][0];
         out[k]->reps = reps;
         out[k]->inner = inner[k];
@@ -313,6 +318,8 @@ static void ffn__usage(FILE *f) {
         "  --reps R             timed reps per row (default: automatic, >= %d)\n"
         "  --quick              n=1572864, 1 thread, f32, normal, %d reps (for make demo)\n"
         "  --accurate           FFN_ACCURACY_HIGH kernels\n"
+        "  --pages huge|4k      buffers (the triad's too) advised onto 2 MiB transparent huge\n"
+        "                       pages (default), or left on the default 4 KiB pages\n"
         "  --json               one JSON object per line (first line: the host header)\n",
         FFN__MIN_REPS, FFN__QUICK_REPS);
 }
@@ -358,6 +365,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
     bool threads_set = false, ns_set = false, dtype_set = false, dist_set = false;
     for (int a = 0; a < FFN_ACT_COUNT; a++) act_sel[a] = true;
     memset(o, 0, sizeof *o);
+    o->huge = true;
     o->fwd = o->bwd = true;
     o->isa = FFN_ISA_AUTO;
     const int64_t default_threads[] = {1, 2};
@@ -461,6 +469,12 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             o->accurate = true;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
+        } else if ((v = ffn__optval(argc, argv, &i, "--pages", &missing))) {
+            if (strcmp(v, "huge") && strcmp(v, "4k")) {
+                fprintf(stderr, "ffn bench act: --pages must be huge or 4k (got '%s')\n", v);
+                return 2;
+            }
+            o->huge = !strcmp(v, "huge");
         } else {
             if (missing)
                 fprintf(stderr, "ffn bench act: %s needs a value\n", a);
@@ -531,7 +545,8 @@ static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host 
                 printf("%s\"%s\":%d", first ? "" : ",", ffn_isa_name((enum ffn_isa)i), per_isa[i]);
                 first = false;
             }
-        printf("},\"version\":\"%d.%d.%d\"}\n", FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
+        printf("},\"pages\":\"%s\",\"huge_kib\":%ld,\"version\":\"%d.%d.%d\"}\n",
+               o->huge ? "huge" : "4k", ffn__huge_kib(), FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
                FFN_VERSION_PATCH);
         return;
     }
@@ -540,6 +555,8 @@ static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host 
     printf(", isa %s, accuracy %s, kernels:", ffn_isa_name(ffn_ctx_isa(ctx)), acc);
     for (int i = 0; i < FFN_ISA_COUNT; i++)
         if (per_isa[i]) printf(" %s %d/%d", ffn_isa_name((enum ffn_isa)i), per_isa[i], total);
+    printf("\n# pages: %s (%ld MiB of this process on huge pages)", o->huge ? "huge" : "4k",
+           ffn__huge_kib() / 1024);
     printf(
         "\n# GB/s = minimum bytes (each input read once, each output written once) / median "
         "time; ratio = median over reps of GB/s / GB/s of the triad run just before (same n, "
@@ -600,11 +617,33 @@ static void ffn__bufs_free(struct ffn__bufs *b) {
     free(b->tc);
 }
 
-static void *ffn__alloc_touched(size_t bytes) {
+// huge: 2 MiB aligned, the size rounded up to 2 MiB, and advised onto transparent huge pages
+// before the first touch (a hint: the kernel may still use 4 KiB pages; the header says how much
+// it gave). With 4 KiB pages every 4 KiB of each stream costs a TLB miss and restarts the
+// hardware prefetchers, which slows a compute-heavy kernel more than the triad.
+#define FFN__HUGE ((size_t)2 << 20)
+static void *ffn__alloc_touched(size_t bytes, bool huge) {
     void *p = NULL;
-    if (posix_memalign(&p, 64, bytes ? bytes : 64)) return NULL;
+    if (!bytes) bytes = 64;
+    if (huge) bytes = (bytes + FFN__HUGE - 1) / FFN__HUGE * FFN__HUGE;
+    if (posix_memalign(&p, huge ? FFN__HUGE : 64, bytes)) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
     memset(p, 0, bytes);
     return p;
+}
+
+// KiB of this process's anonymous memory on huge pages (/proc/self/smaps_rollup), -1 if unknown.
+static long ffn__huge_kib(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return -1;
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+    fclose(f);
+    return kib;
 }
 
 // Measures one row: the triad at this n and thread count (the bandwidth of this moment), then the
@@ -649,10 +688,11 @@ static int ffn__run_all(const struct ffn__opts *o, const struct ffn__host *h, ff
 
     struct ffn__bufs b = {0};
     bool ok = true;
-    for (int k = 0; k < 3; k++) ok = ok && (b.in[k] = ffn__alloc_touched(bytes));
-    for (int k = 0; k < 2; k++) ok = ok && (b.out[k] = ffn__alloc_touched(bytes));
-    ok = ok && (b.ta = ffn__alloc_touched(tbytes)) && (b.tb = ffn__alloc_touched(tbytes)) &&
-         (b.tc = ffn__alloc_touched(tbytes));
+    for (int k = 0; k < 3; k++) ok = ok && (b.in[k] = ffn__alloc_touched(bytes, o->huge));
+    for (int k = 0; k < 2; k++) ok = ok && (b.out[k] = ffn__alloc_touched(bytes, o->huge));
+    ok = ok && (b.ta = ffn__alloc_touched(tbytes, o->huge)) &&
+         (b.tb = ffn__alloc_touched(tbytes, o->huge)) &&
+         (b.tc = ffn__alloc_touched(tbytes, o->huge));
     if (!ok) {
         fprintf(stderr, "ffn bench act: out of memory allocating 8 buffers of %zu bytes\n", bytes);
         ffn__bufs_free(&b);

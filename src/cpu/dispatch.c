@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#include <omp.h>
 #endif
 
 #include "cpu/cpu_impl.h"
@@ -34,7 +34,8 @@ struct ffn__job {
 static void ffn__run_item(const struct ffn__job *j, int64_t r, int64_t c0, int64_t n) {
     char *o[2] = {0};
     const char *i[3] = {0};
-    for (int k = 0; k < j->n_out; k++) o[k] = j->out[k] + r * j->out_rs[k] + c0 * (int64_t)j->out_es;
+    for (int k = 0; k < j->n_out; k++)
+        o[k] = j->out[k] + r * j->out_rs[k] + c0 * (int64_t)j->out_es;
     for (int k = 0; k < j->n_in; k++) i[k] = j->in[k] + r * j->in_rs[k] + c0 * (int64_t)j->in_es;
     switch (j->op) {
     case FFN_KOP_ACT_FWD: ((ffn_act_fwd_fn)j->fn)(&j->cfg, n, o[0], i[0]); break;
@@ -70,8 +71,8 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
 
 // Checks every view, their shapes and dtypes and aliasing, then fills and runs the job.
 // outs/ins: the views in kernel order; names for messages.
-static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop op,
-                                   enum ffn_act act, int n_out, const struct ffn_tensor *const *outs,
+static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop op, enum ffn_act act,
+                                   int n_out, const struct ffn_tensor *const *outs,
                                    const char *const *out_names, int n_in,
                                    const struct ffn_tensor *const *ins,
                                    const char *const *in_names) {
@@ -204,6 +205,6 @@ enum ffn_status ffn_tensor_convert(ffn_ctx_t ctx, const struct ffn_tensor *dst,
                                    const struct ffn_tensor *src) {
     const struct ffn_tensor *outs[] = {dst}, *ins[] = {src};
     static const char *const on[] = {"dst"}, *const in[] = {"src"};
-    return ffn__launch(ctx, "ffn_tensor_convert", FFN_KOP_ACT_FWD, FFN_ACT_IDENTITY, 1, outs, on,
-                       1, ins, in);
+    return ffn__launch(ctx, "ffn_tensor_convert", FFN_KOP_ACT_FWD, FFN_ACT_IDENTITY, 1, outs, on, 1,
+                       ins, in);
 }

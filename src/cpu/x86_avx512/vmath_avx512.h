@@ -554,11 +554,11 @@ FFN_VINLINE __m512 ffn__exp_lin(__m512 x, float c_hi, float c_lo, bool precise) 
 // (Fast2Sum of max(1, e) and min(1, e)), r = rcp14(Dh) (relative error < 2^-14), q0 = N·r,
 // c = (q0·Dh - N) + q0·Dl (the residual of q0: |c| ≲ 2^-14·|N|, computed to ~2^-38·|N|), and
 // N/D = q0 - c/D with c/D ≈ c·r: the quotient's own error 2^-14 is corrected to 2^-28, so no
-// division is needed. The value is hi - lo, hi = q0, lo = c·r; at N = ±0, lo = +0, so hi - lo
-// keeps the zero's sign. Within 0.5 ulp (the final rounding) + 2^-28 + e's relative error
+// division is needed. The value is hi - c·r, hi = q0; at N = ±0, c = +0, so it keeps the zero's
+// sign. Within 0.5 ulp (the final rounding) + 2^-28 + e's relative error
 // times e/(1 + e).
 struct ffn__quot {
-    __m512 hi, lo;
+    __m512 hi, c, r;  // the value is hi - c·r
 };
 // lt24: the caller guarantees e < 2^24 (k·x > -16.6). Then 1 - Dh is exact for every float Dh
 // in [1, 2^24) (Sterbenz below 2, and a multiple of ulp(Dh) ≤ 1 with fewer than 24 bits above),
@@ -572,18 +572,19 @@ FFN_VINLINE struct ffn__quot ffn__quot_comp(__m512 N, __m512 e, bool lt24) {
     const __m512 r = _mm512_rcp14_ps(Dh);
     const __m512 q0 = _mm512_mul_ps(N, r);
     const __m512 c = _mm512_fmadd_ps(q0, Dl, _mm512_fmsub_ps(q0, Dh, N));
-    const struct ffn__quot q = {q0, _mm512_mul_ps(c, r)};
+    const struct ffn__quot q = {q0, c, r};
     return q;
 }
-// hi - lo (ACT) or (hi - lo)·a with one rounding, hi·a - l, l = lo·a (ACT_MUL). l is made +0
-// where it is ±0, ±inf or NaN (vfixupimmps on its own class): then hi·a is the result as it
-// stands, so a zero product keeps its sign, a = ±inf gives ±inf (not inf - inf), an overflowed
-// l cannot flip the sign, and a NaN a gives a quieted (hi = 0 is left to the general path: the
-// sign of its zero product is not kept here). With x finite, the result follows the NaN rule.
+// hi - c·r with one rounding (ACT), or (hi - c·r)·a with one rounding, hi·a - l, l = c·r·a
+// (ACT_MUL). l is made +0 where it is ±0, ±inf or NaN (vfixupimmps on its own class): then hi·a
+// is the result as it stands, so a zero product keeps its sign, a = ±inf gives ±inf (not
+// inf - inf), an overflowed l cannot flip the sign, and a NaN a gives a quieted (hi = 0 is left
+// to the general path: the sign of its zero product is not kept here). With x finite, the result
+// follows the NaN rule.
 #define FFN_FIXUP_SPECIAL_POSZERO 0x00880888  // QNaN, SNaN, ±0, ±inf -> +0
 FFN_VINLINE __m512 ffn__quot_fin(struct ffn__quot q, __m512 a, enum ffn__mode mode) {
-    if (mode == FFN_MODE_ACT) return _mm512_sub_ps(q.hi, q.lo);
-    const __m512 l = _mm512_mul_ps(q.lo, a);
+    if (mode == FFN_MODE_ACT) return _mm512_fnmadd_ps(q.c, q.r, q.hi);
+    const __m512 l = _mm512_mul_ps(_mm512_mul_ps(q.c, q.r), a);
     const __m512 lf = _mm512_fixupimm_ps(l, l, _mm512_set1_epi32(FFN_FIXUP_SPECIAL_POSZERO), 0);
     return _mm512_fmsub_ps(q.hi, a, lf);
 }
