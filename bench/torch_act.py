@@ -17,6 +17,7 @@ Runs with Debian's python3-torch (/usr/bin/python3); `scripts/deps.sh bench` ins
 import argparse
 import json
 import math
+import mmap
 import statistics
 import sys
 import time
@@ -48,6 +49,51 @@ GLU_NAMES = {"gelu_tanh": "geglu_tanh", "gelu_erf": "geglu_erf", "silu": "swiglu
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
 
 
+# --- buffers --------------------------------------------------------------------------------------
+# With --pages huge (the default, as in `ffn bench act`) every buffer the timed calls touch — the
+# triad's, the inputs, outputs, temporaries and the tensors autograd saves — lives in anonymous
+# memory 2 MiB aligned and advised onto transparent huge pages before the first touch; with
+# --pages 4k they come from PyTorch's allocator (4 KiB pages on a host whose THP is `madvise`).
+HUGE = 2 << 20
+PAGES = {"huge": True}
+_MAPS = []  # keeps the mappings alive for the process
+
+
+def zeros(n, dtype=torch.float32):
+    """A zeroed tensor of n elements, on huge pages when PAGES["huge"]."""
+    if not PAGES["huge"] or not hasattr(mmap, "MADV_HUGEPAGE"):
+        return torch.zeros(n, dtype=dtype)
+    esize = torch.tensor([], dtype=dtype).element_size()
+    size = (n * esize + HUGE - 1) // HUGE * HUGE
+    m = mmap.mmap(-1, size + HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    _MAPS.append(m)
+    # The mapping is 4 KiB aligned; start the tensor at the first 2 MiB boundary inside it.
+    addr = torch.frombuffer(m, dtype=torch.uint8, count=1).data_ptr()
+    off = (-addr) % HUGE
+    m.madvise(mmap.MADV_HUGEPAGE, off, size)
+    t = torch.frombuffer(m, dtype=dtype, count=n, offset=off)
+    t.zero_()
+    return t
+
+
+def keep(t):
+    """t copied into a buffer from zeros() (for tensors computed by PyTorch's own allocator)."""
+    out = zeros(t.numel(), t.dtype)
+    out.copy_(t.reshape(-1))
+    return out
+
+
+def huge_kib():
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("AnonHugePages:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
 # --- the ops --------------------------------------------------------------------------------------
 def act_forward(act, x, y, tmp):
     """y = act(x), as eager PyTorch computes it (quick_gelu: three kernels, as HF writes it)."""
@@ -77,9 +123,9 @@ def act_saved(act, x):
     """What autograd saves in the forward for the backward of act (besides x): the sigmoid output
     for sigmoid, s = sigmoid(1.702 x) for quick_gelu. Computed outside the timing."""
     if act == "sigmoid":
-        return torch.sigmoid(x)
+        return keep(torch.sigmoid(x))
     if act == "quick_gelu":
-        return torch.sigmoid(x * QUICK_GELU_K)
+        return keep(torch.sigmoid(x * QUICK_GELU_K))
     return None
 
 
@@ -129,7 +175,7 @@ def glu_backward(act, dg, du, g, u, dh, saved, tmp, tmp2):
 
 def glu_saved(act, g):
     """a = act(g) (saved by the multiply) and act's own saved tensor (for sigmoid: a itself)."""
-    a = torch.empty_like(g)
+    a = zeros(g.numel(), g.dtype)
     act_forward(act, g, a, torch.empty_like(g))
     return a, (a if act == "sigmoid" else act_saved(act, g))
 
@@ -228,7 +274,10 @@ def parse_args(argv):
     p.add_argument("--reps", type=int, default=0, help="timed reps per row (default automatic)")
     p.add_argument("--quick", action="store_true", help="n=1572864, 1 thread, f32, normal, 3 reps")
     p.add_argument("--text", action="store_true", help="a table instead of JSON lines")
+    p.add_argument("--pages", default="huge", choices=["huge", "4k"],
+                   help="buffers on transparent huge pages (default) or PyTorch's own allocator")
     a = p.parse_args(argv)
+    PAGES["huge"] = a.pages == "huge"
     if a.quick:
         a.n = a.n or str(QUICK_N)
         a.threads = a.threads or "1"
@@ -277,17 +326,18 @@ def main(argv):
     max_n = max(a.ns)
     out = sys.stdout
     if a.text:
-        print(f"# torch {torch.__version__} ({cap}) on \"{cpu}\"", file=out)
+        print(f"# torch {torch.__version__} ({cap}) on \"{cpu}\", pages {a.pages}", file=out)
         print(f"{'op':<12} {'dir':<3} {'dtype':<5} {'dist':<6} {'n':>9} {'T':>2} {'med_ms':>9} "
               f"{'min_ms':>9} {'GB/s':>7} {'triad':>7} {'ratio':>6}", file=out)
     else:
         print(json.dumps({"bench": "act", "impl": "torch", "header": True, "cpu": cpu, "mhz": mhz,
-                          "isa": cap, "torch": torch.__version__}), file=out, flush=True)
+                          "isa": cap, "torch": torch.__version__, "pages": a.pages}), file=out,
+              flush=True)
 
     # Triad arrays (f32, max_n), touched before any timing.
-    ta = torch.zeros(max_n)
-    tb = torch.ones(max_n)
-    tc = torch.full((max_n,), 2.0)
+    ta = zeros(max_n)
+    tb = zeros(max_n).fill_(1.0)
+    tc = zeros(max_n).fill_(2.0)
     gen = torch.Generator().manual_seed(SEED)
     min_reps = QUICK_REPS if a.quick else MIN_REPS
 
@@ -296,9 +346,9 @@ def main(argv):
         esize = torch.tensor([], dtype=dt).element_size()
         # Inputs x/gate, up/dy, dh; outputs; temporaries of the multi-kernel forms. Allocated at
         # max_n once and zeroed (pages touched); smaller n use prefixes.
-        ins = [torch.zeros(max_n, dtype=dt) for _ in range(3)]
-        outs = [torch.zeros(max_n, dtype=dt) for _ in range(2)]
-        tmps = [torch.zeros(max_n, dtype=dt) for _ in range(2)]
+        ins = [zeros(max_n, dt) for _ in range(3)]
+        outs = [zeros(max_n, dt) for _ in range(2)]
+        tmps = [zeros(max_n, dt) for _ in range(2)]
         fill(ins[1], "normal", gen)   # up / dy
         fill(ins[2], "normal", gen)   # dh
         for dist in a.dists:

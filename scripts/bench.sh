@@ -4,7 +4,9 @@
 # when that subcommand exists. Usage: scripts/bench.sh BUILD_DIR [ARGS...]; ARGS go to both
 # `ffn bench act` and bench/torch_act.py (options both know: --quick --op --dir --glu --unary
 # --both --dtype --n --threads --dist --reps); $FFN_BENCH_ACT_ARGS adds ffn-only ones
-# (--isa, --accurate). Rows: bench/results/*.jsonl and docs/bench-act.jsonl.
+# (--isa, --accurate). Rows: bench/results/*.jsonl and docs/bench-act.jsonl. Buffers are on
+# transparent huge pages (--pages huge, both tools); a full run then repeats the target rows on
+# 4 KiB pages (docs/bench-act-4k.jsonl).
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -41,6 +43,23 @@ cat "$RES/ffn-act.jsonl" "$RES/torch-act.jsonl" > docs/bench-act.jsonl
 "$PY" bench/compare.py docs/bench-act.jsonl --png docs/bench-act.png --plot-dir "$RES" \
   | tee "$RES/bench-act.txt"
 echo "bench.sh: table -> $RES/bench-act.txt, plot -> docs/bench-act.png"
+
+# The rows of the target again with every buffer on 4 KiB pages (the main run advises them onto
+# transparent huge pages): a compute-heavy kernel loses more there than the triad does. Only on
+# a full run (no ARGS), or when FFN_BENCH_4K=1.
+if [ $# -eq 0 ] || [ "${FFN_BENCH_4K:-0}" = 1 ]; then
+  four=(--pages 4k --dtype f32 --n 33554432 --dist normal)
+  echo "bench.sh: the target rows on 4 KiB pages: ffn bench act ${four[*]}"
+  # shellcheck disable=SC2086
+  "$FFN" bench act --json "${four[@]}" ${FFN_BENCH_ACT_ARGS:-} > "$RES/ffn-act-4k.jsonl"
+  : > "$RES/torch-act-4k.jsonl"
+  if "$PY" -c 'import torch' 2>/dev/null; then
+    "$PY" bench/torch_act.py "${four[@]}" > "$RES/torch-act-4k.jsonl"
+  fi
+  cat "$RES/ffn-act-4k.jsonl" "$RES/torch-act-4k.jsonl" > docs/bench-act-4k.jsonl
+  "$PY" bench/compare.py docs/bench-act-4k.jsonl | tee "$RES/bench-act-4k.txt"
+  echo "bench.sh: 4 KiB pages table -> $RES/bench-act-4k.txt"
+fi
 
 # The block benchmark is another subcommand; `--help` answers 0 once it is implemented.
 if "$FFN" bench block --help > /dev/null 2>&1; then
