@@ -57,12 +57,29 @@ static void ffn__run(ffn_ctx_t ctx, const struct ffn__job *j) {
         for (int64_t r = 0; r < j->rows; r++) ffn__run_item(j, r, 0, j->cols);
         return;
     }
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t it = 0; it < items; it++) {
-        const int64_t r = it / per_row, c0 = (it % per_row) * FFN_CHUNK;
-        const int64_t n = j->cols - c0 < FFN_CHUNK ? j->cols - c0 : FFN_CHUNK;
-        ffn__run_item(j, r, c0, n);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+    {
+        // Each thread takes one contiguous block of items (what schedule(static) would give);
+        // on one long row that block is a single kernel call, so a streaming kernel keeps its
+        // sub-ranges long (ffn_stream_ways).
+        const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
+        const int64_t it0 = items * t / tn, it1 = items * (t + 1) / tn;
+        if (j->rows == 1) {
+            const int64_t c0 = it0 * FFN_CHUNK,
+                          c1 = it1 * FFN_CHUNK < j->cols ? it1 * FFN_CHUNK : j->cols;
+            if (c1 > c0) ffn__run_item(j, 0, c0, c1 - c0);
+        } else {
+            for (int64_t it = it0; it < it1; it++) {
+                const int64_t r = it / per_row, c0 = (it % per_row) * FFN_CHUNK;
+                const int64_t n = j->cols - c0 < FFN_CHUNK ? j->cols - c0 : FFN_CHUNK;
+                ffn__run_item(j, r, c0, n);
+            }
+        }
     }
+#else
+    for (int64_t r = 0; r < j->rows; r++) ffn__run_item(j, r, 0, j->cols);
+#endif
 }
 
 static bool ffn__contiguous(const struct ffn_tensor *t) {

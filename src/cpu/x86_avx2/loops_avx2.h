@@ -5,7 +5,8 @@
 // helper per op kind copies them into zero-padded 8-element buffers and calls the kernel itself
 // on those (n = 8, no streaming), so they run the very same vector code as the body — an
 // element's result never depends on where it lies — without a third copy of it per dtype pair.
-// Inputs are loaded before outputs are stored, so an output may alias an input exactly.
+// Inputs are loaded before outputs are stored, so an output may alias an input exactly. A
+// streaming body walks ffn_stream_ways() interleaved sub-ranges (core_impl.h).
 #ifndef FFN_LOOPS_AVX2_H
 #define FFN_LOOPS_AVX2_H
 
@@ -100,6 +101,14 @@ FFN_AVX2_INLINE void ffn__avx2_run_fwd(const struct ffn_kcfg *cfg, int64_t n, vo
     int64_t i = s.head;
     if (i) ffn__avx2_part_fwd(self, cfg, 0, i, y, x);
     if (s.nt) {
+        const int ways = ffn_stream_ways(2);
+        const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
+        for (int64_t k = 0; k < per; k++)
+            for (int w = 0; w < ways; w++) {
+                const int64_t at = i + ((int64_t)w * per + k) * FFN_AVX2_LANES;
+                ffn__avx2_store(y, at, out, f(ffn__avx2_load(x, at, in)), true);
+            }
+        i += (int64_t)ways * per * FFN_AVX2_LANES;
         for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
             ffn__avx2_store(y, i, out, f(ffn__avx2_load(x, i, in)), true);
         _mm_sfence();
@@ -140,6 +149,15 @@ FFN_AVX2_INLINE void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, vo
     int64_t i = s.head;
     if (i) ffn__avx2_part_2in(self, cfg, 0, i, dx, x, dy);
     if (s.nt) {
+        const int ways = ffn_stream_ways(3);
+        const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
+        for (int64_t k = 0; k < per; k++)
+            for (int w = 0; w < ways; w++) {
+                const int64_t at = i + ((int64_t)w * per + k) * FFN_AVX2_LANES;
+                ffn__avx2_store(dx, at, out,
+                                f(ffn__avx2_load(x, at, in), ffn__avx2_load(dy, at, in)), true);
+            }
+        i += (int64_t)ways * per * FFN_AVX2_LANES;
         for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
             ffn__avx2_store(dx, i, out, f(ffn__avx2_load(x, i, in), ffn__avx2_load(dy, i, in)),
                             true);
@@ -192,6 +210,15 @@ FFN_AVX2_INLINE void ffn__avx2_run_glu(const struct ffn_kcfg *cfg, int64_t n, vo
             ffn__avx2_store(h, i, out, ffn__avx2_parity(vg, vu, out, f), false);
         }
     } else if (s.nt) {
+        const int ways = ffn_stream_ways(3);
+        const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
+        for (int64_t k = 0; k < per; k++)
+            for (int w = 0; w < ways; w++) {
+                const int64_t at = i + ((int64_t)w * per + k) * FFN_AVX2_LANES;
+                ffn__avx2_store(h, at, out,
+                                gf(ffn__avx2_load(g, at, in), ffn__avx2_load(u, at, in)), true);
+            }
+        i += (int64_t)ways * per * FFN_AVX2_LANES;
         for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
             ffn__avx2_store(h, i, out, gf(ffn__avx2_load(g, i, in), ffn__avx2_load(u, i, in)),
                             true);
@@ -241,6 +268,13 @@ FFN_AVX2_INLINE void ffn__avx2_run_glub(const struct ffn_kcfg *cfg, int64_t n, v
     int64_t i = s.head;
     if (i) ffn__avx2_part_glub(self, cfg, 0, i, dg, du, g, u, dh);
     if (s.nt) {
+        const int ways = ffn_stream_ways(5);
+        const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
+        for (int64_t k = 0; k < per; k++)
+            for (int w = 0; w < ways; w++)
+                ffn__avx2_body_glub(i + ((int64_t)w * per + k) * FFN_AVX2_LANES, dg, du, g, u, dh,
+                                    in, out, true, f);
+        i += (int64_t)ways * per * FFN_AVX2_LANES;
         for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
             ffn__avx2_body_glub(i, dg, du, g, u, dh, in, out, true, f);
         _mm_sfence();

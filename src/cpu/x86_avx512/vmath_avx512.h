@@ -226,7 +226,8 @@ FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
 
 // Runs `f` over n elements for one (kind, in, out) combination. With cfg->stream the outputs are
 // written non-temporally once the first is vector-aligned (a masked head gets it there; a second
-// output not aligned alike is stored normally), then fenced.
+// output not aligned alike is stored normally), then fenced, and the body walks
+// ffn_stream_ways() interleaved sub-ranges.
 FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                             enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
                             ffn__vfn f) {
@@ -243,6 +244,13 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
     }
     if (head >= 0) {
         const enum ffn__st s1 = nt1 ? FFN_ST_STREAM : FFN_ST_FULL;
+        const int ways = ffn_stream_ways(kind == FFN_K_ACT_FWD ? 2 : kind == FFN_K_GLU_BWD ? 5 : 3);
+        const int64_t per = (n - i) / FFN_VL / ways;  // vectors per sub-range
+        for (int64_t k = 0; k < per; k++)
+            for (int w = 0; w < ways; w++)
+                ffn__step(cfg, p, i + ((int64_t)w * per + k) * FFN_VL, kind, in, out, f, true, 0,
+                          FFN_ST_STREAM, s1);
+        i += (int64_t)ways * per * FFN_VL;
         for (; i + FFN_VL <= n; i += FFN_VL)
             ffn__step(cfg, p, i, kind, in, out, f, true, 0, FFN_ST_STREAM, s1);
     } else {
