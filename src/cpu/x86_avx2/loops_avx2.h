@@ -92,6 +92,26 @@ FFN_AVX2_PART ffn__avx2_part_glub(ffn_glu_bwd_fn self, const struct ffn_kcfg *cf
     memcpy((char *)du + i * (int64_t)oes, o1, (size_t)k * oes);
 }
 
+// The streaming body of a two-input kernel o = f(a, b) (act backward, glu forward) from element
+// i: ffn_stream_ways(3) interleaved sub-ranges, then the whole vectors left. Returns where it
+// stopped.
+FFN_AVX2_INLINE int64_t ffn__avx2_stream_2in(int64_t i, int64_t n, void *o, const void *a,
+                                             const void *b, enum ffn_dtype in, enum ffn_dtype out,
+                                             __m256 (*f)(__m256, __m256)) {
+    const int ways = ffn_stream_ways(3);
+    const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
+    for (int64_t k = 0; k < per; k++)
+        for (int w = 0; w < ways; w++) {
+            const int64_t at = i + ((int64_t)w * per + k) * FFN_AVX2_LANES;
+            ffn__avx2_store(o, at, out, f(ffn__avx2_load(a, at, in), ffn__avx2_load(b, at, in)),
+                            true);
+        }
+    i += (int64_t)ways * per * FFN_AVX2_LANES;
+    for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
+        ffn__avx2_store(o, i, out, f(ffn__avx2_load(a, i, in), ffn__avx2_load(b, i, in)), true);
+    return i;
+}
+
 // --- act forward: y = f(x)
 // ------------------------------------------------------------------------
 FFN_AVX2_INLINE void ffn__avx2_run_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y,
@@ -149,18 +169,7 @@ FFN_AVX2_INLINE void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, vo
     int64_t i = s.head;
     if (i) ffn__avx2_part_2in(self, cfg, 0, i, dx, x, dy);
     if (s.nt) {
-        const int ways = ffn_stream_ways(3);
-        const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
-        for (int64_t k = 0; k < per; k++)
-            for (int w = 0; w < ways; w++) {
-                const int64_t at = i + ((int64_t)w * per + k) * FFN_AVX2_LANES;
-                ffn__avx2_store(dx, at, out,
-                                f(ffn__avx2_load(x, at, in), ffn__avx2_load(dy, at, in)), true);
-            }
-        i += (int64_t)ways * per * FFN_AVX2_LANES;
-        for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
-            ffn__avx2_store(dx, i, out, f(ffn__avx2_load(x, i, in), ffn__avx2_load(dy, i, in)),
-                            true);
+        i = ffn__avx2_stream_2in(i, n, dx, x, dy, in, out, f);
         _mm_sfence();
     } else {
         for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
@@ -210,18 +219,7 @@ FFN_AVX2_INLINE void ffn__avx2_run_glu(const struct ffn_kcfg *cfg, int64_t n, vo
             ffn__avx2_store(h, i, out, ffn__avx2_parity(vg, vu, out, f), false);
         }
     } else if (s.nt) {
-        const int ways = ffn_stream_ways(3);
-        const int64_t per = (n - i) / FFN_AVX2_LANES / ways;
-        for (int64_t k = 0; k < per; k++)
-            for (int w = 0; w < ways; w++) {
-                const int64_t at = i + ((int64_t)w * per + k) * FFN_AVX2_LANES;
-                ffn__avx2_store(h, at, out,
-                                gf(ffn__avx2_load(g, at, in), ffn__avx2_load(u, at, in)), true);
-            }
-        i += (int64_t)ways * per * FFN_AVX2_LANES;
-        for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
-            ffn__avx2_store(h, i, out, gf(ffn__avx2_load(g, i, in), ffn__avx2_load(u, i, in)),
-                            true);
+        i = ffn__avx2_stream_2in(i, n, h, g, u, in, out, gf);
     } else {
         for (; i + FFN_AVX2_LANES <= n; i += FFN_AVX2_LANES)
             ffn__avx2_store(h, i, out, gf(ffn__avx2_load(g, i, in), ffn__avx2_load(u, i, in)),
