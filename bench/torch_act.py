@@ -83,17 +83,6 @@ def keep(t):
     return out
 
 
-def huge_kib():
-    try:
-        with open("/proc/self/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("AnonHugePages:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
-
-
 # --- the ops --------------------------------------------------------------------------------------
 def act_forward(act, x, y, tmp):
     """y = act(x), as eager PyTorch computes it (quick_gelu: three kernels, as HF writes it)."""

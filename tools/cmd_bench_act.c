@@ -68,9 +68,19 @@ struct ffn__host {
     double mhz;  // 0 when unknown
 };
 
-static long ffn__huge_kib(void);
-
 // --- small helpers -------------------------------------------------------------------------------
+// KiB of this process's anonymous memory on huge pages (/proc/self/smaps_rollup), -1 if unknown.
+static long ffn__huge_kib(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return -1;
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+    fclose(f);
+    return kib;
+}
+
 static double ffn__now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -632,18 +642,6 @@ static void *ffn__alloc_touched(size_t bytes, bool huge) {
 #endif
     memset(p, 0, bytes);
     return p;
-}
-
-// KiB of this process's anonymous memory on huge pages (/proc/self/smaps_rollup), -1 if unknown.
-static long ffn__huge_kib(void) {
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    if (!f) return -1;
-    char line[256];
-    long kib = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
-    fclose(f);
-    return kib;
 }
 
 // Measures one row: the triad at this n and thread count (the bandwidth of this moment), then the

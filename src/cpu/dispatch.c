@@ -49,8 +49,13 @@ static void ffn__run_item(const struct ffn__job *j, int64_t r, int64_t c0, int64
 static void ffn__run(ffn_ctx_t ctx, const struct ffn__job *j) {
     const int64_t per_row = (j->cols + FFN_CHUNK - 1) / FFN_CHUNK;
     const int64_t items = j->rows * per_row;
+#ifdef _OPENMP
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && items > 1 && j->rows * j->cols >= FFN_PAR_MIN;
+#else
+    (void)ctx;
+    const bool par = false;
+#endif
     if (!par) {
         // Not `omp parallel if (0)`: libgomp still builds a team of one for that, which costs
         // more than a 16K-element kernel (~1.3 us a call measured here).
@@ -60,25 +65,20 @@ static void ffn__run(ffn_ctx_t ctx, const struct ffn__job *j) {
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt)
     {
-        // Each thread takes one contiguous block of items (what schedule(static) would give);
-        // on one long row that block is a single kernel call, so a streaming kernel keeps its
+        // Each thread takes one contiguous block of items (what schedule(static) would give) and
+        // runs it as one kernel call per row it touches, so a streaming kernel keeps its
         // sub-ranges long (ffn_stream_ways).
         const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-        const int64_t it0 = items * t / tn, it1 = items * (t + 1) / tn;
-        if (j->rows == 1) {
-            const int64_t c0 = it0 * FFN_CHUNK,
-                          c1 = it1 * FFN_CHUNK < j->cols ? it1 * FFN_CHUNK : j->cols;
-            if (c1 > c0) ffn__run_item(j, 0, c0, c1 - c0);
-        } else {
-            for (int64_t it = it0; it < it1; it++) {
-                const int64_t r = it / per_row, c0 = (it % per_row) * FFN_CHUNK;
-                const int64_t n = j->cols - c0 < FFN_CHUNK ? j->cols - c0 : FFN_CHUNK;
-                ffn__run_item(j, r, c0, n);
-            }
+        const int64_t it1 = items * (t + 1) / tn;
+        for (int64_t it = items * t / tn; it < it1;) {
+            const int64_t r = it / per_row, row_end = (r + 1) * per_row;
+            const int64_t end = it1 < row_end ? it1 : row_end;  // this row's items in the block
+            const int64_t c0 = (it - r * per_row) * FFN_CHUNK,
+                          c1 = end == row_end ? j->cols : (end - r * per_row) * FFN_CHUNK;
+            ffn__run_item(j, r, c0, c1 - c0);
+            it = end;
         }
     }
-#else
-    for (int64_t r = 0; r < j->rows; r++) ffn__run_item(j, r, 0, j->cols);
 #endif
 }
 
