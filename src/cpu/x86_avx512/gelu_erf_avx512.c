@@ -434,10 +434,20 @@ FFN_VINLINE struct ffn__avd ffn__gelu_erf_general_d(__m512 x) {
 // Backward. Fast lanes: gelu'(x) = Φ(x) + x·φ(x) = H(s) (x < 0) or 1 - H(s) (x ≥ 0), from H_j;
 // act for dup as in the forward. Rare lanes (|x| ≥ 5, NaN; for dup also subnormal x): the general
 // form with exp.
-static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_erf_v(__m512 x, __m512 a,
-                                                                            __m512 b,
-                                                                            enum ffn__mode mode,
-                                                                            bool acc) {
+// pre: the fast lanes' interval (t in s.v, j in s.w) and Φ(-s) (forward) or H(s) (derivative)
+// in s.u; nothing for the accurate tier's forward.
+FFN_VINLINE struct ffn__pre ffn__gelu_erf_pre(__m512 x, enum ffn__mode mode, bool acc) {
+    struct ffn__pre s = {x, x, x};
+    const bool fwd = mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL;
+    if (fwd && acc) return s;
+    const struct ffn__erf_iv iv = ffn__erf_interval(x);
+    s.u = fwd ? ffn__erf_F(iv) : ffn__erf_H(iv);
+    s.v = iv.t;
+    s.w = _mm512_castsi512_ps(iv.j);
+    return s;
+}
+FFN_VINLINE struct ffn__vo ffn__gelu_erf_fin(__m512 x, struct ffn__pre s, __m512 a, __m512 b,
+                                             enum ffn__mode mode, bool acc) {
     enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
     struct ffn__vo o;
     const __m512 one = ffn__c(1.0f);
@@ -447,8 +457,7 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_erf_v(__m5
             o.y0 = o.y1 = ffn__av_fwd(ffn__gelu_erf_general(x), x, a, mode, FL, ffn__lims);
             return o;
         }
-        const struct ffn__erf_iv iv = ffn__erf_interval(x);
-        const __m512 f = ffn__erf_F(iv);
+        const __m512 f = s.u;
         const __m512 y = _mm512_mul_ps(x, _mm512_mask_sub_ps(f, pos, one, f));
         o.y0 = mode == FFN_MODE_ACT ? y : _mm512_mul_ps(y, a);
         const __mmask16 rare =
@@ -464,11 +473,11 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_erf_v(__m5
         return o;
     }
     const bool both = mode == FFN_MODE_BOTH;
-    const struct ffn__erf_iv iv = ffn__erf_interval(x);
-    const __m512 h = ffn__erf_H(iv);
+    const __m512 h = s.u;
     const __m512 d = _mm512_mask_sub_ps(h, pos, one, h);
     o.y0 = _mm512_mul_ps(d, both ? _mm512_mul_ps(a, b) : a);
     if (both) {
+        const struct ffn__erf_iv iv = {_mm512_castps_si512(s.w), s.v};
         const __m512 f = ffn__erf_F(iv);
         o.y1 = _mm512_mul_ps(_mm512_mul_ps(x, _mm512_mask_sub_ps(f, pos, one, f)), b);
     }
@@ -485,12 +494,18 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_erf_v(__m5
     // copy. The BOTH products meet two multiplicands, which may both be NaN.
     return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
 }
-
-FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__gelu_erf_v); }
-FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_erf_v); }
+FFN_WHOLE(ffn__gelu_erf)
+FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx512) {
+    ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__gelu_erf));
+}
+FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__avx512) {
+    ffn__act_bwd(cfg, n, dx, x, dy, FFN_PIPED(ffn__gelu_erf));
+}
 FFN_KPROTO_GLU_FWD(ffn_geglu_erf_fwd__avx512) {
-    ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_erf_v);
+    ffn__glu_fwd(cfg, n, h, gate, up, FFN_PIPED(ffn__gelu_erf));
 }
 FFN_KPROTO_GLU_BWD(ffn_geglu_erf_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_erf_v);
+    // One vector at a time: pipelined, the state of two streaming sub-ranges (the interval and
+    // H, beside the 14 table registers) spills, 24% slower at 32M.
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, FFN_PLAIN(ffn__gelu_erf));
 }

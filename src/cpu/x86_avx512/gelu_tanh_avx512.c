@@ -121,21 +121,29 @@ FFN_VINLINE struct ffn__avd ffn__gelu_general_d(__m512 x) {
 // accurate tier: the general form.
 // Backward: fast lanes (x ≥ -3.5) act' = inv·(1 + x·A'·e·inv), inv = 1/(1 + e), act = x·inv;
 // rare lanes (x < -3.5, NaN; for act·dh also subnormal x): the general form.
-static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x, __m512 a,
-                                                                        __m512 b,
-                                                                        enum ffn__mode mode,
-                                                                        bool acc) {
+// pre: the fast lanes' e = exp(-A) from x clamped at 9 (s.w), and x² for the derivative (s.v);
+// nothing for the accurate tier's forward.
+FFN_VINLINE struct ffn__pre ffn__gelu_pre(__m512 x, enum ffn__mode mode, bool acc) {
+    struct ffn__pre s = {x, x, x};
+    const bool fwd = mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL;
+    if (fwd && acc) return s;
+    s.w = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);  // NaN stays
+    s.v = _mm512_mul_ps(s.w, s.w);
+    s.u = ffn__gelu_fast_e(s.w, s.v, mode == FFN_MODE_ACT_MUL);
+    return s;
+}
+FFN_VINLINE struct ffn__vo ffn__gelu_fin(__m512 x, struct ffn__pre s, __m512 a, __m512 b,
+                                         enum ffn__mode mode, bool acc) {
     enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
     struct ffn__vo o;
     const __m512 one = ffn__c(1.0f);
+    const __m512 e = s.u;
     if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
         if (acc) {
             o.y0 = o.y1 = ffn__av_fwd(ffn__gelu_general(x), x, a, mode, FL, ffn__lims);
             return o;
         }
-        const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);  // NaN stays
         const bool act = mode == FFN_MODE_ACT;
-        const __m512 e = ffn__gelu_fast_e(xc, _mm512_mul_ps(xc, xc), !act);
         const __m512 q = _mm512_div_ps(x, _mm512_add_ps(one, e));
         o.y0 = act ? q : _mm512_mul_ps(q, a);
         __mmask16 rare = _mm512_cmp_ps_mask(
@@ -149,9 +157,7 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x
         return o;
     }
     const bool both = mode == FFN_MODE_BOTH;
-    const __m512 xc = _mm512_min_ps(ffn__c(FFN_GELU_FAST_CLAMP), x);
-    const __m512 x2 = _mm512_mul_ps(xc, xc);
-    const __m512 e = ffn__gelu_fast_e(xc, x2, false);
+    const __m512 xc = s.w, x2 = s.v;
     const __m512 inv = _mm512_div_ps(one, _mm512_add_ps(one, e));
     const __m512 dA = _mm512_fmadd_ps(x2, ffn__c(FFN_M3_HI), ffn__c(FFN_K_HI));
     const __m512 br = _mm512_fmadd_ps(_mm512_mul_ps(xc, dA), _mm512_mul_ps(e, inv), one);
@@ -171,10 +177,15 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__gelu_v(__m512 x
     // copy. The BOTH products meet two multiplicands, which may both be NaN.
     return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
 }
+FFN_WHOLE(ffn__gelu)
 
-FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__gelu_v); }
-FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__gelu_v); }
-FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__avx512) { ffn__glu_fwd(cfg, n, h, gate, up, ffn__gelu_v); }
+FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__gelu)); }
+FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__avx512) {
+    ffn__act_bwd(cfg, n, dx, x, dy, FFN_PIPED(ffn__gelu));
+}
+FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__avx512) {
+    ffn__glu_fwd(cfg, n, h, gate, up, FFN_PIPED(ffn__gelu));
+}
 FFN_KPROTO_GLU_BWD(ffn_geglu_tanh_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__gelu_v);
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, FFN_PIPED(ffn__gelu));
 }

@@ -3,10 +3,9 @@
 #include "cpu/x86_avx512/vmath_avx512.h"
 
 // identity(x) = x;  identity'(x) = 1 (NaN at NaN, as the reference: dx = dy·NaN).
-static inline __attribute__((always_inline)) struct ffn__vo ffn__ident_v(__m512 x, __m512 a,
-                                                                         __m512 b,
-                                                                         enum ffn__mode mode,
-                                                                         bool acc) {
+FFN_VINLINE struct ffn__vo ffn__ident_v(__m512 x, struct ffn__pre s, __m512 a, __m512 b,
+                                        enum ffn__mode mode, bool acc) {
+    (void)s, (void)acc;
     const __m512 dact = _mm512_mask_mov_ps(ffn__c(1.0f), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     struct ffn__vo o;
     switch (mode) {
@@ -20,10 +19,11 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__ident_v(__m512 
     }
     return ffn__nan_fix_mode(o, x, a, b, mode);
 }
+#define FFN_IDENT ffn__pre_none, ffn__ident_v
 
-FFN_KPROTO_ACT_FWD(ffn_identity_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__ident_v); }
-FFN_KPROTO_ACT_BWD(ffn_identity_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__ident_v); }
-FFN_KPROTO_GLU_FWD(ffn_bilinear_fwd__avx512) { ffn__glu_fwd(cfg, n, h, gate, up, ffn__ident_v); }
+FFN_KPROTO_ACT_FWD(ffn_identity_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_IDENT); }
+FFN_KPROTO_ACT_BWD(ffn_identity_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, FFN_IDENT); }
+FFN_KPROTO_GLU_FWD(ffn_bilinear_fwd__avx512) { ffn__glu_fwd(cfg, n, h, gate, up, FFN_IDENT); }
 FFN_KPROTO_GLU_BWD(ffn_bilinear_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__ident_v);
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, FFN_IDENT);
 }

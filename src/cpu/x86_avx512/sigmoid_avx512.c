@@ -16,15 +16,26 @@ static const struct ffn__lim ffn__lims = {0.0f, 0.0f};
 //   σ·a (GLU), |x| < 80: the compensated quotient and one rounding of hi·a - lo·a.
 //   the rest: the general form 2^n·E/(1 + e') (x < 0) or 1/(1 + e') (x ≥ 0), e' = exp(-|x|) =
 //     E·2^n. σ(+inf) = 1, σ(-inf) = 0.
-static inline __attribute__((always_inline)) struct ffn__vo ffn__sigmoid_v(__m512 x, __m512 a,
-                                                                           __m512 b,
-                                                                           enum ffn__mode mode,
-                                                                           bool acc) {
+// pre: e = exp(-x) with its table low part (forward modes); for σ' E and n of exp(-|x|) = E·2^n.
+FFN_VINLINE struct ffn__pre ffn__sigmoid_pre(__m512 x, enum ffn__mode mode, bool acc) {
+    (void)acc;
+    struct ffn__pre s = {x, x, x};
+    if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
+        s.u = ffn__exp_lin(x, FFN_LOG2E_HI, FFN_LOG2E_LO, true);
+    } else {
+        const __m512 ax = _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), ffn__neg_abs(x));
+        s.u = ffn__exp_neg(ax, FFN_LOG2E_HI, FFN_LOG2E_LO, false, &s.v);
+    }
+    return s;
+}
+FFN_VINLINE struct ffn__vo ffn__sigmoid_fin(__m512 x, struct ffn__pre s, __m512 a, __m512 b,
+                                            enum ffn__mode mode, bool acc) {
+    (void)acc;
     enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
     struct ffn__vo o;
     if (mode == FFN_MODE_ACT || mode == FFN_MODE_ACT_MUL) {
         const __m512 one = ffn__c(1.0f);
-        const __m512 e = ffn__exp_lin(x, FFN_LOG2E_HI, FFN_LOG2E_LO, true);
+        const __m512 e = s.u;
         const bool act = mode == FFN_MODE_ACT;
         o.y0 = ffn__quot_fin(ffn__quot_comp(one, e, act), a, mode);
         const __mmask16 rare = ffn__rare_sym(x, FFN_SIG_FAST_LIM, false);
@@ -44,23 +55,26 @@ static inline __attribute__((always_inline)) struct ffn__vo ffn__sigmoid_v(__m51
     }
     // σ'(x) = σ(x)(1 - σ(x)) = e/(1 + e)² = 2^n·E·inv², inv = 1/(1 + e), e = exp(-|x|), for
     // either sign; → 0 at ±inf.
-    const __m512 ax = _mm512_max_ps(ffn__c(-FFN_SIG_CLAMP), ffn__neg_abs(x));
-    __m512 n;
-    const __m512 E = ffn__exp_neg(ax, FFN_LOG2E_HI, FFN_LOG2E_LO, false, &n);
-    const struct ffn__sigd s = ffn__sig_pieces(E, n, ffn__signmask(x));
+    const __m512 E = s.u, n = s.v;
+    const struct ffn__sigd sd = ffn__sig_pieces(E, n, ffn__signmask(x));
     struct ffn__avd r;
-    r.a.hi = s.S;
+    r.a.hi = sd.S;
     r.a.lo = _mm512_setzero_ps();
-    r.a.k = s.k;
-    r.da.hi = _mm512_mul_ps(_mm512_mul_ps(E, s.inv), s.inv);
+    r.a.k = sd.k;
+    r.da.hi = _mm512_mul_ps(_mm512_mul_ps(E, sd.inv), sd.inv);
     r.da.lo = _mm512_setzero_ps();
     r.da.k = n;
     return ffn__avd_bwd(r, x, a, b, mode, DFL, DFL, ffn__lims);
 }
+FFN_WHOLE(ffn__sigmoid)
 
-FFN_KPROTO_ACT_FWD(ffn_sigmoid_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, ffn__sigmoid_v); }
-FFN_KPROTO_ACT_BWD(ffn_sigmoid_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, ffn__sigmoid_v); }
-FFN_KPROTO_GLU_FWD(ffn_glu_fwd__avx512) { ffn__glu_fwd(cfg, n, h, gate, up, ffn__sigmoid_v); }
+FFN_KPROTO_ACT_FWD(ffn_sigmoid_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__sigmoid)); }
+FFN_KPROTO_ACT_BWD(ffn_sigmoid_bwd__avx512) {
+    ffn__act_bwd(cfg, n, dx, x, dy, FFN_PIPED(ffn__sigmoid));
+}
+FFN_KPROTO_GLU_FWD(ffn_glu_fwd__avx512) {
+    ffn__glu_fwd(cfg, n, h, gate, up, FFN_PIPED(ffn__sigmoid));
+}
 FFN_KPROTO_GLU_BWD(ffn_glu_bwd__avx512) {
-    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, ffn__sigmoid_v);
+    ffn__glu_bwd(cfg, n, dgate, dup, gate, up, dh, FFN_PIPED(ffn__sigmoid));
 }
