@@ -1,0 +1,34 @@
+#!/bin/sh
+# bench/ab.sh [REV] [-- ab_kernels arguments] — the AVX-512 kernels of git revision REV (default
+# HEAD) against the working tree's, in one process (bench/ab_kernels.c): first the bitwise check,
+# then the timing, by default `33554432 15` (32M f32, 15 alternating reps, every kernel).
+#   bench/ab.sh                          HEAD against the working tree, all kernels, 32M
+#   bench/ab.sh HEAD~3 -- 4096 3000 GLU  in-cache cycles per vector of the gated kernels
+# Both trees compile with the library's flags for these files (CMakeLists.txt).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+rev=HEAD
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then rev=$1; shift; fi
+[ $# -gt 0 ] && [ "$1" = "--" ] && shift
+[ $# -gt 0 ] || set -- 33554432 15
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/old/cpu/x86_avx512" "$work/o"
+for f in $(git -C "$root" ls-tree --name-only "$rev" src/cpu/x86_avx512/); do
+    git -C "$root" show "$rev:$f" >"$work/old/${f#src/}"
+done
+flags="-O3 -fPIC -fno-fast-math -std=gnu11 -mavx512f -mavx512bw -mavx512dq -mavx512vl \
+-mavx512bf16 -mavx2 -mfma -mf16c -ffp-contract=off -I$root/include"
+for c in "$work"/old/cpu/x86_avx512/*.c; do
+    b=$(basename "$c" .c)
+    cc $flags -I"$work/old" -I"$root/src" -c "$c" -o "$work/o/old_$b.o"
+    objcopy --prefix-symbols=old_ "$work/o/old_$b.o"
+done
+for c in "$root"/src/cpu/x86_avx512/*.c; do
+    cc $flags -I"$root/src" -c "$c" -o "$work/o/new_$(basename "$c" .c).o"
+done
+cc -O2 -std=gnu11 -Wall -Wextra -mavx512f -I"$root/src" -I"$root/include" \
+    "$root/bench/ab_kernels.c" "$work"/o/*.o -o "$work/ab_kernels" -lm
+echo "# $rev (old) against the working tree (new)"
+"$work/ab_kernels" check
+"$work/ab_kernels" "$@"
