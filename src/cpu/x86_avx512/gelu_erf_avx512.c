@@ -495,6 +495,7 @@ FFN_VINLINE struct ffn__vo ffn__gelu_erf_fin(__m512 x, struct ffn__pre s, __m512
     return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
 }
 FFN_WHOLE(ffn__gelu_erf)
+static const bool ffn__gelu_erf_tiers = true;
 FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__avx512) {
     ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__gelu_erf));
 }

@@ -178,6 +178,7 @@ FFN_VINLINE struct ffn__vo ffn__gelu_fin(__m512 x, struct ffn__pre s, __m512 a, 
     return both ? ffn__nan_fix_mode(o, x, a, b, mode) : o;
 }
 FFN_WHOLE(ffn__gelu)
+static const bool ffn__gelu_tiers = true;
 
 FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__gelu)); }
 FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__avx512) {

@@ -19,7 +19,7 @@ FFN_VINLINE struct ffn__vo ffn__ident_v(__m512 x, struct ffn__pre s, __m512 a, _
     }
     return ffn__nan_fix_mode(o, x, a, b, mode);
 }
-#define FFN_IDENT ffn__pre_none, ffn__ident_v
+#define FFN_IDENT ffn__pre_none, ffn__ident_v, false
 
 FFN_KPROTO_ACT_FWD(ffn_identity_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_IDENT); }
 FFN_KPROTO_ACT_BWD(ffn_identity_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, FFN_IDENT); }

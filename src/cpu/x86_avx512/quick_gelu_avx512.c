@@ -24,6 +24,7 @@ FFN_VINLINE struct ffn__vo ffn__qgelu_fin(__m512 x, struct ffn__pre s, __m512 a,
                          FFN_QUICK_GELU_A);
 }
 FFN_WHOLE(ffn__qgelu)
+static const bool ffn__qgelu_tiers = false;
 
 FFN_KPROTO_ACT_FWD(ffn_quick_gelu_fwd__avx512) {
     ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__qgelu));

@@ -23,7 +23,7 @@ FFN_VINLINE struct ffn__vo ffn__relu_v(__m512 x, struct ffn__pre s, __m512 a, __
     }
     return ffn__nan_fix_mode(o, x, a, b, mode);
 }
-#define FFN_RELU ffn__pre_none, ffn__relu_v
+#define FFN_RELU ffn__pre_none, ffn__relu_v, false
 
 FFN_KPROTO_ACT_FWD(ffn_relu_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_RELU); }
 FFN_KPROTO_ACT_BWD(ffn_relu_bwd__avx512) { ffn__act_bwd(cfg, n, dx, x, dy, FFN_RELU); }

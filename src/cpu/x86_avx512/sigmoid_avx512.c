@@ -67,6 +67,7 @@ FFN_VINLINE struct ffn__vo ffn__sigmoid_fin(__m512 x, struct ffn__pre s, __m512 
     return ffn__avd_bwd(r, x, a, b, mode, DFL, DFL, ffn__lims);
 }
 FFN_WHOLE(ffn__sigmoid)
+static const bool ffn__sigmoid_tiers = false;
 
 FFN_KPROTO_ACT_FWD(ffn_sigmoid_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__sigmoid)); }
 FFN_KPROTO_ACT_BWD(ffn_sigmoid_bwd__avx512) {

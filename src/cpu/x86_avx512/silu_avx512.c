@@ -21,6 +21,7 @@ FFN_VINLINE struct ffn__vo ffn__silu_fin(__m512 x, struct ffn__pre s, __m512 a, 
     return ffn__xsig_fin(x, s, a, b, mode, FFN_LOG2E_HI, FFN_LOG2E_LO, FFN_SILU_FAST_LIM, 1.0f);
 }
 FFN_WHOLE(ffn__silu)
+static const bool ffn__silu_tiers = false;
 
 // y[i] = silu(x[i])
 FFN_KPROTO_ACT_FWD(ffn_silu_fwd__avx512) { ffn__act_fwd(cfg, n, y, x, FFN_PIPED(ffn__silu)); }

@@ -148,7 +148,8 @@ FFN_VINLINE struct ffn__pre ffn__pre_none(__m512 x, enum ffn__mode mode, bool ac
     return s;
 }
 
-// An activation `name` defined as name##_pre and name##_fin: FFN_WHOLE(name) defines
+// An activation `name` defined as name##_pre and name##_fin, with name##_tiers saying whether it
+// has an accurate tier (the GeLUs; the others get no loops for one): FFN_WHOLE(name) defines
 // name##_whole, both stages in one, and a kernel runs it pipelined (FFN_PIPED) or a vector at a
 // time (FFN_PLAIN), whichever is faster for it.
 #define FFN_WHOLE(name)                                                                      \
@@ -157,8 +158,8 @@ FFN_VINLINE struct ffn__pre ffn__pre_none(__m512 x, enum ffn__mode mode, bool ac
         (void)s;                                                                             \
         return name##_fin(x, name##_pre(x, mode, acc), a, b, mode, acc);                     \
     }
-#define FFN_PIPED(name) name##_pre, name##_fin
-#define FFN_PLAIN(name) ffn__pre_none, name##_whole
+#define FFN_PIPED(name) name##_pre, name##_fin, name##_tiers
+#define FFN_PLAIN(name) ffn__pre_none, name##_whole, name##_tiers
 
 // --- NaN results
 // ---------------------------------------------------------------------------------- A NaN result
@@ -291,7 +292,7 @@ FFN_VINLINE void ffn__pipe(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
                            enum ffn__st st0, enum ffn__st st1) {
     if (per <= 0) return;
     const enum ffn__mode mode = ffn__kind_mode(kind, par_act);
-    if (pre == ffn__pre_none) {  // no first stage: each vector in one piece
+    if (pre == ffn__pre_none || acc) {  // each vector in one piece (the accurate tier: rare)
         for (int64_t k = 0; k < per; k++)
             for (int w = 0; w < ways; w++)
                 ffn__step(cfg, p, base + ((int64_t)w * per + k) * FFN_VL, kind, in, out, pre, fin,
@@ -349,9 +350,8 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
         const int64_t per = (n - i) / FFN_VL / ways;  // vectors per sub-range
         ffn__pipe(cfg, p, i, per, ways, kind, in, out, pre, fin, par_act, acc, FFN_ST_STREAM, s1);
         i += (int64_t)ways * per * FFN_VL;
-        const int64_t rest = (n - i) / FFN_VL;
-        ffn__pipe(cfg, p, i, rest, 1, kind, in, out, pre, fin, par_act, acc, FFN_ST_STREAM, s1);
-        i += rest * FFN_VL;
+        for (; i + FFN_VL <= n; i += FFN_VL)  // fewer than `ways` vectors
+            ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, true, 0, FFN_ST_STREAM, s1);
     } else {
         const int64_t all = (n - i) / FFN_VL;
         ffn__pipe(cfg, p, i, all, 1, kind, in, out, pre, fin, par_act, acc, FFN_ST_FULL,
@@ -370,8 +370,8 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
 // stores, which may alias it.)
 FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                             enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
-                            ffn__vpre pre, ffn__vfin fin) {
-    const bool fwd = kind == FFN_K_ACT_FWD || kind == FFN_K_GLU_FWD;
+                            ffn__vpre pre, ffn__vfin fin, bool tiers) {
+    const bool fwd = tiers && (kind == FFN_K_ACT_FWD || kind == FFN_K_GLU_FWD);
     const bool par = kind == FFN_K_GLU_FWD && out != FFN_DTYPE_F32 && cfg->parity;
     if (fwd && cfg->accurate) {
         if (par)
@@ -387,43 +387,43 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
 
 // Picks the specialised loop for the (in, out) dtype pair.
 FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
-                               enum ffn__kind kind, ffn__vpre pre, ffn__vfin fin) {
+                               enum ffn__kind kind, ffn__vpre pre, ffn__vfin fin, bool tiers) {
     const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
     switch ((int)cfg->in * 3 + (int)cfg->out) {
-    case 0: ffn__drive(cfg, n, p, kind, F, F, pre, fin); break;
-    case 1: ffn__drive(cfg, n, p, kind, F, B, pre, fin); break;
-    case 2: ffn__drive(cfg, n, p, kind, F, H, pre, fin); break;
-    case 3: ffn__drive(cfg, n, p, kind, B, F, pre, fin); break;
-    case 4: ffn__drive(cfg, n, p, kind, B, B, pre, fin); break;
-    case 5: ffn__drive(cfg, n, p, kind, B, H, pre, fin); break;
-    case 6: ffn__drive(cfg, n, p, kind, H, F, pre, fin); break;
-    case 7: ffn__drive(cfg, n, p, kind, H, B, pre, fin); break;
-    case 8: ffn__drive(cfg, n, p, kind, H, H, pre, fin); break;
+    case 0: ffn__drive(cfg, n, p, kind, F, F, pre, fin, tiers); break;
+    case 1: ffn__drive(cfg, n, p, kind, F, B, pre, fin, tiers); break;
+    case 2: ffn__drive(cfg, n, p, kind, F, H, pre, fin, tiers); break;
+    case 3: ffn__drive(cfg, n, p, kind, B, F, pre, fin, tiers); break;
+    case 4: ffn__drive(cfg, n, p, kind, B, B, pre, fin, tiers); break;
+    case 5: ffn__drive(cfg, n, p, kind, B, H, pre, fin, tiers); break;
+    case 6: ffn__drive(cfg, n, p, kind, H, F, pre, fin, tiers); break;
+    case 7: ffn__drive(cfg, n, p, kind, H, B, pre, fin, tiers); break;
+    case 8: ffn__drive(cfg, n, p, kind, H, H, pre, fin, tiers); break;
     default: break;
     }
 }
 
 // The four kernel shapes of kernels.inc.
 FFN_VINLINE void ffn__act_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x,
-                              ffn__vpre pre, ffn__vfin fin) {
+                              ffn__vpre pre, ffn__vfin fin, bool tiers) {
     const struct ffn__ptrs p = {.o0 = y, .i0 = x};
-    ffn__dispatch(cfg, n, &p, FFN_K_ACT_FWD, pre, fin);
+    ffn__dispatch(cfg, n, &p, FFN_K_ACT_FWD, pre, fin, tiers);
 }
 FFN_VINLINE void ffn__act_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
-                              const void *dy, ffn__vpre pre, ffn__vfin fin) {
+                              const void *dy, ffn__vpre pre, ffn__vfin fin, bool tiers) {
     const struct ffn__ptrs p = {.o0 = dx, .i0 = x, .i1 = dy};
-    ffn__dispatch(cfg, n, &p, FFN_K_ACT_BWD, pre, fin);
+    ffn__dispatch(cfg, n, &p, FFN_K_ACT_BWD, pre, fin, tiers);
 }
 FFN_VINLINE void ffn__glu_fwd(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate,
-                              const void *up, ffn__vpre pre, ffn__vfin fin) {
+                              const void *up, ffn__vpre pre, ffn__vfin fin, bool tiers) {
     const struct ffn__ptrs p = {.o0 = h, .i0 = gate, .i1 = up};
-    ffn__dispatch(cfg, n, &p, FFN_K_GLU_FWD, pre, fin);
+    ffn__dispatch(cfg, n, &p, FFN_K_GLU_FWD, pre, fin, tiers);
 }
 FFN_VINLINE void ffn__glu_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup,
                               const void *gate, const void *up, const void *dh, ffn__vpre pre,
-                              ffn__vfin fin) {
+                              ffn__vfin fin, bool tiers) {
     const struct ffn__ptrs p = {.o0 = dgate, .o1 = dup, .i0 = gate, .i1 = up, .i2 = dh};
-    ffn__dispatch(cfg, n, &p, FFN_K_GLU_BWD, pre, fin);
+    ffn__dispatch(cfg, n, &p, FFN_K_GLU_BWD, pre, fin, tiers);
 }
 
 // --- 2^z by table: z = n16 + r, n16 a multiple of 1/16, |r| ≤ 1/32 ------------------------------
