@@ -326,10 +326,11 @@ FFN_VINLINE void ffn__pipe(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
     }
 }
 
-// Runs the activation over n elements for one (kind, in, out) combination. With cfg->stream the
-// outputs are written non-temporally once the first is vector-aligned (a masked head gets it
-// there; a second output not aligned alike is stored normally), then fenced, and the body walks
-// ffn_stream_ways() interleaved sub-ranges.
+// Runs the activation over n elements for one (kind, in, out) combination. The body walks
+// ffn_stream_ways() interleaved sub-ranges (memory streams for the prefetchers; in cache, a
+// pipeline several vectors deep: σ forward 9.2 -> 7.8 cycles per vector against one sub-range).
+// With cfg->stream the outputs are written non-temporally once the first is vector-aligned (a
+// masked head gets it there; a second output not aligned alike is stored normally), then fenced.
 FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                                 enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
                                 ffn__vpre pre, ffn__vfin fin, bool par_act, bool acc) {
@@ -353,10 +354,14 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
         for (; i + FFN_VL <= n; i += FFN_VL)  // fewer than `ways` vectors
             ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, true, 0, FFN_ST_STREAM, s1);
     } else {
-        const int64_t all = (n - i) / FFN_VL;
-        ffn__pipe(cfg, p, i, all, 1, kind, in, out, pre, fin, par_act, acc, FFN_ST_FULL,
+        const int ways = ffn_stream_ways(kind == FFN_K_ACT_FWD ? 2 : kind == FFN_K_GLU_BWD ? 5 : 3);
+        const int64_t per = (n - i) / FFN_VL / ways;
+        ffn__pipe(cfg, p, i, per, ways, kind, in, out, pre, fin, par_act, acc, FFN_ST_FULL,
                   FFN_ST_FULL);
-        i += all * FFN_VL;
+        i += (int64_t)ways * per * FFN_VL;
+        for (; i + FFN_VL <= n; i += FFN_VL)
+            ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, true, 0, FFN_ST_FULL,
+                      FFN_ST_FULL);
     }
     if (i < n)
         ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, false, ffn__tailmask(n - i),
