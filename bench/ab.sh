@@ -4,6 +4,7 @@
 # then the timing, by default `33554432 15` (32M f32, 15 alternating reps, every kernel).
 #   bench/ab.sh                          HEAD against the working tree, all kernels, 32M
 #   bench/ab.sh HEAD~3 -- 4096 3000 GLU  in-cache cycles per vector of the gated kernels
+#   bench/ab.sh HEAD -- 33554432 9 bf16  32M bf16 in and out, every kernel
 # Both trees compile with the library's flags for these files (CMakeLists.txt).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)

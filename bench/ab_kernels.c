@@ -5,8 +5,9 @@
 //                                  9 dtype pairs, both accuracy tiers, parity, streaming and
 //                                  plain stores, two offsets, N(0,1), wide, random-bits and
 //                                  special inputs; exit 1 on any difference
-//   ab_kernels N REPS [FILTER...]  speed, f32, N(0,1) inputs, kernels whose "KOP:ACT" name
-//                                  contains a FILTER: for N ≤ 65536 the fastest of REPS calls in
+//   ab_kernels N REPS [FILTER...]  speed, f32 (bf16 in and out with the FILTER word bf16),
+//                                  N(0,1) inputs, kernels whose "KOP:ACT" name contains a
+//                                  FILTER: for N ≤ 65536 the fastest of REPS calls in
 //                                  cycles per 16-element vector (at a nominal 3.45 GHz), else per
 //                                  rep a triad then each tree's kernel in alternating order, with
 //                                  each one's ratio to its triad and the median new/old speed
@@ -166,16 +167,29 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
         fprintf(stderr, "ab_kernels: N ≥ 16 and 1 ≤ REPS ≤ %d\n", MAXREPS);
         return 2;
     }
+    bool bf16 = false;  // the filter word "bf16": bf16 inputs and outputs
+    for (int f = 0; f < nf; f++)
+        if (!strcmp(filters[f], "bf16")) bf16 = true, filters[f--] = filters[--nf];
     float *buf[5], *t[3];
     for (int k = 0; k < 5; k++) {
         buf[k] = ab_alloc((size_t)n * 4);
-        for (int64_t i = 0; i < n; i++) buf[k][i] = ab_gauss();
+        for (int64_t i = 0; i < n; i++) {
+            const float v = ab_gauss();
+            uint32_t bits;
+            memcpy(&bits, &v, 4);
+            const uint16_t h = (uint16_t)(bits >> 16);
+            if (bf16)
+                memcpy((uint16_t *)buf[k] + i, &h, 2);
+            else
+                buf[k][i] = v;
+        }
     }
     for (int k = 0; k < 3; k++) {
         t[k] = ab_alloc((size_t)n * 4);
         for (int64_t i = 0; i < n; i++) t[k][i] = (float)k;
     }
-    const struct ffn_kcfg c = {FFN_DTYPE_F32, FFN_DTYPE_F32, false, false, n >= (1 << 20), true};
+    const enum ffn_dtype dt = bf16 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32;
+    const struct ffn_kcfg c = {dt, dt, false, false, n >= (1 << 20), true};
     for (size_t j = 0; j < AB_NK; j++) {
         const struct ab_kernel *k = &ab_kernels[j];
         bool take = nf == 0;
@@ -184,7 +198,7 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
         const double bytes = (k->kop == FFN_KOP_ACT_FWD   ? 8
                               : k->kop == FFN_KOP_GLU_BWD ? 20
                                                           : 12) *
-                             (double)n;
+                             (double)n / (bf16 ? 2 : 1);
         if (n <= 65536) {
             double best[2] = {1e30, 1e30};
             for (int r = 0; r < reps; r++)

@@ -42,19 +42,28 @@ FFN_VINLINE __m512 ffn__vload(const void *p, int64_t i, enum ffn_dtype dt, bool 
     return _mm512_cvtph_ps(h);
 }
 
-// f32 -> bf16, round to nearest even, NaN kept quiet, subnormals kept (as ffn_f32_to_bf16):
-// bits + 0x7fff + lsb, then the top half. With cvt (the CPU has AVX512_BF16) a vector without
-// subnormal lanes takes one vcvtneps2bf16 instead, which gives the same bits there (RNE, NaN made
-// quiet by the same bit 6) but flushes subnormal inputs to zero: those vectors keep the integer
-// rounding. Either way every lane's bits depend on its own value only.
-FFN_VINLINE __m256i ffn__bf16_from_f32(__m512 v, bool cvt) {
-    if (cvt && !_mm512_fpclass_ps_mask(v, 0x20)) return (__m256i)_mm512_cvtneps_pbh(v);
+// f32 -> bf16 by integer ops: round to nearest even, NaN kept quiet, subnormals kept (as
+// ffn_f32_to_bf16): bits + 0x7fff + lsb, the result in the high half of each lane (the low half
+// is not cleared).
+FFN_VINLINE __m512i ffn__bf16_round_hi(__m512 v) {
     const __m512i u = _mm512_castps_si512(v);
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+    const __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
     const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    r = _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));  // quiet bit, no rounding
-    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
+    return _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));  // quiet, no rounding
+}
+
+// Whether vcvtneps2bf16 / vcvtne2ps2bf16 (cvt: the CPU has AVX512_BF16) give v's bf16 bits: the
+// same RNE and quiet NaN as the integer rounding, but subnormal inputs flushed to zero, so a
+// vector with a subnormal lane keeps the integer rounding. Either way every lane's bits depend on
+// its own value only.
+FFN_VINLINE bool ffn__bf16_cvt_ok(__m512 v, bool cvt) {
+    return cvt && !_mm512_fpclass_ps_mask(v, 0x20);
+}
+
+FFN_VINLINE __m256i ffn__bf16_from_f32(__m512 v, bool cvt) {
+    if (ffn__bf16_cvt_ok(v, cvt)) return (__m256i)_mm512_cvtneps_pbh(v);
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(ffn__bf16_round_hi(v), 16));
 }
 
 // f32 -> f16: vcvtps2ph with round-to-nearest-even is exact RNE (subnormals, NaN quieted).
@@ -66,7 +75,7 @@ FFN_VINLINE __m256i ffn__f16_from_f32(__m512 v) {
 FFN_VINLINE __m512 ffn__vround_to(__m512 v, enum ffn_dtype dt) {
     if (dt == FFN_DTYPE_BF16)
         return _mm512_castsi512_ps(
-            _mm512_slli_epi32(_mm512_cvtepu16_epi32(ffn__bf16_from_f32(v, false)), 16));
+            _mm512_and_si512(ffn__bf16_round_hi(v), _mm512_set1_epi32((int)0xffff0000u)));
     if (dt == FFN_DTYPE_F16) return _mm512_cvtph_ps(ffn__f16_from_f32(v));
     return v;
 }
@@ -95,6 +104,45 @@ FFN_VINLINE void ffn__vstore(void *p, int64_t i, enum ffn_dtype dt, __m512 v, en
         _mm256_mask_storeu_epi16(q, m, h);
     else
         _mm256_storeu_si256((__m256i *)q, h);
+}
+
+// --- bf16 pairs: 32 elements to a 512-bit load ----------------------------------------------
+// Where every input and output is bf16 the loops take 32 elements at once (a "pair"): one 512-bit
+// load gives the odd elements (the high halves of its 32-bit lanes, the low halves cleared) and
+// the even ones (shifted up) as two f32 vectors, each computed as any vector is, every lane
+// alone; one vcvtne2ps2bf16 and one vpermw put both back in order. Against 16 elements at a time
+// (vpmovzxwd + vpslld in, vcvtneps2bf16 out) the conversions take fewer and shorter operations:
+// SiLU forward bf16 in cache 9.5 -> 7.3 cycles per 16 elements (bench/README.md, "bf16").
+struct ffn__eo {
+    __m512 o, e;  // elements 2k+1 and 2k of the 32, k = lane
+};
+FFN_VINLINE struct ffn__eo ffn__eo_load(const void *p, int64_t i) {
+    const __m512i v = _mm512_loadu_si512((const uint16_t *)p + i);
+    const struct ffn__eo r = {
+        _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u))),
+        _mm512_castsi512_ps(_mm512_slli_epi32(v, 16))};
+    return r;
+}
+// Stores the pair (o, e) to p[i..i+31] as bf16, all 32 (FFN_ST_FULL) or non-temporally
+// (FFN_ST_STREAM: p + i 64-byte aligned); the same bits as two ffn__vstore.
+FFN_VINLINE void ffn__eo_store(void *p, int64_t i, struct ffn__eo y, enum ffn__st st, bool cvt) {
+    __m512i r;
+    if (cvt && !(_mm512_fpclass_ps_mask(y.o, 0x20) | _mm512_fpclass_ps_mask(y.e, 0x20))) {
+        // words 0..15 of the conversion are the even elements, 16..31 the odd ones
+        const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+                                             24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17,
+                                             1, 16, 0);
+        r = _mm512_permutexvar_epi16(idx, (__m512i)_mm512_cvtne2ps_pbh(y.o, y.e));
+    } else {
+        r = _mm512_ternarylogic_epi32(ffn__bf16_round_hi(y.o),
+                                      _mm512_srli_epi32(ffn__bf16_round_hi(y.e), 16),
+                                      _mm512_set1_epi32((int)0xffff0000u), 0xe4);  // c ? a : b
+    }
+    uint16_t *q = (uint16_t *)p + i;
+    if (st == FFN_ST_STREAM)
+        _mm512_stream_si512((void *)q, r);
+    else
+        _mm512_storeu_si512(q, r);
 }
 
 FFN_VINLINE __mmask16 ffn__tailmask(int64_t k) { return (__mmask16)((1u << k) - 1u); }
@@ -224,45 +272,36 @@ FFN_VINLINE enum ffn__mode ffn__kind_mode(enum ffn__kind kind, bool par_act) {
     }
 }
 
+// The outputs of an op kind for one vector (x loaded, s = pre(x), a and b its other inputs).
+FFN_VINLINE struct ffn__vo ffn__outs(enum ffn__kind kind, enum ffn_dtype out, ffn__vfin fin,
+                                     bool par_act, bool acc, __m512 x, struct ffn__pre s, __m512 a,
+                                     __m512 b) {
+    const enum ffn__mode mode = ffn__kind_mode(kind, par_act);
+    switch (kind) {
+    case FFN_K_ACT_FWD: return fin(x, s, x, x, mode, acc);
+    case FFN_K_ACT_BWD: return fin(x, s, a, a, mode, acc);  // dx = dy·act'(x), a = dy
+    case FFN_K_GLU_FWD: {                                     // h = act(gate)·up, a = up
+        if (!par_act) return fin(x, s, a, a, mode, acc);
+        struct ffn__vo r = fin(x, s, a, a, mode, acc);  // as two eager framework ops would round
+        r.y0 = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(r.y0, out), ffn__vround_to(a, out)), x,
+                            a, a, 2);
+        return r;
+    }
+    default: return fin(x, s, a, b, mode, acc);  // dgate = dh·up·act'(gate), dup = dh·act(gate)
+    }
+}
+
 // The fin stage of the vector at i (x loaded, s = pre(x)): the other inputs, the activation's
 // fin, the stores.
 FFN_VINLINE void ffn__step_fin(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p, int64_t i,
                                enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
                                ffn__vfin fin, bool par_act, bool acc, __m512 x, struct ffn__pre s,
                                bool full, __mmask16 m, enum ffn__st st0, enum ffn__st st1) {
-    const enum ffn__mode mode = ffn__kind_mode(kind, par_act);
-    switch (kind) {
-    case FFN_K_ACT_FWD: {
-        ffn__vstore(p->o0, i, out, fin(x, s, x, x, mode, acc).y0, st0, m, cfg->bf16_cvt);
-        break;
-    }
-    case FFN_K_ACT_BWD: {  // dx = dy·act'(x)
-        const __m512 dy = ffn__vload(p->i1, i, in, full, m);
-        ffn__vstore(p->o0, i, out, fin(x, s, dy, dy, mode, acc).y0, st0, m, cfg->bf16_cvt);
-        break;
-    }
-    case FFN_K_GLU_FWD: {  // h = act(gate)·up
-        const __m512 u = ffn__vload(p->i1, i, in, full, m);
-        __m512 h;
-        if (par_act) {  // as two eager framework ops would round
-            const __m512 a = fin(x, s, u, u, mode, acc).y0;
-            h = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(a, out), ffn__vround_to(u, out)), x, u, u,
-                             2);
-        } else {
-            h = fin(x, s, u, u, mode, acc).y0;
-        }
-        ffn__vstore(p->o0, i, out, h, st0, m, cfg->bf16_cvt);
-        break;
-    }
-    case FFN_K_GLU_BWD: {  // dgate = dh·up·act'(gate), dup = dh·act(gate)
-        const __m512 u = ffn__vload(p->i1, i, in, full, m);
-        const __m512 dh = ffn__vload(p->i2, i, in, full, m);
-        const struct ffn__vo r = fin(x, s, u, dh, mode, acc);
-        ffn__vstore(p->o0, i, out, r.y0, st0, m, cfg->bf16_cvt);
-        ffn__vstore(p->o1, i, out, r.y1, st1, m, cfg->bf16_cvt);
-        break;
-    }
-    }
+    const __m512 a = kind == FFN_K_ACT_FWD ? x : ffn__vload(p->i1, i, in, full, m);
+    const __m512 b = kind == FFN_K_GLU_BWD ? ffn__vload(p->i2, i, in, full, m) : a;
+    const struct ffn__vo r = ffn__outs(kind, out, fin, par_act, acc, x, s, a, b);
+    ffn__vstore(p->o0, i, out, r.y0, st0, m, cfg->bf16_cvt);
+    if (kind == FFN_K_GLU_BWD) ffn__vstore(p->o1, i, out, r.y1, st1, m, cfg->bf16_cvt);
 }
 
 // The whole step of the vector at i: all 16 lanes (full) or the lanes of m.
@@ -275,67 +314,116 @@ FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
     ffn__step_fin(cfg, p, i, kind, in, out, fin, par_act, acc, x, s, full, m, st0, st1);
 }
 
-// Whole vectors base + (w·per + k)·16 for k < per, w < ways (≤ FFN_PIPE_WAYS): `ways` interleaved
-// sub-ranges of `per` vectors, walked k-major. With a pre stage the loop is software-pipelined:
-// the load and pre stage of vector k + 1 of a sub-range come before the fin stage of vector k. A
+// The unit of the loops below: a vector of 16 elements, or with `eo` a bf16 pair of 32 (two
+// vectors, odd and even elements: see ffn__eo_load), loaded and through its pre stage.
+struct ffn__unit {
+    __m512 x[2];
+    struct ffn__pre s[2];
+};
+FFN_VINLINE int64_t ffn__unit_len(bool eo) { return eo ? 2 * FFN_VL : FFN_VL; }
+FFN_VINLINE struct ffn__unit ffn__unit_pre(const struct ffn__ptrs *p, int64_t i,
+                                           enum ffn_dtype in, bool eo, ffn__vpre pre,
+                                           enum ffn__mode mode, bool acc) {
+    struct ffn__unit u;
+    if (eo) {
+        const struct ffn__eo x = ffn__eo_load(p->i0, i);
+        u.x[0] = x.o, u.x[1] = x.e;
+        u.s[1] = pre(u.x[1], mode, acc);
+    } else {
+        u.x[0] = u.x[1] = ffn__vload(p->i0, i, in, true, 0);
+    }
+    u.s[0] = pre(u.x[0], mode, acc);
+    if (!eo) u.s[1] = u.s[0];
+    return u;
+}
+// The fin stage of the unit at i, stored as st0/st1 (with eo, FFN_ST_STREAM needs 64-byte
+// alignment).
+FFN_VINLINE void ffn__unit_fin(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p, int64_t i,
+                               enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out, bool eo,
+                               ffn__vfin fin, bool par_act, bool acc, struct ffn__unit u,
+                               enum ffn__st st0, enum ffn__st st1) {
+    if (!eo) {
+        ffn__step_fin(cfg, p, i, kind, in, out, fin, par_act, acc, u.x[0], u.s[0], true, 0, st0,
+                      st1);
+        return;
+    }
+    const struct ffn__eo a = kind == FFN_K_ACT_FWD ? (struct ffn__eo){u.x[0], u.x[1]}
+                                                   : ffn__eo_load(p->i1, i);
+    const struct ffn__eo b = kind == FFN_K_GLU_BWD ? ffn__eo_load(p->i2, i) : a;
+    const struct ffn__vo ro = ffn__outs(kind, out, fin, par_act, acc, u.x[0], u.s[0], a.o, b.o);
+    const struct ffn__vo re = ffn__outs(kind, out, fin, par_act, acc, u.x[1], u.s[1], a.e, b.e);
+    ffn__eo_store(p->o0, i, (struct ffn__eo){ro.y0, re.y0}, st0, cfg->bf16_cvt);
+    if (kind == FFN_K_GLU_BWD)
+        ffn__eo_store(p->o1, i, (struct ffn__eo){ro.y1, re.y1}, st1, cfg->bf16_cvt);
+}
+
+// Whole units base + (w·per + k)·len for k < per, w < ways (≤ FFN_PIPE_WAYS): `ways` interleaved
+// sub-ranges of `per` units, walked k-major. With a pre stage the loop is software-pipelined:
+// the load and pre stage of unit k + 1 of a sub-range come before the fin stage of unit k. A
 // fast path is one long dependency chain per vector (~25 operations, ~60 cycles); in plain order
 // the out-of-order core holds too few vectors' chains at once to keep its FP pipes busy, and a
-// step ahead the fin stage's operations find their inputs ready. Same-process A/B on Zen 4, one
-// thread, 32M f32 (bench/ab.sh): σ forward +15%, SwiGLU and quick-GeGLU forward +18%, GLU forward
-// +13%, σ backward +7%, most others +2-5%; in cache SwiGLU forward 14.6 -> 13.2 cycles per vector.
-// The w loops are unrolled so that x[] and s[] stay in registers (rolled, they went through the
-// stack and lost the gain).
+// step ahead the fin stage's operations find their inputs ready. Same-process A/B on this host,
+// one thread, 32M f32 (bench/ab.sh): σ forward +15%, SwiGLU and quick-GeGLU forward +18%, GLU
+// forward +13%, σ backward +7%, most others +2-5%; in cache SwiGLU forward 14.6 -> 13.2 cycles
+// per vector. The w loops are unrolled so that the units stay in registers (rolled, they went
+// through the stack and lost the gain).
 #define FFN_PIPE_WAYS 4
 FFN_VINLINE void ffn__pipe(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p, int64_t base,
                            int64_t per, int ways, enum ffn__kind kind, enum ffn_dtype in,
-                           enum ffn_dtype out, ffn__vpre pre, ffn__vfin fin, bool par_act, bool acc,
-                           enum ffn__st st0, enum ffn__st st1) {
+                           enum ffn_dtype out, bool eo, ffn__vpre pre, ffn__vfin fin, bool par_act,
+                           bool acc, enum ffn__st st0, enum ffn__st st1) {
     if (per <= 0) return;
     const enum ffn__mode mode = ffn__kind_mode(kind, par_act);
-    if (pre == ffn__pre_none || acc) {  // each vector in one piece (the accurate tier: rare)
+    const int64_t len = ffn__unit_len(eo);
+    if (pre == ffn__pre_none || acc) {  // each unit in one piece (the accurate tier: rare)
         for (int64_t k = 0; k < per; k++)
-            for (int w = 0; w < ways; w++)
-                ffn__step(cfg, p, base + ((int64_t)w * per + k) * FFN_VL, kind, in, out, pre, fin,
-                          par_act, acc, true, 0, st0, st1);
+            for (int w = 0; w < ways; w++) {
+                const int64_t i = base + ((int64_t)w * per + k) * len;
+                ffn__unit_fin(cfg, p, i, kind, in, out, eo, fin, par_act, acc,
+                              ffn__unit_pre(p, i, in, eo, pre, mode, acc), st0, st1);
+            }
         return;
     }
-    __m512 x[FFN_PIPE_WAYS];
-    struct ffn__pre s[FFN_PIPE_WAYS];
-    // Unrolled, so that x[] and s[] live in registers.
+    struct ffn__unit u[FFN_PIPE_WAYS];
+    // Unrolled, so that u[] lives in registers.
 #pragma GCC unroll 4
-    for (int w = 0; w < ways; w++) {
-        x[w] = ffn__vload(p->i0, base + (int64_t)w * per * FFN_VL, in, true, 0);
-        s[w] = pre(x[w], mode, acc);
-    }
+    for (int w = 0; w < ways; w++)
+        u[w] = ffn__unit_pre(p, base + (int64_t)w * per * len, in, eo, pre, mode, acc);
     for (int64_t k = 0; k < per; k++) {
         const bool more = k + 1 < per;
 #pragma GCC unroll 4
         for (int w = 0; w < ways; w++) {
-            const int64_t i = base + ((int64_t)w * per + k) * FFN_VL;
-            __m512 xn = x[w];
-            struct ffn__pre sn = s[w];
-            if (more) {
-                xn = ffn__vload(p->i0, i + FFN_VL, in, true, 0);
-                sn = pre(xn, mode, acc);
-            }
-            ffn__step_fin(cfg, p, i, kind, in, out, fin, par_act, acc, x[w], s[w], true, 0, st0,
-                          st1);
-            x[w] = xn;
-            s[w] = sn;
+            const int64_t i = base + ((int64_t)w * per + k) * len;
+            const struct ffn__unit un = more ? ffn__unit_pre(p, i + len, in, eo, pre, mode, acc) : u[w];
+            ffn__unit_fin(cfg, p, i, kind, in, out, eo, fin, par_act, acc, u[w], st0, st1);
+            u[w] = un;
         }
     }
 }
 
-// The whole vectors from i on, stored as st0/st1: ffn_stream_ways() interleaved sub-ranges, then
-// the fewer than `ways` vectors left. Returns where the whole vectors end.
+// The whole vectors from i on, stored as st0/st1: ffn_stream_ways() interleaved sub-ranges of
+// units, then the vectors left. Returns where the whole vectors end. bf16 to bf16 walks pairs;
+// streamed, a vector first brings the output to the 64 bytes of a pair's non-temporal store, and
+// a second output not aligned alike is stored plainly.
 FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                               int64_t i, enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
                               ffn__vpre pre, ffn__vfin fin, bool par_act, bool acc,
                               enum ffn__st st0, enum ffn__st st1) {
+    const bool eo = in == FFN_DTYPE_BF16 && out == FFN_DTYPE_BF16;
+    if (eo && st0 == FFN_ST_STREAM && ((uintptr_t)p->o0 + 2 * (uintptr_t)i) % 64 && i + FFN_VL <= n) {
+        ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, true, 0, st0, st1);
+        i += FFN_VL;
+    }
     const int ways = ffn_stream_ways(kind == FFN_K_ACT_FWD ? 2 : kind == FFN_K_GLU_BWD ? 5 : 3);
-    const int64_t per = (n - i) / FFN_VL / ways;  // vectors per sub-range
-    ffn__pipe(cfg, p, i, per, ways, kind, in, out, pre, fin, par_act, acc, st0, st1);
-    i += (int64_t)ways * per * FFN_VL;
+    const int64_t len = ffn__unit_len(eo);
+    const int64_t per = (n - i) / len / ways;  // units per sub-range
+    if (eo && kind == FFN_K_GLU_BWD && st1 == FFN_ST_STREAM &&
+        ((uintptr_t)p->o1 + 2 * (uintptr_t)i) % 64)
+        ffn__pipe(cfg, p, i, per, ways, kind, in, out, eo, pre, fin, par_act, acc, st0,
+                  FFN_ST_FULL);
+    else
+        ffn__pipe(cfg, p, i, per, ways, kind, in, out, eo, pre, fin, par_act, acc, st0, st1);
+    i += (int64_t)ways * per * len;
     for (; i + FFN_VL <= n; i += FFN_VL)
         ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, true, 0, st0, st1);
     return i;
