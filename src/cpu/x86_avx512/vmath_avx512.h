@@ -129,9 +129,9 @@ FFN_VINLINE void ffn__eo_store(void *p, int64_t i, struct ffn__eo y, enum ffn__s
     __m512i r;
     if (cvt && !(_mm512_fpclass_ps_mask(y.o, 0x20) | _mm512_fpclass_ps_mask(y.e, 0x20))) {
         // words 0..15 of the conversion are the even elements, 16..31 the odd ones
-        const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
-                                             24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17,
-                                             1, 16, 0);
+        const __m512i idx =
+            _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
+                             22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
         r = _mm512_permutexvar_epi16(idx, (__m512i)_mm512_cvtne2ps_pbh(y.o, y.e));
     } else {
         r = _mm512_ternarylogic_epi32(ffn__bf16_round_hi(y.o),
@@ -280,11 +280,11 @@ FFN_VINLINE struct ffn__vo ffn__outs(enum ffn__kind kind, enum ffn_dtype out, ff
     switch (kind) {
     case FFN_K_ACT_FWD: return fin(x, s, x, x, mode, acc);
     case FFN_K_ACT_BWD: return fin(x, s, a, a, mode, acc);  // dx = dy·act'(x), a = dy
-    case FFN_K_GLU_FWD: {                                     // h = act(gate)·up, a = up
+    case FFN_K_GLU_FWD: {                                   // h = act(gate)·up, a = up
         if (!par_act) return fin(x, s, a, a, mode, acc);
         struct ffn__vo r = fin(x, s, a, a, mode, acc);  // as two eager framework ops would round
-        r.y0 = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(r.y0, out), ffn__vround_to(a, out)), x,
-                            a, a, 2);
+        r.y0 = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(r.y0, out), ffn__vround_to(a, out)), x, a,
+                            a, 2);
         return r;
     }
     default: return fin(x, s, a, b, mode, acc);  // dgate = dh·up·act'(gate), dup = dh·act(gate)
@@ -321,9 +321,8 @@ struct ffn__unit {
     struct ffn__pre s[2];
 };
 FFN_VINLINE int64_t ffn__unit_len(bool eo) { return eo ? 2 * FFN_VL : FFN_VL; }
-FFN_VINLINE struct ffn__unit ffn__unit_pre(const struct ffn__ptrs *p, int64_t i,
-                                           enum ffn_dtype in, bool eo, ffn__vpre pre,
-                                           enum ffn__mode mode, bool acc) {
+FFN_VINLINE struct ffn__unit ffn__unit_pre(const struct ffn__ptrs *p, int64_t i, enum ffn_dtype in,
+                                           bool eo, ffn__vpre pre, enum ffn__mode mode, bool acc) {
     struct ffn__unit u;
     if (eo) {
         const struct ffn__eo x = ffn__eo_load(p->i0, i);
@@ -347,8 +346,8 @@ FFN_VINLINE void ffn__unit_fin(const struct ffn_kcfg *cfg, const struct ffn__ptr
                       st1);
         return;
     }
-    const struct ffn__eo a = kind == FFN_K_ACT_FWD ? (struct ffn__eo){u.x[0], u.x[1]}
-                                                   : ffn__eo_load(p->i1, i);
+    const struct ffn__eo a =
+        kind == FFN_K_ACT_FWD ? (struct ffn__eo){u.x[0], u.x[1]} : ffn__eo_load(p->i1, i);
     const struct ffn__eo b = kind == FFN_K_GLU_BWD ? ffn__eo_load(p->i2, i) : a;
     const struct ffn__vo ro = ffn__outs(kind, out, fin, par_act, acc, u.x[0], u.s[0], a.o, b.o);
     const struct ffn__vo re = ffn__outs(kind, out, fin, par_act, acc, u.x[1], u.s[1], a.e, b.e);
@@ -394,7 +393,8 @@ FFN_VINLINE void ffn__pipe(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
 #pragma GCC unroll 4
         for (int w = 0; w < ways; w++) {
             const int64_t i = base + ((int64_t)w * per + k) * len;
-            const struct ffn__unit un = more ? ffn__unit_pre(p, i + len, in, eo, pre, mode, acc) : u[w];
+            const struct ffn__unit un =
+                more ? ffn__unit_pre(p, i + len, in, eo, pre, mode, acc) : u[w];
             ffn__unit_fin(cfg, p, i, kind, in, out, eo, fin, par_act, acc, u[w], st0, st1);
             u[w] = un;
         }
@@ -410,7 +410,8 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
                               ffn__vpre pre, ffn__vfin fin, bool par_act, bool acc,
                               enum ffn__st st0, enum ffn__st st1) {
     const bool eo = in == FFN_DTYPE_BF16 && out == FFN_DTYPE_BF16;
-    if (eo && st0 == FFN_ST_STREAM && ((uintptr_t)p->o0 + 2 * (uintptr_t)i) % 64 && i + FFN_VL <= n) {
+    if (eo && st0 == FFN_ST_STREAM && ((uintptr_t)p->o0 + 2 * (uintptr_t)i) % 64 &&
+        i + FFN_VL <= n) {
         ffn__step(cfg, p, i, kind, in, out, pre, fin, par_act, acc, true, 0, st0, st1);
         i += FFN_VL;
     }
