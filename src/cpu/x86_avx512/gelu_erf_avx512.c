@@ -198,7 +198,7 @@ FFN_VINLINE struct ffn__erf_iv ffn__erf_interval(__m512 x) {
 }
 
 // Φ(-s) = c0 + t·P1(t) by Horner, c0 without its low part: 1.09 ulp of f32 instead of 0.33 (the
-// fit, tools/fit/avx512/tab5.c), for one table lookup fewer (on this Zen 5 a two-table vpermt2ps
+// fit, tools/fit/avx512/tab5.c), for one table lookup fewer (on Zen 4 a two-table vpermt2ps
 // costs about as much as an fma), well inside the forward's 4-ulp tier.
 FFN_VINLINE __m512 ffn__erf_F(struct ffn__erf_iv iv) {
     __m512 p = ffn__erf_row(FFN_ERF_ROW_F + FFN_ERF_FAST_DEG, iv.j);
