@@ -53,16 +53,12 @@ FFN_VINLINE __m512i ffn__bf16_round_hi(__m512 v) {
     return _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));  // quiet, no rounding
 }
 
-// Whether vcvtneps2bf16 / vcvtne2ps2bf16 (cvt: the CPU has AVX512_BF16) give v's bf16 bits: the
-// same RNE and quiet NaN as the integer rounding, but subnormal inputs flushed to zero, so a
-// vector with a subnormal lane keeps the integer rounding. Either way every lane's bits depend on
-// its own value only.
-FFN_VINLINE bool ffn__bf16_cvt_ok(__m512 v, bool cvt) {
-    return cvt && !_mm512_fpclass_ps_mask(v, 0x20);
-}
-
+// f32 -> bf16. With cvt (the CPU has AVX512_BF16) a vector without subnormal lanes takes one
+// vcvtneps2bf16 (vcvtne2ps2bf16 for a pair, below): the same RNE and quiet NaN as the integer
+// rounding, but subnormal inputs flushed to zero, so a vector with a subnormal lane keeps the
+// integer rounding. Either way every lane's bits depend on its own value only.
 FFN_VINLINE __m256i ffn__bf16_from_f32(__m512 v, bool cvt) {
-    if (ffn__bf16_cvt_ok(v, cvt)) return (__m256i)_mm512_cvtneps_pbh(v);
+    if (cvt && !_mm512_fpclass_ps_mask(v, 0x20)) return (__m256i)_mm512_cvtneps_pbh(v);
     return _mm512_cvtepi32_epi16(_mm512_srli_epi32(ffn__bf16_round_hi(v), 16));
 }
 
@@ -281,10 +277,10 @@ FFN_VINLINE struct ffn__vo ffn__outs(enum ffn__kind kind, enum ffn_dtype out, ff
     case FFN_K_ACT_FWD: return fin(x, s, x, x, mode, acc);
     case FFN_K_ACT_BWD: return fin(x, s, a, a, mode, acc);  // dx = dy·act'(x), a = dy
     case FFN_K_GLU_FWD: {                                   // h = act(gate)·up, a = up
-        if (!par_act) return fin(x, s, a, a, mode, acc);
-        struct ffn__vo r = fin(x, s, a, a, mode, acc);  // as two eager framework ops would round
-        r.y0 = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(r.y0, out), ffn__vround_to(a, out)), x, a,
-                            a, 2);
+        struct ffn__vo r = fin(x, s, a, a, mode, acc);
+        if (par_act)  // act(gate) alone, rounded as two eager framework ops would
+            r.y0 = ffn__nan_fix(_mm512_mul_ps(ffn__vround_to(r.y0, out), ffn__vround_to(a, out)), x,
+                                a, a, 2);
         return r;
     }
     default: return fin(x, s, a, b, mode, acc);  // dgate = dh·up·act'(gate), dup = dh·act(gate)
