@@ -61,6 +61,7 @@ int main(void) {
     TIME("vmulps", x = _mm512_mul_ps(x, c));
     TIME("vaddps", x = _mm512_add_ps(x, d));
     TIME("vpermps", x = _mm512_permutexvar_ps(I(c), x));
+    TIME("vpermt2ps (32 entries)", x = _mm512_permutex2var_ps(x, I(c), d));
     TIME("vscalefps", x = _mm512_scalef_ps(x, d));
     TIME("vrcp14ps", x = _mm512_rcp14_ps(x));
     TIME("vdivps", x = _mm512_div_ps(c, x));

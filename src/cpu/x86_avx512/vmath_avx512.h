@@ -429,13 +429,30 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
 // Runs the activation over n elements for one (kind, in, out) combination. The body walks
 // ffn_stream_ways() interleaved sub-ranges (memory streams for the prefetchers; in cache, a
 // pipeline several vectors deep: σ forward 9.2 -> 7.8 cycles per vector against one sub-range).
-// With cfg->stream the outputs are written non-temporally once the first is vector-aligned (a
-// masked head gets it there; a second output not aligned alike is stored normally), then fenced.
+// With cfg->stream (a call too big for the caches) the outputs are written non-temporally once the
+// first is vector-aligned (a masked head gets it there; a second output not aligned alike is
+// stored normally), then fenced -- except where ordinary stores are faster (ffn__nt_pays).
+//
+// Non-temporal stores save the read of each output line before it is written, but a loop that
+// stores faster than memory takes them waits on the write-combining buffers. They pay where memory
+// is the limit: f32 outputs, the cheap activations (no pre stage: ReLU, identity), the unary
+// forward (where that read would add half the traffic of a 16-bit op) and the gated backward (two
+// outputs). A 16-bit output of a transcendental backward or gated forward is compute-bound
+// (bench/README.md, "bf16"); there ordinary stores add a third to its traffic and let the
+// arithmetic run on. Same-process A/B, 32M bf16, N(0,1), ordinary against non-temporal stores:
+// one thread, backward 1.10-1.14x, gated forward 1.10-1.14x (unary forward 1.03-1.06x, gated
+// backward 1.00x); two processes at once, backward and gated forward 0.99-1.02x, unary forward
+// 0.92-0.97x; f32 outputs 0.88-1.12x over two runs, no steady gain.
+FFN_VINLINE bool ffn__nt_pays(enum ffn__kind kind, enum ffn_dtype out, ffn__vpre pre) {
+    return out == FFN_DTYPE_F32 || pre == ffn__pre_none ||
+           !(kind == FFN_K_ACT_BWD || kind == FFN_K_GLU_FWD);
+}
 FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                                 enum ffn__kind kind, enum ffn_dtype in, enum ffn_dtype out,
                                 ffn__vpre pre, ffn__vfin fin, bool par_act, bool acc) {
     int64_t i = 0;
-    int64_t head = cfg->stream ? ffn__head(p->o0, out) : -1;
+    const bool nt = cfg->stream && ffn__nt_pays(kind, out, pre);
+    int64_t head = nt ? ffn__head(p->o0, out) : -1;
     const bool two = kind == FFN_K_GLU_BWD;
     bool nt1 = false;
     if (head >= 0 && two) nt1 = ((uintptr_t)p->o1 - (uintptr_t)p->o0) % ffn__vbytes(out) == 0;
