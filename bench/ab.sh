@@ -4,7 +4,7 @@
 # then the timing, by default `33554432 15` (32M f32, 15 alternating reps, every kernel).
 #   bench/ab.sh                          HEAD against the working tree, all kernels, 32M
 #   bench/ab.sh HEAD~3 -- 4096 3000 GLU  in-cache cycles per vector of the gated kernels
-#   bench/ab.sh HEAD -- 33554432 9 bf16  32M bf16 in and out, every kernel
+#   bench/ab.sh HEAD -- 33554432 9 bf16  32M bf16 in and out, every kernel (f16: the word f16)
 # Both trees compile with the library's flags for these files (CMakeLists.txt).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +28,7 @@ done
 for c in "$root"/src/cpu/x86_avx512/*.c; do
     cc $flags -I"$root/src" -c "$c" -o "$work/o/new_$(basename "$c" .c).o"
 done
-cc -O2 -std=gnu11 -Wall -Wextra -mavx512f -I"$root/src" -I"$root/include" \
+cc -O2 -std=gnu11 -Wall -Wextra -mavx512f -mf16c -I"$root/src" -I"$root/include" \
     "$root/bench/ab_kernels.c" "$work"/o/*.o -o "$work/ab_kernels" -lm
 echo "# $rev (old) against the working tree (new)"
 "$work/ab_kernels" check

@@ -5,7 +5,8 @@
 //                                  9 dtype pairs, both accuracy tiers, parity, streaming and
 //                                  plain stores, two offsets, N(0,1), wide, random-bits and
 //                                  special inputs; exit 1 on any difference
-//   ab_kernels N REPS [FILTER...]  speed, f32 (bf16 in and out with the FILTER word bf16),
+//   ab_kernels N REPS [FILTER...]  speed, f32 (bf16 or f16 in and out with the FILTER word bf16 or
+//   f16),
 //                                  N(0,1) inputs, kernels whose "KOP:ACT" name contains a
 //                                  FILTER: for N ≤ 65536 the fastest of REPS calls in
 //                                  cycles per 16-element vector (at a nominal 3.45 GHz), else per
@@ -104,7 +105,7 @@ static int ab_check(void) {
                     else if (r < 97)
                         memcpy(&v, &bits, 4);
                     else
-                        v = r == 97 ? (bits & 1 ? 0.0f : -0.0f)
+                        v = r == 97   ? (bits & 1 ? 0.0f : -0.0f)
                             : r == 98 ? NAN
                                       : (bits & 1 ? INFINITY : -INFINITY);
                     memcpy(&bits, &v, 4);
@@ -120,8 +121,8 @@ static int ab_check(void) {
                 for (int off = 0; off < 3; off += 2)
                     for (size_t j = 0; j < AB_NK; j++) {
                         const struct ab_kernel *k = &ab_kernels[j];
-                        const struct ffn_kcfg c = {din, dout, flags & 1, flags & 2, flags & 4,
-                                                   true};
+                        const struct ffn_kcfg c = {din,       dout,      flags & 1,
+                                                   flags & 2, flags & 4, true};
                         const int64_t n = N - off - 7;
                         for (int t = 0; t < 2; t++) {
                             memset(out[t][0], 0x55, bytes);
@@ -134,10 +135,11 @@ static int ab_check(void) {
                         if (memcmp(out[0][0], out[1][0], bytes) ||
                             memcmp(out[0][1], out[1][1], bytes)) {
                             if (differ++ < 20)
-                                printf("DIFFER %s in %d out %d accurate %d parity %d stream %d "
-                                       "offset %d\n",
-                                       k->name, din, dout, flags & 1, !!(flags & 2),
-                                       !!(flags & 4), off);
+                                printf(
+                                    "DIFFER %s in %d out %d accurate %d parity %d stream %d "
+                                    "offset %d\n",
+                                    k->name, din, dout, flags & 1, !!(flags & 2), !!(flags & 4),
+                                    off);
                         }
                     }
         }
@@ -167,9 +169,13 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
         fprintf(stderr, "ab_kernels: N ≥ 16 and 1 ≤ REPS ≤ %d\n", MAXREPS);
         return 2;
     }
-    bool bf16 = false;  // the filter word "bf16": bf16 inputs and outputs
+    // The filter words "bf16" and "f16": 16-bit inputs and outputs of that type.
+    enum ffn_dtype dt = FFN_DTYPE_F32;
     for (int f = 0; f < nf; f++)
-        if (!strcmp(filters[f], "bf16")) bf16 = true, filters[f--] = filters[--nf];
+        if (!strcmp(filters[f], "bf16") || !strcmp(filters[f], "f16"))
+            dt = filters[f][0] == 'b' ? FFN_DTYPE_BF16 : FFN_DTYPE_F16,
+            filters[f--] = filters[--nf];
+    const bool half = dt != FFN_DTYPE_F32;
     float *buf[5], *t[3];
     for (int k = 0; k < 5; k++) {
         buf[k] = ab_alloc((size_t)n * 4);
@@ -177,8 +183,8 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
             const float v = ab_gauss();
             uint32_t bits;
             memcpy(&bits, &v, 4);
-            const uint16_t h = (uint16_t)(bits >> 16);
-            if (bf16)
+            const uint16_t h = dt == FFN_DTYPE_BF16 ? (uint16_t)(bits >> 16) : _cvtss_sh(v, 0);
+            if (half)
                 memcpy((uint16_t *)buf[k] + i, &h, 2);
             else
                 buf[k][i] = v;
@@ -188,7 +194,6 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
         t[k] = ab_alloc((size_t)n * 4);
         for (int64_t i = 0; i < n; i++) t[k][i] = (float)k;
     }
-    const enum ffn_dtype dt = bf16 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32;
     const struct ffn_kcfg c = {dt, dt, false, false, n >= (1 << 20), true};
     for (size_t j = 0; j < AB_NK; j++) {
         const struct ab_kernel *k = &ab_kernels[j];
@@ -198,7 +203,7 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
         const double bytes = (k->kop == FFN_KOP_ACT_FWD   ? 8
                               : k->kop == FFN_KOP_GLU_BWD ? 20
                                                           : 12) *
-                             (double)n / (bf16 ? 2 : 1);
+                             (double)n / (half ? 2 : 1);
         if (n <= 65536) {
             double best[2] = {1e30, 1e30};
             for (int r = 0; r < reps; r++)
@@ -222,8 +227,8 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
                 const double t0 = ab_now();
                 ab_triad(t[0], t[1], t[2], n);
                 const double t1 = ab_now();
-                ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0],
-                        buf[1], buf[2]);
+                ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0], buf[1],
+                        buf[2]);
                 const double t2 = ab_now();
                 dt[is_new] = t2 - t1;
                 ratio[is_new][r] = (bytes / dt[is_new]) / (12.0 * (double)n / (t1 - t0));
