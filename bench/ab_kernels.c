@@ -5,10 +5,9 @@
 //                                  9 dtype pairs, both accuracy tiers, parity, streaming and
 //                                  plain stores, two offsets, N(0,1), wide, random-bits and
 //                                  special inputs; exit 1 on any difference
-//   ab_kernels N REPS [FILTER...]  speed, f32 (bf16 or f16 in and out with the FILTER word bf16 or
-//   f16),
-//                                  N(0,1) inputs, kernels whose "KOP:ACT" name contains a
-//                                  FILTER: for N ≤ 65536 the fastest of REPS calls in
+//   ab_kernels N REPS [FILTER...]  speed, f32 (with the FILTER word bf16 or f16: that type in
+//                                  and out), N(0,1) inputs, kernels whose "KOP:ACT" name
+//                                  contains a FILTER: for N ≤ 65536 the fastest of REPS calls in
 //                                  cycles per 16-element vector (at a nominal 3.45 GHz), else per
 //                                  rep a triad then each tree's kernel in alternating order, with
 //                                  each one's ratio to its triad and the median new/old speed
