@@ -104,7 +104,7 @@ static int ab_check(void) {
                     else if (r < 97)
                         memcpy(&v, &bits, 4);
                     else
-                        v = r == 97   ? (bits & 1 ? 0.0f : -0.0f)
+                        v = r == 97 ? (bits & 1 ? 0.0f : -0.0f)
                             : r == 98 ? NAN
                                       : (bits & 1 ? INFINITY : -INFINITY);
                     memcpy(&bits, &v, 4);
@@ -120,8 +120,8 @@ static int ab_check(void) {
                 for (int off = 0; off < 3; off += 2)
                     for (size_t j = 0; j < AB_NK; j++) {
                         const struct ab_kernel *k = &ab_kernels[j];
-                        const struct ffn_kcfg c = {din,       dout,      flags & 1,
-                                                   flags & 2, flags & 4, true};
+                        const struct ffn_kcfg c = {din, dout, flags & 1, flags & 2, flags & 4,
+                                                   true};
                         const int64_t n = N - off - 7;
                         for (int t = 0; t < 2; t++) {
                             memset(out[t][0], 0x55, bytes);
@@ -134,11 +134,10 @@ static int ab_check(void) {
                         if (memcmp(out[0][0], out[1][0], bytes) ||
                             memcmp(out[0][1], out[1][1], bytes)) {
                             if (differ++ < 20)
-                                printf(
-                                    "DIFFER %s in %d out %d accurate %d parity %d stream %d "
-                                    "offset %d\n",
-                                    k->name, din, dout, flags & 1, !!(flags & 2), !!(flags & 4),
-                                    off);
+                                printf("DIFFER %s in %d out %d accurate %d parity %d stream %d "
+                                       "offset %d\n",
+                                       k->name, din, dout, flags & 1, !!(flags & 2),
+                                       !!(flags & 4), off);
                         }
                     }
         }
@@ -226,8 +225,8 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
                 const double t0 = ab_now();
                 ab_triad(t[0], t[1], t[2], n);
                 const double t1 = ab_now();
-                ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0], buf[1],
-                        buf[2]);
+                ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0],
+                        buf[1], buf[2]);
                 const double t2 = ab_now();
                 dt[is_new] = t2 - t1;
                 ratio[is_new][r] = (bytes / dt[is_new]) / (12.0 * (double)n / (t1 - t0));
