@@ -435,14 +435,15 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
 //
 // Non-temporal stores save the read of each output line before it is written, but a loop that
 // stores faster than memory takes them waits on the write-combining buffers. They pay where memory
-// is the limit: f32 outputs, the cheap activations (no pre stage: ReLU, identity), the unary
-// forward (where that read would add half the traffic of a 16-bit op) and the gated backward (two
-// outputs). A 16-bit output of a transcendental backward or gated forward is compute-bound
+// is the limit: f32 outputs, the cheap activations (no pre stage: ReLU and identity; the one
+// activation run without its pre stage, GeGLU-erf's backward, is a gated backward anyway), the
+// unary forward (where that read would add half the traffic of a 16-bit op) and the gated backward
+// (two outputs). A 16-bit output of a transcendental backward or gated forward is compute-bound
 // (bench/README.md, "bf16"); there ordinary stores add a third to its traffic and let the
-// arithmetic run on. Same-process A/B, 32M bf16, N(0,1), ordinary against non-temporal stores:
-// one thread, backward 1.10-1.14x, gated forward 1.10-1.14x (unary forward 1.03-1.06x, gated
-// backward 1.00x); two processes at once, backward and gated forward 0.99-1.02x, unary forward
-// 0.92-0.97x; f32 outputs 0.88-1.12x over two runs, no steady gain.
+// arithmetic run on. Same-process A/B, 32M, N(0,1), one thread, against non-temporal stores:
+// bf16 backward 1.12-1.17x, gated forward 1.11-1.15x, f16 1.03-1.15x; two processes at once
+// 0.99-1.02x; with ordinary stores the unary forward went 0.92-0.97x at two, the gated backward
+// 1.00x at one, f32 outputs 0.88-1.12x over two runs (bench/README.md, "Stores").
 FFN_VINLINE bool ffn__nt_pays(enum ffn__kind kind, enum ffn_dtype out, ffn__vpre pre) {
     return out == FFN_DTYPE_F32 || pre == ffn__pre_none ||
            !(kind == FFN_K_ACT_BWD || kind == FFN_K_GLU_FWD);
