@@ -5,7 +5,8 @@
 #   bench/ab.sh                          HEAD against the working tree, all kernels, 32M
 #   bench/ab.sh HEAD~3 -- 4096 3000 GLU  in-cache cycles per vector of the gated kernels
 #   bench/ab.sh HEAD -- 33554432 9 bf16  32M bf16 in and out, every kernel (f16: the word f16)
-# Both trees compile with the library's flags for these files (CMakeLists.txt).
+# Both trees compile with the library's flags for these files (CMakeLists.txt), plus $AB_CFLAGS
+# (e.g. AB_CFLAGS=-mtune=znver3, or -D of an experiment's knob); AB_NOCHECK=1 skips the check.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 rev=HEAD
@@ -19,7 +20,7 @@ for f in $(git -C "$root" ls-tree --name-only "$rev" src/cpu/x86_avx512/); do
     git -C "$root" show "$rev:$f" >"$work/old/${f#src/}"
 done
 flags="-O3 -fPIC -fno-fast-math -std=gnu11 -mavx512f -mavx512bw -mavx512dq -mavx512vl \
--mavx512bf16 -mavx2 -mfma -mf16c -ffp-contract=off -I$root/include"
+-mavx512bf16 -mavx2 -mfma -mf16c -ffp-contract=off -I$root/include ${AB_CFLAGS:-}"
 for c in "$work"/old/cpu/x86_avx512/*.c; do
     b=$(basename "$c" .c)
     cc $flags -I"$work/old" -I"$root/src" -c "$c" -o "$work/o/old_$b.o"
@@ -31,5 +32,5 @@ done
 cc -O2 -std=gnu11 -Wall -Wextra -mavx512f -mf16c -I"$root/src" -I"$root/include" \
     "$root/bench/ab_kernels.c" "$work"/o/*.o -o "$work/ab_kernels" -lm
 echo "# $rev (old) against the working tree (new)"
-"$work/ab_kernels" check
+[ -n "${AB_NOCHECK:-}" ] || "$work/ab_kernels" check
 "$work/ab_kernels" "$@"

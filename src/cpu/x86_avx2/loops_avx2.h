@@ -139,32 +139,20 @@ FFN_AVX2_INLINE void ffn__avx2_run_fwd(const struct ffn_kcfg *cfg, int64_t n, vo
     if (i < n) ffn__avx2_part_fwd(self, cfg, i, n - i, y, x);
 }
 
-// Picks the loop of the (in, out) pair: in·3 + out indexes the nine pairs (f32 = 0, bf16 = 1,
-// f16 = 2, the values of enum ffn_dtype).
-#define FFN_AVX2_PAIR(in, out) ((int)(in)*3 + (int)(out))
+// Each op kind picks the loop of the (in, out) pair by FFN_DTYPE_PAIR_SWITCH (core_impl.h).
 
 FFN_AVX2_INLINE void ffn__avx2_act_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y,
-                                       const void *x, ffn__avx2_fwd_vfn f, ffn_act_fwd_fn self) {
-    const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
-    switch (FFN_AVX2_PAIR(cfg->in, cfg->out)) {
-    case 0: ffn__avx2_run_fwd(cfg, n, y, x, F, F, f, self); break;
-    case 1: ffn__avx2_run_fwd(cfg, n, y, x, F, B, f, self); break;
-    case 2: ffn__avx2_run_fwd(cfg, n, y, x, F, H, f, self); break;
-    case 3: ffn__avx2_run_fwd(cfg, n, y, x, B, F, f, self); break;
-    case 4: ffn__avx2_run_fwd(cfg, n, y, x, B, B, f, self); break;
-    case 5: ffn__avx2_run_fwd(cfg, n, y, x, B, H, f, self); break;
-    case 6: ffn__avx2_run_fwd(cfg, n, y, x, H, F, f, self); break;
-    case 7: ffn__avx2_run_fwd(cfg, n, y, x, H, B, f, self); break;
-    case 8: ffn__avx2_run_fwd(cfg, n, y, x, H, H, f, self); break;
-    default: break;
-    }
+                                       const void *x, ffn__avx2_fwd_vfn f, ffn_act_fwd_fn self){
+#define FFN__RUN(in, out) ffn__avx2_run_fwd(cfg, n, y, x, in, out, f, self)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+#undef FFN__RUN
 }
 
 // --- act backward: dx = f(x, dy) -----------------------------------------------------------------
-FFN_AVX2_INLINE void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx,
-                                       const void *x, const void *dy, enum ffn_dtype in,
-                                       enum ffn_dtype out, ffn__avx2_bwd_vfn f,
-                                       ffn_act_bwd_fn self) {
+FFN_AVX2_INLINE
+    void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
+                           const void *dy, enum ffn_dtype in, enum ffn_dtype out,
+                           ffn__avx2_bwd_vfn f, ffn_act_bwd_fn self) {
     const struct ffn__avx2_span s = ffn__avx2_span(cfg->stream, n, dx, NULL, out);
     int64_t i = s.head;
     if (i) ffn__avx2_part_2in(self, cfg, 0, i, dx, x, dy);
@@ -181,28 +169,18 @@ FFN_AVX2_INLINE void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, vo
 
 FFN_AVX2_INLINE void ffn__avx2_act_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx,
                                        const void *x, const void *dy, ffn__avx2_bwd_vfn f,
-                                       ffn_act_bwd_fn self) {
-    const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
-    switch (FFN_AVX2_PAIR(cfg->in, cfg->out)) {
-    case 0: ffn__avx2_run_bwd(cfg, n, dx, x, dy, F, F, f, self); break;
-    case 1: ffn__avx2_run_bwd(cfg, n, dx, x, dy, F, B, f, self); break;
-    case 2: ffn__avx2_run_bwd(cfg, n, dx, x, dy, F, H, f, self); break;
-    case 3: ffn__avx2_run_bwd(cfg, n, dx, x, dy, B, F, f, self); break;
-    case 4: ffn__avx2_run_bwd(cfg, n, dx, x, dy, B, B, f, self); break;
-    case 5: ffn__avx2_run_bwd(cfg, n, dx, x, dy, B, H, f, self); break;
-    case 6: ffn__avx2_run_bwd(cfg, n, dx, x, dy, H, F, f, self); break;
-    case 7: ffn__avx2_run_bwd(cfg, n, dx, x, dy, H, B, f, self); break;
-    case 8: ffn__avx2_run_bwd(cfg, n, dx, x, dy, H, H, f, self); break;
-    default: break;
-    }
+                                       ffn_act_bwd_fn self){
+#define FFN__RUN(in, out) ffn__avx2_run_bwd(cfg, n, dx, x, dy, in, out, f, self)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+#undef FFN__RUN
 }
 
 // --- gated forward: h = act(g)·u -----------------------------------------------------------------
 // Parity mode (out bf16/f16): h = round(round(act(g))·round(u)), the two roundings to `out` that a
 // framework's separate eager ops make; the f32 product of two 16-bit values is the exact product
 // rounded once, as in the reference. It reuses the forward vector function f and plain stores.
-FFN_AVX2_INLINE __m256 ffn__avx2_parity(__m256 g, __m256 u, enum ffn_dtype out,
-                                        ffn__avx2_fwd_vfn f) {
+FFN_AVX2_INLINE __m256
+    ffn__avx2_parity(__m256 g, __m256 u, enum ffn_dtype out, ffn__avx2_fwd_vfn f) {
     return _mm256_mul_ps(ffn__avx2_round_to(out, f(g)), ffn__avx2_round_to(out, u));
 }
 
@@ -231,20 +209,10 @@ FFN_AVX2_INLINE void ffn__avx2_run_glu(const struct ffn_kcfg *cfg, int64_t n, vo
 
 FFN_AVX2_INLINE void ffn__avx2_glu_fwd(const struct ffn_kcfg *cfg, int64_t n, void *h,
                                        const void *g, const void *u, ffn__avx2_fwd_vfn f,
-                                       ffn__avx2_glu_vfn gf, ffn_glu_fwd_fn self) {
-    const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
-    switch (FFN_AVX2_PAIR(cfg->in, cfg->out)) {
-    case 0: ffn__avx2_run_glu(cfg, n, h, g, u, F, F, f, gf, self); break;
-    case 1: ffn__avx2_run_glu(cfg, n, h, g, u, F, B, f, gf, self); break;
-    case 2: ffn__avx2_run_glu(cfg, n, h, g, u, F, H, f, gf, self); break;
-    case 3: ffn__avx2_run_glu(cfg, n, h, g, u, B, F, f, gf, self); break;
-    case 4: ffn__avx2_run_glu(cfg, n, h, g, u, B, B, f, gf, self); break;
-    case 5: ffn__avx2_run_glu(cfg, n, h, g, u, B, H, f, gf, self); break;
-    case 6: ffn__avx2_run_glu(cfg, n, h, g, u, H, F, f, gf, self); break;
-    case 7: ffn__avx2_run_glu(cfg, n, h, g, u, H, B, f, gf, self); break;
-    case 8: ffn__avx2_run_glu(cfg, n, h, g, u, H, H, f, gf, self); break;
-    default: break;
-    }
+                                       ffn__avx2_glu_vfn gf, ffn_glu_fwd_fn self){
+#define FFN__RUN(in, out) ffn__avx2_run_glu(cfg, n, h, g, u, in, out, f, gf, self)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+#undef FFN__RUN
 }
 
 // --- gated backward: (dg, du) = f(g, u, dh)
@@ -286,19 +254,9 @@ FFN_AVX2_INLINE void ffn__avx2_run_glub(const struct ffn_kcfg *cfg, int64_t n, v
 FFN_AVX2_INLINE void ffn__avx2_glu_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dg, void *du,
                                        const void *g, const void *u, const void *dh,
                                        ffn__avx2_glub_vfn f, ffn_glu_bwd_fn self) {
-    const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
-    switch (FFN_AVX2_PAIR(cfg->in, cfg->out)) {
-    case 0: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, F, F, f, self); break;
-    case 1: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, F, B, f, self); break;
-    case 2: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, F, H, f, self); break;
-    case 3: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, B, F, f, self); break;
-    case 4: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, B, B, f, self); break;
-    case 5: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, B, H, f, self); break;
-    case 6: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, H, F, f, self); break;
-    case 7: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, H, B, f, self); break;
-    case 8: ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, H, H, f, self); break;
-    default: break;
-    }
+#define FFN__RUN(in, out) ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, in, out, f, self)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+#undef FFN__RUN
 }
 
 #endif  // FFN_LOOPS_AVX2_H

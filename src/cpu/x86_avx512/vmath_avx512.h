@@ -498,20 +498,10 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
 
 // Picks the specialised loop for the (in, out) dtype pair.
 FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
-                               enum ffn__kind kind, ffn__vpre pre, ffn__vfin fin, bool tiers) {
-    const enum ffn_dtype F = FFN_DTYPE_F32, B = FFN_DTYPE_BF16, H = FFN_DTYPE_F16;
-    switch ((int)cfg->in * 3 + (int)cfg->out) {
-    case 0: ffn__drive(cfg, n, p, kind, F, F, pre, fin, tiers); break;
-    case 1: ffn__drive(cfg, n, p, kind, F, B, pre, fin, tiers); break;
-    case 2: ffn__drive(cfg, n, p, kind, F, H, pre, fin, tiers); break;
-    case 3: ffn__drive(cfg, n, p, kind, B, F, pre, fin, tiers); break;
-    case 4: ffn__drive(cfg, n, p, kind, B, B, pre, fin, tiers); break;
-    case 5: ffn__drive(cfg, n, p, kind, B, H, pre, fin, tiers); break;
-    case 6: ffn__drive(cfg, n, p, kind, H, F, pre, fin, tiers); break;
-    case 7: ffn__drive(cfg, n, p, kind, H, B, pre, fin, tiers); break;
-    case 8: ffn__drive(cfg, n, p, kind, H, H, pre, fin, tiers); break;
-    default: break;
-    }
+                               enum ffn__kind kind, ffn__vpre pre, ffn__vfin fin, bool tiers){
+#define FFN__RUN(in, out) ffn__drive(cfg, n, p, kind, in, out, pre, fin, tiers)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+#undef FFN__RUN
 }
 
 // The four kernel shapes of kernels.inc.
