@@ -446,33 +446,9 @@ FFN_VINLINE struct ffn__pre ffn__gelu_erf_pre(__m512 x, enum ffn__mode mode, boo
     s.w = _mm512_castsi512_ps(iv.j);
     return s;
 }
-// The rare lanes of a vector (|x| ≥ 5, NaN; in a combine also |x| < 2^-100) by the general form,
-// out of line, so that the fast path keeps its 14 table registers without spilling around code it
-// almost never runs (inlined, the streaming GeLU-erf forward loop stored ~10 registers to the stack
-// per vector; out of line, none: +1-3% in cache and at 32M, bench/README.md, "Table lookups").
-__attribute__((noinline, cold)) static __m512 ffn__gelu_erf_fwd_rare(__m512 x, __m512 a, __m512 y,
-                                                                     __mmask16 rare, bool mul) {
-    enum { FL = FFN_AV_LO | FFN_AV_K };
-    const __m512 g =
-        mul ? ffn__av_fwd(ffn__gelu_erf_general(x), x, a, FFN_MODE_ACT_MUL, FL, ffn__lims)
-            : ffn__av_fwd(ffn__gelu_erf_general(x), x, a, FFN_MODE_ACT, FL, ffn__lims);
-    return _mm512_mask_mov_ps(y, rare, g);
-}
-// The same for the derivatives (rare lanes: |x| ≥ 5, NaN; for dup also subnormal x).
-__attribute__((noinline, cold)) static struct ffn__vo ffn__gelu_erf_bwd_rare(
-    __m512 x, __m512 a, __m512 b, struct ffn__vo o, __mmask16 rare, bool both) {
-    enum { DFL = FFN_AV_K };
-    const struct ffn__avd d = ffn__gelu_erf_general_d(x);
-    const struct ffn__vo g = both
-                                 ? ffn__avd_bwd(d, x, a, b, FFN_MODE_BOTH, DFL, DFL, ffn__lims)
-                                 : ffn__avd_bwd(d, x, a, b, FFN_MODE_DACT_MUL, DFL, DFL, ffn__lims);
-    o.y0 = _mm512_mask_mov_ps(o.y0, rare, g.y0);
-    if (both) o.y1 = _mm512_mask_mov_ps(o.y1, rare, g.y1);
-    return o;
-}
 FFN_VINLINE struct ffn__vo ffn__gelu_erf_fin(__m512 x, struct ffn__pre s, __m512 a, __m512 b,
                                              enum ffn__mode mode, bool acc) {
-    enum { FL = FFN_AV_LO | FFN_AV_K };
+    enum { FL = FFN_AV_LO | FFN_AV_K, DFL = FFN_AV_K };
     struct ffn__vo o;
     const __m512 one = ffn__c(1.0f);
     const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLT_UQ);
@@ -489,8 +465,10 @@ FFN_VINLINE struct ffn__vo ffn__gelu_erf_fin(__m512 x, struct ffn__pre s, __m512
             (mode == FFN_MODE_ACT_MUL
                  ? _mm512_cmp_ps_mask(_mm512_abs_ps(x), ffn__c(FFN_ERF_FAST_TINY), _CMP_LT_OQ)
                  : 0);
-        if (__builtin_expect(rare != 0, 0))
-            o.y0 = ffn__gelu_erf_fwd_rare(x, a, o.y0, rare, mode == FFN_MODE_ACT_MUL);
+        if (rare) {
+            const __m512 g = ffn__av_fwd(ffn__gelu_erf_general(x), x, a, mode, FL, ffn__lims);
+            o.y0 = _mm512_mask_mov_ps(o.y0, rare, g);
+        }
         o.y1 = o.y0;
         return o;
     }
@@ -505,7 +483,12 @@ FFN_VINLINE struct ffn__vo ffn__gelu_erf_fin(__m512 x, struct ffn__pre s, __m512
     }
     __mmask16 rare = ffn__rare_sym(x, FFN_ERF_FAST_LIM, false);
     if (both) rare |= _mm512_fpclass_ps_mask(x, 0x20);  // subnormal: x·G would lose bits
-    if (__builtin_expect(rare != 0, 0)) o = ffn__gelu_erf_bwd_rare(x, a, b, o, rare, both);
+    if (rare) {
+        const struct ffn__vo g =
+            ffn__avd_bwd(ffn__gelu_erf_general_d(x), x, a, b, mode, DFL, DFL, ffn__lims);
+        o.y0 = _mm512_mask_mov_ps(o.y0, rare, g.y0);
+        if (both) o.y1 = _mm512_mask_mov_ps(o.y1, rare, g.y1);
+    }
     if (!both) o.y1 = o.y0;
     // Fast DACT_MUL lanes have x finite: a NaN result can only come from dy, and is its quieted
     // copy. The BOTH products meet two multiplicands, which may both be NaN.
