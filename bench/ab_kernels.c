@@ -6,7 +6,8 @@
 //                                  plain stores, two offsets, N(0,1), wide, random-bits and
 //                                  special inputs; exit 1 on any difference
 //   ab_kernels N REPS [FILTER...]  speed, f32 (with the FILTER word bf16 or f16: that type in
-//                                  and out), N(0,1) inputs, kernels whose "KOP:ACT" name
+//                                  and out), N(0,1) inputs (with `wide`: x or gate uniform on
+//                                  [-20, 20]), kernels whose "KOP:ACT" name
 //                                  contains a FILTER: for N ≤ 65536 the fastest of REPS calls in
 //                                  cycles per 16-element vector (at a nominal 3.45 GHz), else per
 //                                  rep a triad then each tree's kernel in alternating order, with
@@ -167,18 +168,23 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
         fprintf(stderr, "ab_kernels: N ≥ 16 and 1 ≤ REPS ≤ %d\n", MAXREPS);
         return 2;
     }
-    // The filter words "bf16" and "f16": 16-bit inputs and outputs of that type.
+    // The filter words "bf16" and "f16": 16-bit inputs and outputs of that type; "wide": the
+    // first input (x, gate) uniform on [-20, 20], the worst-case set of `ffn bench act`.
     enum ffn_dtype dt = FFN_DTYPE_F32;
+    bool wide = false;
     for (int f = 0; f < nf; f++)
         if (!strcmp(filters[f], "bf16") || !strcmp(filters[f], "f16"))
             dt = filters[f][0] == 'b' ? FFN_DTYPE_BF16 : FFN_DTYPE_F16,
             filters[f--] = filters[--nf];
+        else if (!strcmp(filters[f], "wide"))
+            wide = true, filters[f--] = filters[--nf];
     const bool half = dt != FFN_DTYPE_F32;
     float *buf[5], *t[3];
     for (int k = 0; k < 5; k++) {
         buf[k] = ab_alloc((size_t)n * 4);
         for (int64_t i = 0; i < n; i++) {
-            const float v = ab_gauss();
+            const float v = wide && k == 0 ? (float)(ab_rand() / 4294967296.0 * 40.0 - 20.0)
+                                           : ab_gauss();
             uint32_t bits;
             memcpy(&bits, &v, 4);
             const uint16_t h = dt == FFN_DTYPE_BF16 ? (uint16_t)(bits >> 16) : _cvtss_sh(v, 0);
