@@ -94,24 +94,21 @@ int main(void) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         x[i] = (uint16_t)(0x3e00 + (s >> 33) % 0x400) ^ (uint16_t)((s >> 20) & 0x8000);
     }
-    double best = 1e30;
-    for (int r = 0; r < 2000; r++) {
-        const double t0 = now();
-        gather16(x, y, N, table);
-        const double t = now() - t0;
-        if (t < best) best = t;
+    static const struct {
+        const char *name;
+        void (*fn)(const uint16_t *, uint16_t *, long, const uint16_t *);
+    } lookups[] = {{"table lookup (vpgatherdd)", gather16}, {"table lookup (scalar)", scalar16}};
+    for (int k = 0; k < 2; k++) {
+        double best = 1e30;
+        for (int r = 0; r < 2000; r++) {
+            const double t0 = now();
+            lookups[k].fn(x, y, N, table);
+            const double t = now() - t0;
+            if (t < best) best = t;
+        }
+        printf("%-26s %.2f cycles per 16 elements (y[1] %u)\n", lookups[k].name,
+               best * GHZ * 1e9 / (N / 16.0), (unsigned)y[1]);
     }
-    printf("%-26s %.2f cycles per 16 elements (y[1] %u)\n", "table lookup (vpgatherdd)",
-           best * GHZ * 1e9 / (N / 16.0), (unsigned)y[1]);
-    best = 1e30;
-    for (int r = 0; r < 2000; r++) {
-        const double t0 = now();
-        scalar16(x, y, N, table);
-        const double t = now() - t0;
-        if (t < best) best = t;
-    }
-    printf("%-26s %.2f cycles per 16 elements (y[1] %u)\n", "table lookup (scalar)",
-           best * GHZ * 1e9 / (N / 16.0), (unsigned)y[1]);
     free(x), free(y), free(table);
     return 0;
 }
