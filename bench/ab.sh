@@ -6,7 +6,8 @@
 #   bench/ab.sh HEAD~3 -- 4096 3000 GLU  in-cache cycles per vector of the gated kernels
 #   bench/ab.sh HEAD -- 33554432 9 bf16  32M bf16 in and out, every kernel (f16: the word f16)
 # Both trees compile with the library's flags for these files (CMakeLists.txt), plus $AB_CFLAGS
-# (e.g. AB_CFLAGS=-mtune=znver3, or -D of an experiment's knob); AB_NOCHECK=1 skips the check.
+# (e.g. AB_CFLAGS=-mtune=znver3, or -D of an experiment's knob), the working tree's also with
+# $AB_NEW_CFLAGS (a compiler option tried on the new side only); AB_NOCHECK=1 skips the check.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 rev=HEAD
@@ -27,7 +28,7 @@ for c in "$work"/old/cpu/x86_avx512/*.c; do
     objcopy --prefix-symbols=old_ "$work/o/old_$b.o"
 done
 for c in "$root"/src/cpu/x86_avx512/*.c; do
-    cc $flags -I"$root/src" -c "$c" -o "$work/o/new_$(basename "$c" .c).o"
+    cc $flags ${AB_NEW_CFLAGS:-} -I"$root/src" -c "$c" -o "$work/o/new_$(basename "$c" .c).o"
 done
 cc -O2 -std=gnu11 -Wall -Wextra -mavx512f -mf16c -I"$root/src" -I"$root/include" \
     "$root/bench/ab_kernels.c" "$work"/o/*.o -o "$work/ab_kernels" -lm
