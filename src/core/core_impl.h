@@ -38,22 +38,24 @@ struct ffn_kcfg {
 // still computed alone by the same vector code, so results do not change.
 static inline int ffn_stream_ways(int arrays) { return arrays <= 2 ? 4 : 2; }
 
-// The nine (in, out) dtype pairs of a SIMD kernel: FFN_DTYPE_PAIR_SWITCH(in, out, RUN) runs
+// The nine (in, out) dtype pairs of a SIMD kernel: FFN_DTYPE_PAIR_SWITCH(in, out, RUN); runs
 // RUN(I, O) for the pair given at run time, I and O being compile-time constants there, so that
 // each pair gets a loop of its own with every conversion resolved (f32 = 0, bf16 = 1, f16 = 2).
-#define FFN_DTYPE_PAIR_SWITCH(in, out, RUN)             \
-    switch ((int)(in)*3 + (int)(out)) {                 \
-    case 0: RUN(FFN_DTYPE_F32, FFN_DTYPE_F32); break;   \
-    case 1: RUN(FFN_DTYPE_F32, FFN_DTYPE_BF16); break;  \
-    case 2: RUN(FFN_DTYPE_F32, FFN_DTYPE_F16); break;   \
-    case 3: RUN(FFN_DTYPE_BF16, FFN_DTYPE_F32); break;  \
-    case 4: RUN(FFN_DTYPE_BF16, FFN_DTYPE_BF16); break; \
-    case 5: RUN(FFN_DTYPE_BF16, FFN_DTYPE_F16); break;  \
-    case 6: RUN(FFN_DTYPE_F16, FFN_DTYPE_F32); break;   \
-    case 7: RUN(FFN_DTYPE_F16, FFN_DTYPE_BF16); break;  \
-    case 8: RUN(FFN_DTYPE_F16, FFN_DTYPE_F16); break;   \
-    default: break;                                     \
-    }
+#define FFN_DTYPE_PAIR_SWITCH(in, out, RUN)                 \
+    do {                                                    \
+        switch ((int)(in)*3 + (int)(out)) {                 \
+        case 0: RUN(FFN_DTYPE_F32, FFN_DTYPE_F32); break;   \
+        case 1: RUN(FFN_DTYPE_F32, FFN_DTYPE_BF16); break;  \
+        case 2: RUN(FFN_DTYPE_F32, FFN_DTYPE_F16); break;   \
+        case 3: RUN(FFN_DTYPE_BF16, FFN_DTYPE_F32); break;  \
+        case 4: RUN(FFN_DTYPE_BF16, FFN_DTYPE_BF16); break; \
+        case 5: RUN(FFN_DTYPE_BF16, FFN_DTYPE_F16); break;  \
+        case 6: RUN(FFN_DTYPE_F16, FFN_DTYPE_F32); break;   \
+        case 7: RUN(FFN_DTYPE_F16, FFN_DTYPE_BF16); break;  \
+        case 8: RUN(FFN_DTYPE_F16, FFN_DTYPE_F16); break;   \
+        default: break;                                     \
+        }                                                   \
+    } while (0)
 
 enum ffn_kop {
     FFN_KOP_ACT_FWD = 0,  // y = act(x)

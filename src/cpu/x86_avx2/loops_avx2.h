@@ -142,17 +142,17 @@ FFN_AVX2_INLINE void ffn__avx2_run_fwd(const struct ffn_kcfg *cfg, int64_t n, vo
 // Each op kind picks the loop of the (in, out) pair by FFN_DTYPE_PAIR_SWITCH (core_impl.h).
 
 FFN_AVX2_INLINE void ffn__avx2_act_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y,
-                                       const void *x, ffn__avx2_fwd_vfn f, ffn_act_fwd_fn self){
+                                       const void *x, ffn__avx2_fwd_vfn f, ffn_act_fwd_fn self) {
 #define FFN__RUN(in, out) ffn__avx2_run_fwd(cfg, n, y, x, in, out, f, self)
-    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
 
 // --- act backward: dx = f(x, dy) -----------------------------------------------------------------
-FFN_AVX2_INLINE
-    void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
-                           const void *dy, enum ffn_dtype in, enum ffn_dtype out,
-                           ffn__avx2_bwd_vfn f, ffn_act_bwd_fn self) {
+FFN_AVX2_INLINE void ffn__avx2_run_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx,
+                                       const void *x, const void *dy, enum ffn_dtype in,
+                                       enum ffn_dtype out, ffn__avx2_bwd_vfn f,
+                                       ffn_act_bwd_fn self) {
     const struct ffn__avx2_span s = ffn__avx2_span(cfg->stream, n, dx, NULL, out);
     int64_t i = s.head;
     if (i) ffn__avx2_part_2in(self, cfg, 0, i, dx, x, dy);
@@ -169,9 +169,9 @@ FFN_AVX2_INLINE
 
 FFN_AVX2_INLINE void ffn__avx2_act_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx,
                                        const void *x, const void *dy, ffn__avx2_bwd_vfn f,
-                                       ffn_act_bwd_fn self){
+                                       ffn_act_bwd_fn self) {
 #define FFN__RUN(in, out) ffn__avx2_run_bwd(cfg, n, dx, x, dy, in, out, f, self)
-    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
 
@@ -179,8 +179,8 @@ FFN_AVX2_INLINE void ffn__avx2_act_bwd(const struct ffn_kcfg *cfg, int64_t n, vo
 // Parity mode (out bf16/f16): h = round(round(act(g))·round(u)), the two roundings to `out` that a
 // framework's separate eager ops make; the f32 product of two 16-bit values is the exact product
 // rounded once, as in the reference. It reuses the forward vector function f and plain stores.
-FFN_AVX2_INLINE __m256
-    ffn__avx2_parity(__m256 g, __m256 u, enum ffn_dtype out, ffn__avx2_fwd_vfn f) {
+FFN_AVX2_INLINE __m256 ffn__avx2_parity(__m256 g, __m256 u, enum ffn_dtype out,
+                                        ffn__avx2_fwd_vfn f) {
     return _mm256_mul_ps(ffn__avx2_round_to(out, f(g)), ffn__avx2_round_to(out, u));
 }
 
@@ -209,9 +209,9 @@ FFN_AVX2_INLINE void ffn__avx2_run_glu(const struct ffn_kcfg *cfg, int64_t n, vo
 
 FFN_AVX2_INLINE void ffn__avx2_glu_fwd(const struct ffn_kcfg *cfg, int64_t n, void *h,
                                        const void *g, const void *u, ffn__avx2_fwd_vfn f,
-                                       ffn__avx2_glu_vfn gf, ffn_glu_fwd_fn self){
+                                       ffn__avx2_glu_vfn gf, ffn_glu_fwd_fn self) {
 #define FFN__RUN(in, out) ffn__avx2_run_glu(cfg, n, h, g, u, in, out, f, gf, self)
-    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
 
@@ -255,7 +255,7 @@ FFN_AVX2_INLINE void ffn__avx2_glu_bwd(const struct ffn_kcfg *cfg, int64_t n, vo
                                        const void *g, const void *u, const void *dh,
                                        ffn__avx2_glub_vfn f, ffn_glu_bwd_fn self) {
 #define FFN__RUN(in, out) ffn__avx2_run_glub(cfg, n, dg, du, g, u, dh, in, out, f, self)
-    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
 

@@ -498,9 +498,9 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
 
 // Picks the specialised loop for the (in, out) dtype pair.
 FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
-                               enum ffn__kind kind, ffn__vpre pre, ffn__vfin fin, bool tiers){
+                               enum ffn__kind kind, ffn__vpre pre, ffn__vfin fin, bool tiers) {
 #define FFN__RUN(in, out) ffn__drive(cfg, n, p, kind, in, out, pre, fin, tiers)
-    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN)
+    FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
 
