@@ -6,8 +6,8 @@
 #   bench/ab.sh HEAD~3 -- 4096 3000 GLU  in-cache cycles per vector of the gated kernels
 #   bench/ab.sh HEAD -- 33554432 9 bf16  32M bf16 in and out, every kernel (f16: the word f16)
 # Both trees compile with the library's flags for these files (CMakeLists.txt), plus $AB_CFLAGS
-# (e.g. AB_CFLAGS=-mtune=znver3, or -D of an experiment's knob), the working tree's also with
-# $AB_NEW_CFLAGS (a compiler option tried on the new side only); AB_NOCHECK=1 skips the check.
+# (e.g. -D of an experiment's knob), the working tree's also with $AB_NEW_CFLAGS (a compiler
+# option tried on the new side only, e.g. -mtune=znver3); AB_NOCHECK=1 skips the check.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 rev=HEAD
@@ -16,10 +16,18 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then rev=$1; shift; fi
 [ $# -gt 0 ] || set -- 33554432 15
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/old/cpu/x86_avx512" "$work/o"
-for f in $(git -C "$root" ls-tree --name-only "$rev" src/cpu/x86_avx512/); do
+mkdir -p "$work/old/cpu/x86_avx512" "$work/old/core" "$work/o"
+# The old kernels with the headers of their own revision; the harness hands both trees one
+# struct ffn_kcfg, so its definition must be the same in the two.
+for f in $(git -C "$root" ls-tree --name-only "$rev" src/cpu/x86_avx512/) \
+    src/cpu/cpu_impl.h src/cpu/kernels.inc src/core/core_impl.h; do
     git -C "$root" show "$rev:$f" >"$work/old/${f#src/}"
 done
+kcfg() { sed -n '/^struct ffn_kcfg {/,/^};/p' "$1"; }
+if [ "$(kcfg "$work/old/core/core_impl.h")" != "$(kcfg "$root/src/core/core_impl.h")" ]; then
+    echo "ab.sh: struct ffn_kcfg differs between $rev and the working tree" >&2
+    exit 2
+fi
 flags="-O3 -fPIC -fno-fast-math -std=gnu11 -mavx512f -mavx512bw -mavx512dq -mavx512vl \
 -mavx512bf16 -mavx2 -mfma -mf16c -ffp-contract=off -I$root/include ${AB_CFLAGS:-}"
 for c in "$work"/old/cpu/x86_avx512/*.c; do
