@@ -5,7 +5,9 @@ Reads JSON lines (files or stdin; header lines, i.e. objects without "op", descr
 joins rows on (op, dir, dtype, dist, n, threads) and prints, per row, ffn's and PyTorch's GB/s
 (minimum bytes) and ratio to their own triad, and the speedup ffn/torch (= torch time / ffn time:
 both move the same minimum bytes). Then it checks the target the benchmark exists for: at the
-largest n, N(0,1) inputs, every op and direction at >= 90% of triad.
+largest n, N(0,1) inputs, every op and direction at >= 90% of triad; beside each row below it,
+the share of that row's time budget its arithmetic alone takes (the same kernel in cache, at the
+smallest n measured): at 1x or more no overlap with the memory traffic can reach the target.
 
 With --png it writes a gnuplot script and its data next to each other (--plot-dir) and runs
 gnuplot: GB/s against n (log-log), one small panel per op and form, threads in rows, ffn and
@@ -89,6 +91,23 @@ def print_table(table, out):
               f"{fmt(speed, '9.2f')} {(f or {}).get('kernel_isa', '')}", file=out)
 
 
+def floor_share(table, k):
+    """How much of a row's time budget its arithmetic alone takes: the same op's time per element
+    at the smallest n measured (in cache, one thread; divided by the row's thread count) over the
+    time per element at TARGET_RATIO of the row's triad. At >= 1 no overlap of memory and compute
+    can reach the target: the kernel is bound by its arithmetic. None without an in-cache row."""
+    op, d, dtype, dist, n, t = k
+    small = [c for c in table if c[:4] == (op, d, dtype, dist) and c[5] == 1 and c[4] < n
+             and "ffn" in table[c]]
+    big = table[k]["ffn"]
+    if not small or not big.get("bytes") or not big.get("triad_gbps"):
+        return None
+    c = min(small, key=lambda c: c[4])
+    arith = table[c]["ffn"]["seconds"] / c[4] / t
+    budget = big["bytes"] / n / (TARGET_RATIO * big["triad_gbps"] * 1e9)
+    return arith / budget
+
+
 def print_targets(table, out):
     """At the largest n measured, N(0,1) inputs: every ffn row's ratio >= TARGET_RATIO."""
     ffn_keys = [k for k, v in table.items() if "ffn" in v and k[3] == "normal"]
@@ -109,7 +128,10 @@ def print_targets(table, out):
             print(f"{dtype:<5} T={t}: {verdict}; ratio min {min(ratios.values()):.2f}, "
                   f"geomean {gm:.2f}", file=out)
             for k in low:
-                print(f"    {k[0]:<12} {k[1]}: {ratios[k]:.2f}", file=out)
+                fl = floor_share(table, k)
+                why = (f"  (arithmetic in cache: {fl:.2f}x the time 90% of triad allows"
+                       f"{', bound by it' if fl >= 1 else ''})") if fl is not None else ""
+                print(f"    {k[0]:<12} {k[1]}: {ratios[k]:.2f}{why}", file=out)
     # And the speedups over PyTorch at the same size, for the record.
     both = [k for k in ffn_keys if k[4] == big and "torch" in table[k]]
     if both:
