@@ -129,7 +129,7 @@ def print_targets(table, out):
                   f"geomean {gm:.2f}", file=out)
             for k in low:
                 fl = floor_share(table, k)
-                why = (f"  (arithmetic in cache: {fl:.2f}x the time 90% of triad allows"
+                why = (f"  (arithmetic in cache: {fl:.2f}x the time {TARGET_RATIO:.0%} of triad allows"
                        f"{', bound by it' if fl >= 1 else ''})") if fl is not None else ""
                 print(f"    {k[0]:<12} {k[1]}: {ratios[k]:.2f}{why}", file=out)
     # And the speedups over PyTorch at the same size, for the record.
