@@ -246,7 +246,8 @@ def load():
         if lib is None:
             # An explicit choice that fails is an error, not a reason to pick another library.
             raise LibraryNotFound("ffn: %s=%s could not be loaded: %s" % (ENV_VAR, env, err))
-        return _bind(lib, env), os.path.abspath(env), "the %s environment variable" % ENV_VAR
+        return (_bind(lib, env), _loaded_path(lib, os.path.abspath(env)),
+                "the %s environment variable" % ENV_VAR)
     for path, source in _candidates():
         if os.path.isabs(path) and not os.path.exists(path):
             tried.append("  %s: not there" % path)
@@ -255,12 +256,7 @@ def load():
         if lib is None:
             tried.append("  %s: %s" % (path, err))
             continue
-        real = path
-        try:
-            real = _loaded_path(lib, path)
-        except OSError:
-            pass
-        return _bind(lib, path), real, source
+        return _bind(lib, path), _loaded_path(lib, path), source
     raise LibraryNotFound(
         "ffn: libffn was not found. Tried:\n%s\n%s=/path/to/libffn.so chooses one; "
         "`make` builds build/libffn.so, and `pip install ./python` from a built tree bundles it."
@@ -268,16 +264,19 @@ def load():
 
 
 def _loaded_path(lib, fallback):
-    """The file the loader actually opened (dladdr on one of its symbols), else `fallback`."""
+    """The file the loader actually opened (dladdr on one of its symbols, symlinks resolved),
+    else `fallback`."""
     class DlInfo(ctypes.Structure):
         _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
                     ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-    libdl = ctypes.CDLL(None)
-    if not hasattr(libdl, "dladdr"):
+    try:
+        libdl = ctypes.CDLL(None)
+        dladdr = libdl.dladdr
+    except (OSError, AttributeError):
         return fallback
     info = DlInfo()
     addr = ctypes.cast(lib.ffn_status_string, ctypes.c_void_p)
-    if libdl.dladdr(addr, ctypes.byref(info)) and info.dli_fname:
+    if dladdr(addr, ctypes.byref(info)) and info.dli_fname:
         return os.path.realpath(info.dli_fname.decode())
     return fallback
 

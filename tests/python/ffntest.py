@@ -191,6 +191,15 @@ def fixture_dirs():
     return out
 
 
+def subprocess_env():
+    """The environment for a child Python that imports ffn from this source tree."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.join(ROOT, "python")] + [p for p in [env.get("PYTHONPATH")] if p])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
 def rng(offset=0):
     return np.random.default_rng(SEED + offset)
 
