@@ -218,10 +218,10 @@ class _BlockPool:
 def _f32_rows(fn, t, d):
     """t as an f32 [T, d] view: (tensor kept alive, ffn_tensor, leading shape). Converts other
     dtypes and copies layouts the view cannot express."""
-    lead = tuple(t.shape[:-1])
-    if t.dim() == 0 or t.shape[-1] != d:
-        raise InvalidArgumentError("%s: x has shape %s; the block has d_model=%d (last dim)" % (
-            fn, tuple(t.shape), d))
+    if t.dim() == 0:
+        raise InvalidArgumentError("%s: x is a scalar; the block takes [..., d_model=%d]" % (
+            fn, d))
+    lead = tuple(t.shape[:-1])  # a last dimension other than d: the library says so
     if t.dtype != torch.float32:
         t = t.float()
     op = _views.operand(fn, "x", t)
