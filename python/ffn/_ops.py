@@ -36,9 +36,13 @@ def act_index(fn, act):
 
 def _needs_autograd(*objs):
     t = sys.modules.get("torch")
-    if t is None or not t.is_grad_enabled():
+    if t is None:
         return False
-    return any(isinstance(o, t.Tensor) and o.requires_grad for o in objs)
+    T = t.Tensor
+    for o in objs:
+        if isinstance(o, T) and o.requires_grad:
+            return t.is_grad_enabled()
+    return False
 
 
 def _no_autograd_out(fn, *objs):
@@ -55,20 +59,24 @@ def _is_bits(obj):
 
 
 def _out_operand(fn, name, obj, dt, odt):
-    want = odt if odt is not None else (dt if _is_bits(obj) else None)
+    # An output's dtype: out_dtype when given, else dtype= for a uint16/int16 bits array.
+    want = odt if odt is not None else (dt if dt is not None and _is_bits(obj) else None)
     op = operand(fn, name, obj, want)
     check_writeable(fn, op)
     return op
 
 
-def _bump_versions(objs):
-    # Tell autograd the tensors were written (torch >= 2.1); older torch has no public hook.
-    t = sys.modules.get("torch")
-    inc = getattr(getattr(getattr(t, "autograd", None), "graph", None), "increment_version", None)
-    if inc is not None:
-        for o in objs:
-            if isinstance(o, t.Tensor):
-                inc(o)
+_increment_version = []
+
+
+def _version_hook():
+    """torch.autograd.graph.increment_version (torch >= 2.1), to tell autograd that a tensor
+    was written through its pointer; older torch has no public hook (None)."""
+    if not _increment_version:
+        t = sys.modules.get("torch")
+        g = getattr(getattr(t, "autograd", None), "graph", None)
+        _increment_version.append(getattr(g, "increment_version", None))
+    return _increment_version[0] is not None
 
 
 def _describe(ops):
@@ -82,20 +90,25 @@ def _run(fn, ctx, cfn, act, outs, ins, copy):
     allops = outs + ins
     views, used = plan(fn, allops, copy)
     try:
+        # ctypes passes a Structure by reference where the prototype says POINTER(Tensor).
         if act is None:
-            ctx.call(cfn, *[_byref(v) for v in views])
+            ctx.call(cfn, *views)
         else:
-            ctx.call(cfn, act, *[_byref(v) for v in views])
+            ctx.call(cfn, act, *views)
     except Error as e:
         # The library's message first, then the operands as Python sees them.
         e.library_message = e.message
         e.message = "%s [%s: %s]" % (e.message, fn, _describe(allops))
         e.args = (e.message,)
         raise
-    for op, u in zip(outs, used[:len(outs)]):
-        if u is not op:
-            copy_back(op.obj, u.obj)
-    _bump_versions([op.obj for op in outs if op.kind == "torch"])
+    if copy:
+        for op, u in zip(outs, used):
+            if u is not op:
+                copy_back(op.obj, u.obj)
+    if outs[0].kind == "torch" and _version_hook():
+        for op in outs:
+            if op.kind == "torch":
+                _increment_version[0](op.obj)
 
 
 def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):

@@ -60,66 +60,85 @@ def _ml_bf16():
 
 
 class Operand:
-    """One array/tensor argument: where it lives and how it is laid out (strides in elements)."""
+    """One array/tensor argument: where it lives and how it is laid out. `strides` (in elements)
+    are computed only for operands that are not C-contiguous (`contig`)."""
 
-    __slots__ = ("obj", "name", "kind", "shape", "strides", "ptr", "dtype", "bits", "writeable",
-                 "device")
+    __slots__ = ("obj", "name", "kind", "shape", "_strides", "ptr", "dtype", "bits", "writeable",
+                 "contig", "numel")
 
     def view(self, rows, cols, row_stride):
-        t = _lib.Tensor()
-        t.data = self.ptr
-        t.dtype = self.dtype
-        t.rows, t.cols, t.row_stride = rows, cols, row_stride
-        return t
+        return _lib.Tensor(self.ptr, self.dtype, rows, cols, row_stride)
+
+    @property
+    def strides(self):
+        if self._strides is False:
+            if self.kind == "torch":
+                self._strides = tuple(self.obj.stride())
+            else:
+                isz = self.obj.dtype.itemsize
+                bs = self.obj.strides
+                # Strides that are not whole elements: no view can express them.
+                self._strides = None if any(v % isz for v in bs) else tuple(v // isz for v in bs)
+        return self._strides
+
+
+_np_dtypes = {}
+_torch_dtypes = {}
+
+
+def _dtype_tables():
+    np, t = _np(), _torch()
+    if np is not None and not _np_dtypes:
+        _np_dtypes.update({np.dtype(np.float32): F32, np.dtype(np.float16): F16})
+    if t is not None and not _torch_dtypes:
+        _torch_dtypes.update({t.float32: F32, t.bfloat16: BF16, t.float16: F16})
 
 
 def operand(fn, name, obj, dtype=None):
     """Describes `obj` (numpy.ndarray or torch.Tensor). dtype: the ffn dtype the call was told
     for uint16/int16 bit arrays (None: from the array's own dtype)."""
     op = Operand()
-    op.obj, op.name = obj, name
+    op.obj, op.name, op._strides = obj, name, False
     t = _torch()
     if t is not None and isinstance(obj, t.Tensor):
         op.kind = "torch"
+        if not _torch_dtypes:
+            _dtype_tables()
         if obj.layout != t.strided:
             raise InvalidArgumentError("%s: %s is a %s tensor; ffn takes strided (dense) tensors"
                                        % (fn, name, obj.layout))
-        dev = obj.device.type
-        if dev != "cpu":
+        if not obj.is_cpu:
             # The CUDA seam: with a CUDA context, device pointers would pass here as they are,
             # on torch.cuda.current_stream().cuda_stream.
             raise UnsupportedError("%s: %s is on %s; this libffn runs on the CPU (the CUDA backend "
                                    "is not built in): move it with .cpu()" % (fn, name, obj.device))
-        op.device = dev
         td = obj.dtype
-        if td == t.float32:
-            op.dtype, op.bits = F32, False
-        elif td == t.bfloat16:
-            op.dtype, op.bits = BF16, False
-        elif td == t.float16:
-            op.dtype, op.bits = F16, False
+        d = _torch_dtypes.get(td)
+        if d is not None:
+            op.dtype, op.bits = d, False
         elif td == t.int16 and dtype in (BF16, F16):
             op.dtype, op.bits = dtype, True
         else:
             raise InvalidArgumentError(
                 "%s: %s is %s; ffn computes on torch.float32, torch.bfloat16 and torch.float16 "
                 "(convert with .float())" % (fn, name, td))
-        op.shape = tuple(obj.shape)
-        op.strides = tuple(obj.stride())
+        op.shape = obj.shape  # torch.Size: a tuple
         op.ptr = obj.data_ptr()
         op.writeable = True
+        op.contig = obj.is_contiguous()
+        op.numel = obj.numel()
     else:
         np = _np()
         if np is None or not isinstance(obj, np.ndarray):
             raise InvalidArgumentError("%s: %s is a %s; expected a numpy.ndarray or a torch.Tensor"
                                        % (fn, name, type(obj).__name__))
         op.kind = "numpy"
-        op.device = "cpu"
+        if not _np_dtypes:
+            _dtype_tables()
         nd = obj.dtype
-        if nd == np.float32:
-            op.dtype, op.bits = F32, False
-        elif nd == np.float16:
-            op.dtype, op.bits = F16, False
+        d = _np_dtypes.get(nd)
+        if d is not None:
+            op.dtype, op.bits = d, False
         elif nd.name == "bfloat16":
             op.dtype, op.bits = BF16, False
         elif nd in (np.uint16, np.int16) and dtype in (BF16, F16):
@@ -132,15 +151,12 @@ def operand(fn, name, obj, dtype=None):
             raise InvalidArgumentError(
                 "%s: %s is %s; ffn computes on float32, float16 and bfloat16 (ml_dtypes, or uint16 "
                 "bits with dtype='bf16'): convert with .astype(numpy.float32)" % (fn, name, nd))
-        isz = nd.itemsize
         op.shape = obj.shape
-        bs = obj.strides
-        if any(s % isz for s in bs):
-            op.strides = None  # strides that are not whole elements: no view can express them
-        else:
-            op.strides = tuple(s // isz for s in bs)
         op.ptr = obj.__array_interface__["data"][0]
-        op.writeable = obj.flags.writeable
+        flags = obj.flags
+        op.writeable = flags.writeable
+        op.contig = flags.c_contiguous
+        op.numel = obj.size
     if dtype is not None and dtype != op.dtype:
         raise InvalidArgumentError("%s: %s is %s but dtype=%s was given" % (
             fn, name, _lib.DTYPE_NAMES[op.dtype], _lib.DTYPE_NAMES[dtype]))
@@ -190,6 +206,13 @@ def _split_view(op, k):
     if not lead:
         rs = cols
     return rows, cols, rs
+
+
+def _prod(dims):
+    p = 1
+    for n in dims:
+        p *= n
+    return p
 
 
 def _nonunit(op):
@@ -244,6 +267,18 @@ def contiguous_copy(op):
 def plan(fn, ops, copy=False, last_dim=False):
     """Views for ops (a list of Operand), one shared [rows, cols] split. Returns (views, ops),
     ops possibly with contiguous copies in place of the ones no split fits (copy=True)."""
+    # Fast path: every operand dense and of one shape -> one long row.
+    shape0 = ops[0].shape
+    for op in ops:
+        if not op.contig or op.shape != shape0:
+            break
+    else:
+        n = ops[0].numel
+        if not last_dim or len(shape0) < 2:
+            return [_lib.Tensor(op.ptr, op.dtype, 1, n, n) for op in ops], ops
+        c = shape0[-1]
+        r = n // c if c else _prod(shape0[:-1])
+        return [_lib.Tensor(op.ptr, op.dtype, r, c, c) for op in ops], ops
     ops = list(ops)
     if last_dim:
         views = [_last_dim_view(op) for op in ops]
