@@ -9,8 +9,8 @@
 #   3. ffn.torch.GatedFFN (ffn_block_*) against a plain torch LLaMA MLP (nn.Linear x 3, silu,
 #      mul) sharing the same weights: inference forward, and forward + backward (all gradients).
 #
-# Each number is the median over timed reps (each rep >= --min-ms, after warm-up); ratios are
-# taken between medians of the same run. Run on a quiet machine: on a shared host the absolute
+# Each number is the median over timed reps (each rep >= --min-ms, after warm-up). ffn and
+# torch run in alternating reps, and a ratio is the median over reps of their paired times. Run on a quiet machine: on a shared host the absolute
 # numbers move by 2x and only same-run ratios mean anything.
 #
 #   FFN_LIBRARY=build/libffn.so PYTHONPATH=python /usr/bin/python3 bench/py_bench.py
@@ -49,21 +49,39 @@ def cpu_name():
     return platform.processor() or "?"
 
 
-def timeit(fn, min_ms, reps):
-    """Median and min seconds per call: calls batched so a rep lasts >= min_ms."""
+def _batch(fn, min_ms):
     fn()
     fn()
     t0 = time.perf_counter()
     fn()
     one = max(time.perf_counter() - t0, 1e-7)
-    batch = max(1, int(min_ms * 1e-3 / one))
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        times.append((time.perf_counter() - t0) / batch)
+    return max(1, int(min_ms * 1e-3 / one))
+
+
+def _rep(fn, batch):
+    t0 = time.perf_counter()
+    for _ in range(batch):
+        fn()
+    return (time.perf_counter() - t0) / batch
+
+
+def timeit(fn, min_ms, reps):
+    """Median and min seconds per call: calls batched so a rep lasts >= min_ms."""
+    batch = _batch(fn, min_ms)
+    times = [_rep(fn, batch) for _ in range(reps)]
     return statistics.median(times), min(times)
+
+
+def paired(fa, fb, min_ms, reps):
+    """fa and fb timed in alternating reps (a host's drift hits both alike): medians of each,
+    and the median over reps of time(fb) / time(fa)."""
+    ba, bb = _batch(fa, min_ms), _batch(fb, min_ms)
+    ta, tb = [], []
+    for _ in range(reps):
+        ta.append(_rep(fa, ba))
+        tb.append(_rep(fb, bb))
+    return (statistics.median(ta), statistics.median(tb),
+            statistics.median(b / a for a, b in zip(ta, tb)))
 
 
 def emit(rows, row, out):
@@ -87,12 +105,14 @@ def bench_overhead(args, out, rows):
         vu = _lib.Tensor(u.data_ptr(), _lib.DTYPE_F32, 1, n, n)
         vh = _lib.Tensor(h.data_ptr(), _lib.DTYPE_F32, 1, n, n)
         f, hd, br, silu = LIB.ffn_glu_forward, ctx.handle, ctypes.byref, _lib.ACT["silu"]
-        bare = timeit(lambda: f(hd, silu, br(vh), br(vg), br(vu)), args.min_ms, args.reps)[0]
-        py = timeit(lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms, args.reps)[0]
+        bare, py, _ = paired(lambda: f(hd, silu, vh, vg, vu),
+                             lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms, args.reps)
         alloc = timeit(lambda: ffn.glu(g, u, "silu", ctx=ctx), args.min_ms, args.reps)[0]
-        tt = timeit(lambda: F.silu(g) * u, args.min_ms, args.reps)[0]
+        tt, _, ratio = paired(lambda: F.silu(g) * u,
+                              lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms,
+                              args.reps)  # ratio: time(ffn.glu) / time(torch)
         print("| %d | %.2f us | %.2f us | %.2f us | %.2f us | %.2f us | %.2f |" % (
-            n, bare * 1e6, py * 1e6, alloc * 1e6, tt * 1e6, (py - bare) * 1e6, py / tt))
+            n, bare * 1e6, py * 1e6, alloc * 1e6, tt * 1e6, (py - bare) * 1e6, ratio))
         emit(rows, {"bench": "overhead", "n": n, "bare_s": bare, "ffn_out_s": py,
                     "ffn_alloc_s": alloc, "torch_s": tt}, out)
 
@@ -111,13 +131,12 @@ def bench_glu(args, out, rows):
             for t in args.threads:
                 ctx = ffn.Context(threads=t)
                 torch.set_num_threads(t)
-                tf = timeit(lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms,
-                            args.reps)[0]
-                tt = timeit(lambda: F.silu(g) * u, args.min_ms, args.reps)[0]
+                tf, tt, ratio = paired(lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx),
+                                       lambda: F.silu(g) * u, args.min_ms, args.reps)
                 print("| %s | %d | %d | %.1f | %.1f | %.2fx |" % (
-                    dt, n, t, nbytes / tf / 1e9, nbytes / tt / 1e9, tt / tf))
+                    dt, n, t, nbytes / tf / 1e9, nbytes / tt / 1e9, ratio))
                 emit(rows, {"bench": "glu", "dtype": dt, "n": n, "threads": t, "ffn_s": tf,
-                            "torch_s": tt, "bytes": nbytes}, out)
+                            "torch_s": tt, "speed_ratio": ratio, "bytes": nbytes}, out)
 
 
 class LlamaMLP(nn.Module):
@@ -161,12 +180,13 @@ def bench_block(args, out, rows):
 
         for name, fn, fl in (("forward", fwd, flops_fwd), ("forward+backward", train,
                                                             3 * flops_fwd)):
-            tf = timeit(lambda: fn(mod), args.min_ms, args.block_reps)[0]
-            tt = timeit(lambda: fn(ref), args.min_ms, args.block_reps)[0]
+            tf, tt, ratio = paired(lambda: fn(mod), lambda: fn(ref), args.min_ms,
+                                   args.block_reps)
             print("| %d | %s | %.2f | %.2f | %.1f | %.1f | %.2fx |" % (
-                t, name, tf * 1e3, tt * 1e3, fl / tf / 1e9, fl / tt / 1e9, tt / tf))
+                t, name, tf * 1e3, tt * 1e3, fl / tf / 1e9, fl / tt / 1e9, ratio))
             emit(rows, {"bench": "block", "pass": name, "threads": t, "tokens": T, "d": d,
-                        "m": m, "ffn_s": tf, "torch_s": tt, "flops": fl}, out)
+                        "m": m, "ffn_s": tf, "torch_s": tt, "speed_ratio": ratio,
+                        "flops": fl}, out)
 
 
 def ints(s):

@@ -81,6 +81,8 @@ class Context:
             raise InvalidArgumentError("ffn.Context: threads=%r; expected an int >= 0 "
                                        "(0: OpenMP's default)" % (threads,))
         self.backend = backend
+        self._init = {"threads": threads, "accuracy": accuracy, "isa": isa,
+                      "bf16_parity": bool(bf16_parity)}
         opts = _lib.CtxOpts()
         opts.size = ctypes.sizeof(_lib.CtxOpts)
         opts.force_isa = _enum(_lib.ISA, isa, "isa")
@@ -163,6 +165,11 @@ class Context:
         except Exception:
             pass
 
+    def __reduce__(self):
+        # Pickled (torch.save of a module holding one) and deep-copied as its options: the copy
+        # is a new libffn context with the same settings (its log callback is not kept).
+        return (_remake, (dict(self._init, threads=self.threads, accuracy=self.accuracy),))
+
     def __enter__(self):
         stack = getattr(_tls, "stack", None)
         if stack is None:
@@ -179,6 +186,10 @@ class Context:
             return "<ffn.Context closed>"
         return "<ffn.Context isa=%s threads=%d accuracy=%s bf16_parity=%s>" % (
             self.isa, self.threads, self.accuracy, self.bf16_parity)
+
+
+def _remake(kw):
+    return Context(**kw)
 
 
 # --- the calling thread's context ------------------------------------------------------------------

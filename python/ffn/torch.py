@@ -214,6 +214,10 @@ class _BlockPool:
         except Exception:
             pass
 
+    def __reduce__(self):
+        # A copied or unpickled module makes its own blocks (they point at its own weights).
+        return (_BlockPool, ())
+
 
 def _f32_rows(fn, t, d):
     """t as an f32 [T, d] view: (tensor kept alive, ffn_tensor, leading shape). Converts other

@@ -12,7 +12,11 @@ import struct
 import sys
 import unittest
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # a missing dependency is a failure with a remedy, not a skip
+    sys.exit("tests/python: NumPy is missing for %s: install python3-numpy (scripts/deps.sh)"
+             % sys.executable)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir))
@@ -160,6 +164,14 @@ def storage_ulps(got_bits, ref_bits, kind):
 
 
 # --- safetensors, read here ---------------------------------------------------------------------
+
+def require_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.exit("tests/python: PyTorch is missing for %s: install python3-torch "
+                 "(scripts/deps.sh)" % sys.executable)
+
 
 def read_safetensors(path):
     """{name: float32/uint16 array}, plus {"__metadata__": dict}: the format read directly."""

@@ -7,16 +7,19 @@
 # y, dx and every parameter's gradient for dy. Tolerance as tests/block/test_block_hf.c:
 # |got - ref| ≤ 2e-5 · max|ref| + 1e-4 · |ref| (f32 GEMMs of length ≤ 256 on O(1) values).
 import copy
+import io
 import math
 import os
 import unittest
 
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import nn
-
 import ffntest
+
+ffntest.require_torch()
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F
+from torch import nn  # noqa: E402
 
 import ffn
 import ffn.torch as ft
@@ -351,6 +354,20 @@ class TestModuleBehaviour(Checks):
         gate, up = (x @ g.w_gate_up + g.b_gate_up).chunk(2, dim=-1)
         ref = (F.silu(gate) * up) @ g.w_down + g.b_down
         torch.testing.assert_close(y, ref, rtol=1e-5, atol=1e-6)
+
+    def test_copy_and_save(self):
+        mod = ft.from_hf_mlp(self.plain, ctx=ffn.Context(threads=1, accuracy="high"))
+        with torch.no_grad():
+            y = mod(self.x)
+            twin = copy.deepcopy(mod)
+            self.assertEqual((twin.ctx.threads, twin.ctx.accuracy), (1, "high"))
+            twin.w_up.mul_(3)  # the copy's blocks read the copy's weights, not the original's
+            torch.testing.assert_close(mod(self.x), y, rtol=0, atol=0)
+            self.assertGreater(float((twin(self.x) - y).abs().max()), 1e-3)
+            buf = io.BytesIO()
+            torch.save(mod, buf)
+            buf.seek(0)
+            torch.testing.assert_close(torch.load(buf)(self.x), y, rtol=0, atol=0)
 
     def test_errors_with_library_messages(self):
         mod = ft.from_hf_mlp(self.plain)

@@ -15,11 +15,14 @@
 # about |x|·ε32 there: against torch's float32 ops the bound is 8 ulp + 2·ε32·|x|.
 import unittest
 
-import numpy as np
-import torch
+import ffntest
+
+ffntest.require_torch()
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 import torch.nn.functional as F
 
-import ffntest
 from ffntest import (ACTS, BWD_ABS_EPS, BWD_ULP, EPS32, FWD_ULP, ref_act, ulp32)
 
 import ffn
