@@ -10,13 +10,13 @@
 #      mul) sharing the same weights: inference forward, and forward + backward (all gradients).
 #
 # Each number is the median over timed reps (each rep >= --min-ms, after warm-up). ffn and
-# torch run in alternating reps, and a ratio is the median over reps of their paired times. Run on a quiet machine: on a shared host the absolute
-# numbers move by 2x and only same-run ratios mean anything.
+# torch run in alternating reps, and a ratio is the median over reps of their paired times.
+# Run on a quiet machine: on a shared host the absolute numbers move by 2x and only same-run
+# ratios mean anything.
 #
 #   FFN_LIBRARY=build/libffn.so PYTHONPATH=python /usr/bin/python3 bench/py_bench.py
 #   ... --threads 1,2 --sizes 16384,1572864,33554432 --tokens 256 --d 1024 --m 2752 --json out.jsonl
 import argparse
-import ctypes
 import json
 import os
 import platform
@@ -104,7 +104,7 @@ def bench_overhead(args, out, rows):
         vg = _lib.Tensor(g.data_ptr(), _lib.DTYPE_F32, 1, n, n)
         vu = _lib.Tensor(u.data_ptr(), _lib.DTYPE_F32, 1, n, n)
         vh = _lib.Tensor(h.data_ptr(), _lib.DTYPE_F32, 1, n, n)
-        f, hd, br, silu = LIB.ffn_glu_forward, ctx.handle, ctypes.byref, _lib.ACT["silu"]
+        f, hd, silu = LIB.ffn_glu_forward, ctx.handle, _lib.ACT["silu"]
         bare, py, _ = paired(lambda: f(hd, silu, vh, vg, vu),
                              lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms, args.reps)
         alloc = timeit(lambda: ffn.glu(g, u, "silu", ctx=ctx), args.min_ms, args.reps)[0]

@@ -192,7 +192,7 @@ def _remake(kw):
     return Context(**kw)
 
 
-# --- the calling thread's context ------------------------------------------------------------------
+# --- the calling thread's context -----------------------------------------------------------------
 
 _defaults = {"threads": 0, "accuracy": "default", "isa": "auto", "bf16_parity": False}
 _defaults_gen = [0]

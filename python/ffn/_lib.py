@@ -165,7 +165,8 @@ STRUCTS = {
 # --- prototypes ----------------------------------------------------------------------------------
 
 _P = ctypes.POINTER
-_vp, _cp, _i64, _int, _sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int, ctypes.c_size_t
+_vp, _cp, _i64 = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64
+_int, _sz = ctypes.c_int, ctypes.c_size_t
 _T = _P(Tensor)
 
 PROTOTYPES = {

@@ -8,8 +8,7 @@ import sys
 from . import _lib
 from ._context import LIB, _resolve
 from ._errors import Error, InvalidArgumentError
-from ._views import (F32, BF16, F16, check_writeable, copy_back, empty_like, operand,
-                     parse_dtype, plan)
+from ._views import check_writeable, copy_back, empty_like, operand, parse_dtype, plan
 
 _byref = ctypes.byref
 
@@ -108,7 +107,10 @@ def _run(fn, ctx, cfn, act, outs, ins, copy):
     if outs[0].kind == "torch" and _version_hook():
         for op in outs:
             if op.kind == "torch":
-                _increment_version[0](op.obj)
+                try:
+                    _increment_version[0](op.obj)
+                except RuntimeError:  # inference tensors have no version counter
+                    pass
 
 
 def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
@@ -183,7 +185,8 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
     a = act_index(fn, act)
     c = _resolve(ctx)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
-    og, ou, odh = operand(fn, "gate", gate, dt), operand(fn, "up", up, dt), operand(fn, "dh", dh, dt)
+    og, ou = operand(fn, "gate", gate, dt), operand(fn, "up", up, dt)
+    odh = operand(fn, "dh", dh, dt)
     if out is None:
         out = (None, None)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
@@ -247,4 +250,3 @@ def convert(x, dtype, out=None, *, ctx=None, copy=False, in_dtype=None):
 
 
 __all__ = ["act", "act_backward", "glu", "glu_backward", "gate_up_split", "convert"]
-_ = (F32, BF16, F16)

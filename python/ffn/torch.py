@@ -20,7 +20,6 @@
 # CUDA: not in this libffn yet. The seam: a Context(backend="cuda") and CUDA tensors would pass
 # device pointers and torch.cuda.current_stream().cuda_stream; today CUDA tensors are refused.
 import ctypes
-import os
 import threading
 import warnings
 
@@ -30,7 +29,7 @@ from torch.autograd.function import once_differentiable
 
 from . import _lib, _ops, _views
 from ._context import LIB, _resolve, get_context
-from ._errors import Error, InvalidArgumentError, UnsupportedError
+from ._errors import InvalidArgumentError, UnsupportedError
 from ._model import open_model
 
 _byref = ctypes.byref
@@ -124,7 +123,7 @@ class GatedActivation(nn.Module):
         return "%s, %s" % (self.act, self.order)
 
 
-# --- blocks ----------------------------------------------------------------------------------------
+# --- blocks ---------------------------------------------------------------------------------------
 
 def _weight_view(name, t, bias):
     """struct ffn_weight of a CPU tensor (no copy)."""
@@ -628,4 +627,3 @@ def from_hf(model_dir, layer, expert=None, copy=True, recompute=False, ctx=None)
 
 __all__ = ["act", "glu", "ActFunction", "GluFunction", "Activation", "GatedActivation", "FFN",
            "GatedFFN", "from_hf_mlp", "from_hf"]
-_ = (os, Error)

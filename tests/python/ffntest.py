@@ -167,10 +167,11 @@ def storage_ulps(got_bits, ref_bits, kind):
 
 def require_torch():
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         sys.exit("tests/python: PyTorch is missing for %s: install python3-torch "
                  "(scripts/deps.sh)" % sys.executable)
+    return torch
 
 
 def read_safetensors(path):
