@@ -208,8 +208,11 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
     struct ffn__rd r = {g->map.data, g->map.size, 0};
     uint32_t version;
     uint64_t n_t, n_kv;
-    if (r.size < 4 || memcmp(r.p, FFN_GGUF_MAGIC, 4))
-        return FFN__BAD("%s: %s: not a GGUF file (no \"GGUF\" magic)", fn, path);
+    if (r.size < 4 || memcmp(r.p, FFN_GGUF_MAGIC, 4)) {
+        const enum ffn_io_kind kind = ffn_io_sniff(r.p, r.size);  // say what it is instead
+        return FFN__BAD("%s: %s: not a GGUF file (no \"GGUF\" magic%s%s)", fn, path,
+                        kind ? "; it is " : "", kind ? ffn_io_kind_name(kind) : "");
+    }
     r.pos = 4;
     if (!ffn__u32(&r, &version) || !ffn__u64(&r, &n_t) || !ffn__u64(&r, &n_kv))
         return FFN__BAD("%s: %s: truncated header (%zu bytes)", fn, path, r.size);

@@ -144,6 +144,12 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
                                         bool keep_meta) {
     const char *fn = ffn__fn_open, *what = st->shards[si].path;
     const struct ffn_io_map *m = &st->shards[si].map;
+    // The kind first: a GGUF file or a JSON text is named as such, not reported as a safetensors
+    // header of some absurd length.
+    const enum ffn_io_kind kind = ffn_io_sniff(m->data, m->size);
+    if (kind == FFN_IO_KIND_GGUF || kind == FFN_IO_KIND_JSON)
+        return ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: is %s, not a safetensors file", fn,
+                         what, ffn_io_kind_name(kind));
     if (m->size < FFN_ST_LEN_BYTES)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
                          "%s: %s: %zu bytes; a safetensors file starts with an 8-byte header "
@@ -152,8 +158,9 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
     const uint64_t hlen = ffn__le64(m->data);
     if (hlen > FFN_IO_ST_MAX_HEADER)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
-                         "%s: %s: header length %" PRIu64 " exceeds the 100 MB limit", fn, what,
-                         hlen);
+                         "%s: %s: header length %" PRIu64 " exceeds the 100 MB limit%s", fn,
+                         what, hlen,
+                         kind == FFN_IO_KIND_UNKNOWN ? " (not a safetensors file?)" : "");
     if (hlen > m->size - FFN_ST_LEN_BYTES)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
                          "%s: %s: header length %" PRIu64
@@ -311,11 +318,6 @@ static int64_t ffn__lookup(const struct ffn_safetensors *st, const char *name) {
     return -1;
 }
 
-static bool ffn__ends_with(const char *s, const char *suffix) {
-    const size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
 // A shard name from an index must be a plain file name beside the index (no path tricks).
 static bool ffn__plain_name(const char *s) {
     return s[0] && strcmp(s, ".") && strcmp(s, "..") && !strchr(s, '/') && !strchr(s, '\\');
@@ -351,9 +353,24 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     if (s) return s;
     const cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     if (!cJSON_IsObject(wm)) {
+        // Say what the JSON is instead: a model config, a bare safetensors header, or other.
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+        if (cJSON_IsString(mt))
+            s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                          "%s: %s: is a model config (model_type \"%.60s\"), not a shard index "
+                          "(model.safetensors.index.json with a \"weight_map\"); give the "
+                          "checkpoint's directory",
+                          fn, index_path, mt->valuestring);
+        else if (wm)
+            s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                          "%s: %s: \"weight_map\" is not an object (tensor name -> shard file)",
+                          fn, index_path);
+        else
+            s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                          "%s: %s: a JSON file but not a shard index (no \"weight_map\" object)",
+                          fn, index_path);
         cJSON_Delete(root);
-        return ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: no \"weight_map\" object", fn,
-                         index_path);
+        return s;
     }
     // The distinct shard names, sorted.
     int64_t n = 0;
@@ -428,6 +445,7 @@ enum ffn_status ffn_safetensors_open(ffn_ctx_t ctx, const char *path, ffn_safete
     struct ffn_safetensors *st = calloc(1, sizeof *st);
     if (!st) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     enum ffn_status s = FFN_STATUS_OK;
+    enum ffn_io_kind kind;
     char *index = NULL, *single = NULL;
     if (ffn_io_is_dir(path)) {
         index = ffn_io_path_join(path, "model.safetensors.index.json");
@@ -446,8 +464,13 @@ enum ffn_status ffn_safetensors_open(ffn_ctx_t ctx, const char *path, ffn_safete
                           "%s: %s: no model.safetensors or model.safetensors.index.json there", fn,
                           path);
         }
-    } else if (ffn__ends_with(path, ".json")) {
+    } else if ((s = ffn_io_file_kind(ctx, fn, path, &kind)) != FFN_STATUS_OK) {
+        // not a regular file, or unreadable: the message is set
+    } else if (kind == FFN_IO_KIND_JSON) {
         s = ffn__open_index(ctx, st, path);
+    } else if (kind == FFN_IO_KIND_GGUF) {
+        s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: is a GGUF file, not a safetensors file",
+                      fn, path);
     } else {
         char *p = ffn_io_strdup(path);
         s = p ? ffn__add_shard(ctx, st, p)
