@@ -156,7 +156,8 @@ static void write_gguf(const char *rel, const char *arch, const char *const *key
     put_u64(&b, (uint64_t)n_t);
     put_u64(&b, (uint64_t)n_keys + 1);
     put_str(&b, "general.architecture"), put_u32(&b, GGUF_STRING), put_str(&b, arch);
-    for (int i = 0; i < n_keys; i++) put_str(&b, keys[i]), put_u32(&b, GGUF_U32), put_u32(&b, vals[i]);
+    for (int i = 0; i < n_keys; i++)
+        put_str(&b, keys[i]), put_u32(&b, GGUF_U32), put_u32(&b, vals[i]);
     uint64_t off = 0, sizes[8];
     for (int i = 0; i < n_t; i++) {
         uint64_t n = 1;

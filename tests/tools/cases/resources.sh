@@ -1,7 +1,8 @@
 # Class 2 — counts that size allocations are bounded and checked before anything is allocated:
 # ulp's threads (each holds contexts, buffers and MPFR state), and the layer x expert counts a
 # config or GGUF file gives, checked against the tensors the file holds.
-NP=$(nproc)
+# The processors this process may use, as OpenMP counts them (nproc without the OMP_* limits).
+NP=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 T=$((NP < 4 ? NP : 4))
 t 2 "ffn ulp: --threads 100000 is out of range [1, $NP]" oneline -- "$FFN" ulp --threads 100000
 t 2 "--threads $((NP + 1)) is out of range" -- "$FFN" ulp --threads $((NP + 1))
