@@ -326,6 +326,7 @@ static int ffn__fixture(const char *dir, int json) {
         wm[k]->rows = ft[k].n_dims == 2 ? ft[k].shape[0] : 1;
         wm[k]->cols = ft[k].shape[ft[k].n_dims - 1];
         grads[k] = calloc((size_t)ffn__numel(&ft[k]), sizeof(float));
+        if (!grads[k]) goto oom;
     }
     struct ffn_file_tensor x, yr, dy, dxr;
     if (ffn_safetensors_find(ctx, io, "x", &x) || ffn_safetensors_find(ctx, io, "y", &yr) ||
@@ -340,6 +341,7 @@ static int ffn__fixture(const char *dir, int json) {
     spec.bias_gate = ffn__arches[ai].bias && spec.gated;
     if (ffn_block_create(ctx, &spec, &w, NULL, &blk)) goto out;
     y = malloc((size_t)(T * d) * 4), dx = malloc((size_t)(T * d) * 4);
+    if (!y || !dx) goto oom;
     struct ffn_tensor tx = ffn_tensor_2d((void *)x.data, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor tdy = ffn_tensor_2d((void *)dy.data, FFN_DTYPE_F32, T, d, d);
@@ -389,6 +391,10 @@ static int ffn__fixture(const char *dir, int json) {
                worst <= tol ? "OK" : "MISMATCH");
     }
     rc = worst <= tol ? 0 : 1;
+    goto done;
+oom:
+    fprintf(stderr, "ffn bench block: %s: out of memory for the gradients and outputs\n",
+            ffn_tool_esc(dir));
     goto done;
 out:
     fprintf(stderr, "ffn bench block: %s: %s\n", ffn_tool_esc(dir), ffn_bench__errmsg(ctx));

@@ -383,7 +383,7 @@ static bool ffn__write_new(const char *path, const char *text) {
     return close(fd) == 0;
 }
 
-// --- the command -----------------------------------------------------------------------------------
+// --- the command -------------------------------------------------------------------------------
 
 int ffn_cmd_convert(int argc, char **argv) {
     const char *path = NULL, *dir = NULL, *dts = NULL;

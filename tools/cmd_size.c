@@ -15,6 +15,7 @@
 
 #include "args.h"
 #include "ffn.h"
+#include "model.h"
 #include "tools.h"
 
 // H200 SXM: 989 dense bf16 TFLOP/s over 4.8 TB/s of HBM3e = ~206 FLOP per byte.
@@ -140,7 +141,7 @@ int ffn_cmd_size(int argc, char **argv) {
     if (ffn_ctx_create(NULL, &ctx)) return 2;
     int64_t m_gated = m_given;
     if (!m_gated && ffn_block_size_rule(ctx, d, multiplier, multiple_of, &m_gated)) {
-        fprintf(stderr, "ffn size: %s\n", ffn_ctx_last_error(ctx));
+        fprintf(stderr, "ffn size: %s\n", ffn_tool_errmsg(ctx));
         ffn_ctx_destroy(ctx);
         return 2;
     }
@@ -156,7 +157,7 @@ int ffn_cmd_size(int argc, char **argv) {
         ffn_block_cost(ctx, &sg, T, FFN_DTYPE_BF16, FFN_DTYPE_BF16, &cg) ||
         ffn_block_cost(ctx, &sp, T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cpf) ||
         ffn_block_cost(ctx, &sg, T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cgf)) {
-        fprintf(stderr, "ffn size: %s\n", ffn_ctx_last_error(ctx));
+        fprintf(stderr, "ffn size: %s\n", ffn_tool_errmsg(ctx));
         ffn_ctx_destroy(ctx);
         return 2;
     }

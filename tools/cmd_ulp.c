@@ -174,9 +174,9 @@ static bool ffn__worker_make(const struct ffn__opts *op, struct ffn__worker *w) 
         ok = ok && ffn_ctx_create(&o, &w->ctx[c]) == FFN_STATUS_OK;
         for (int k = 0; k < 2; k++) ok = ok && (w->out[c][k] = malloc((size_t)FFN__CHUNK * 4));
     }
-    ok = ok && (w->x = malloc((size_t)FFN__CHUNK * 4)) && (w->m1s = malloc((size_t)FFN__CHUNK * 4)) &&
-         (w->m2s = malloc((size_t)FFN__CHUNK * 4)) && (w->xf = malloc((size_t)FFN__CHUNK * 4)) &&
-         (w->m1 = malloc((size_t)FFN__CHUNK * 4)) && (w->m2 = malloc((size_t)FFN__CHUNK * 4));
+    void *b[6];
+    for (int k = 0; k < 6; k++) ok = (b[k] = malloc((size_t)FFN__CHUNK * 4)) && ok;
+    w->x = b[0], w->m1s = b[1], w->m2s = b[2], w->xf = b[3], w->m1 = b[4], w->m2 = b[5];
     if (ok) {
         ffn_oracle_init(&w->oracle);
         w->oracle_ready = true;

@@ -35,6 +35,10 @@ struct ffn_safetensors {
 };
 
 static const char ffn__fn_open[] = "ffn_safetensors_open";
+// Out of memory while reading file `path` (the message names it).
+#define FFN__OOM(path) \
+    ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading it", \
+              ffn__fn_open, path)
 
 // --- one file -----------------------------------------------------------------------------------
 
@@ -181,7 +185,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
     for (const cJSON *e = root->child; e; e = e->next) n_entries++;
     struct ffn__span *spans = malloc((size_t)(n_entries ? n_entries : 1) * sizeof *spans);
     stt = spans ? ffn__grow(ctx, st, n_entries)
-                : ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                : FFN__OOM(what);
     int64_t n_spans = 0;
     const int64_t first = st->n;
     for (const cJSON *e = root->child; e && !stt; e = e->next) {
@@ -203,7 +207,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
             if (stt || !keep_meta) continue;
             st->meta = calloc((size_t)(2 * nm + 1), sizeof *st->meta);
             if (!st->meta) {
-                stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                stt = FFN__OOM(what);
                 break;
             }
             for (const cJSON *kv = e->child; kv; kv = kv->next) {
@@ -211,7 +215,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
                 st->meta[2 * st->n_meta + 1] = ffn_io_strdup(kv->valuestring);
                 st->n_meta++;
                 if (!st->meta[2 * st->n_meta - 2] || !st->meta[2 * st->n_meta - 1])
-                    stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                    stt = FFN__OOM(what);
             }
             continue;
         }
@@ -228,7 +232,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
         }
         t.name = ffn_io_strdup(e->string);
         if (!t.name) {
-            stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+            stt = FFN__OOM(what);
             break;
         }
         t.data = data + b;
@@ -266,7 +270,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
         if (!stt) {
             struct ffn_file_tensor *tmp = malloc((size_t)(n_spans ? n_spans : 1) * sizeof *tmp);
             if (!tmp) {
-                stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                stt = FFN__OOM(what);
             } else {
                 for (int64_t i = 0; i < n_spans; i++) tmp[i] = st->t[first + spans[i].index];
                 if (n_spans) memcpy(st->t + first, tmp, (size_t)n_spans * sizeof *tmp);
@@ -387,7 +391,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
     if (!names) {
         cJSON_Delete(root);
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        return FFN__OOM(index_path);
     }
     int64_t k = 0;
     for (const cJSON *e = wm->child; e; e = e->next) names[k++] = e->valuestring;
@@ -402,7 +406,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
         s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: empty weight_map", fn, index_path);
     // Shards live beside the index.
     char *dir = ffn_io_strdup(index_path);
-    if (!dir && !s) s = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (!dir && !s) s = FFN__OOM(index_path);
     if (dir) {
         char *slash = strrchr(dir, '/');
         if (slash)
@@ -413,7 +417,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     for (int64_t i = 0; i < uniq && !s; i++) {
         char *p = ffn_io_path_join(dir, names[i]);
         s = p ? ffn__add_shard(ctx, st, p)
-              : ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+              : FFN__OOM(index_path);
         if (!s) s = ffn__parse_shard(ctx, st, st->n_shards - 1, i == 0);
     }
     free(dir);
