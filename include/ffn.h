@@ -619,6 +619,26 @@ FFN_API enum ffn_status ffn_safetensors_write(ffn_ctx_t ctx, const char *path,
                                               const struct ffn_safetensors_kv *metadata,
                                               int64_t n_metadata);
 
+/// Whether `path` may be written as an output, by the rules every ffn writer follows (checked
+/// again when the file is written): a regular file is replaced (keeping its permission bits),
+/// a new name in an existing directory is created; a directory, FIFO, device or socket is
+/// refused, so nothing but a regular file is ever replaced. A symbolic link is followed, as cp
+/// does: the regular file it points to is replaced and the link kept; a dangling link, or one
+/// that points to anything but a regular file, is refused. Writes go to a new temporary file
+/// beside the target (created exclusively, never through a link) and are renamed into place.
+/// Nothing is created by this check. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG,
+/// FFN_STATUS_NOT_FOUND (the directory does not exist), FFN_STATUS_IO (what the path is)
+FFN_API enum ffn_status ffn_file_check_output(ffn_ctx_t ctx, const char *path);
+
+/// Copies `src` into `dst` (at most cap - 1 bytes and a NUL) in a form that is safe to print:
+/// text read from a file (a tensor name, model_type, a metadata string) is untrusted, and a raw
+/// newline, an ESC sequence or a bidirectional override would reach the user's terminal. Printable
+/// ASCII and printable UTF-8 are kept; C0 controls become \n, \r, \t, \e or \xNN, DEL and bytes
+/// that are not UTF-8 \xNN, C1 controls and bidi/line-separator characters \u{NNNN}. Never cuts an
+/// escape or a character in two. Every library error message is escaped this way.
+/// Returns the length written.
+FFN_API size_t ffn_text_escape(char *dst, size_t cap, const char *src);
+
 /// "F32", "BF16", ..., "Q8_0", "Q4_0" (safetensors spelling); "?" for an unknown value.
 FFN_API const char *ffn_file_dtype_name(enum ffn_file_dtype dtype);
 /// Parses a name as ffn_file_dtype_name spells it. @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND

@@ -19,6 +19,7 @@
 #endif
 
 #include "core/core_impl.h"  // read-only: which ISA each kernel of the table came from
+#include "args.h"
 #include "ffn.h"
 #include "tools.h"
 
@@ -357,14 +358,18 @@ static bool ffn__parse_list(const char *s, int64_t max, int64_t *vals, int *coun
         return true;
     }
     *count = 0;
-    while (*s) {
+    for (;;) {  // each comma-separated piece through the tool's one checked parser
         if (*count >= FFN__MAX_LIST) return false;
-        char *end;
-        errno = 0;
-        const long long v = strtoll(s, &end, 10);
-        if (end == s || errno || v < 1 || v > max || (*end && *end != ',')) return false;
-        vals[(*count)++] = v;
-        s = *end ? end + 1 : end;
+        const char *comma = strchr(s, ',');
+        char piece[32];
+        const size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (len >= sizeof piece) return false;
+        memcpy(piece, s, len);
+        piece[len] = '\0';
+        if (ffn_arg_parse_i64(piece, 1, max, &vals[*count]) != FFN_ARG_OK) return false;
+        (*count)++;
+        if (!comma) break;
+        s = comma + 1;
     }
     return *count > 0;
 }
@@ -463,15 +468,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
                 return 2;
             }
         } else if ((v = ffn__optval(argc, argv, &i, "--reps", &missing))) {
-            char *end;
-            errno = 0;
-            const long r = strtol(v, &end, 10);
-            if (end == v || *end || errno || r < 1 || r > FFN__REPS_CAP) {
-                fprintf(stderr, "ffn bench act: --reps wants an integer in [1, %d] (got '%s')\n",
-                        FFN__REPS_CAP, v);
-                return 2;
-            }
-            o->reps = (int)r;
+            if (!ffn_arg_int("bench act", "--reps", v, 1, FFN__REPS_CAP, &o->reps)) return 2;
             reps_set = true;
         } else if (!strcmp(a, "--quick")) {
             o->quick = true;

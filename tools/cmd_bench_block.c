@@ -18,6 +18,7 @@
 #  define FFN_TOOL_HAVE_CBLAS 1
 #endif
 
+#include "args.h"
 #include "ffn.h"
 #include "tools.h"
 
@@ -280,6 +281,15 @@ static double ffn__relerr(const float *ref, const float *got, int64_t n) {
     return s > 0 ? e / s : e;
 }
 
+// The context's last error without the library function's name in front (as model.c's
+// ffn_tool_errmsg; this file does not link the model glue).
+static const char *ffn_bench__errmsg(ffn_ctx_t ctx) {
+    const char *m = ffn_ctx_last_error(ctx), *p = m;
+    if (strncmp(m, "ffn_", 4)) return m[0] ? m : "a tensor is missing or is not F32";
+    for (p += 4; (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';) p++;
+    return p[0] == ':' && p[1] == ' ' ? p + 2 : m;
+}
+
 static int ffn__fixture(const char *dir, int json) {
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) return 2;
@@ -298,8 +308,8 @@ static int ffn__fixture(const char *dir, int json) {
     for (int k = 0; module && k < (int)(sizeof ffn__arches / sizeof ffn__arches[0]); k++)
         if (!strcmp(module, ffn__arches[k].module)) ai = k;
     if (ai < 0 || !layer) {
-        fprintf(stderr, "ffn bench block: %s: module '%s' is not one this demo knows\n", dir,
-                module ? module : "?");
+        fprintf(stderr, "ffn bench block: %s: module '%s' is not one this demo knows\n",
+                ffn_tool_esc(dir), module ? ffn_tool_esc(module) : "?");
         goto done;
     }
     snprintf(pre, sizeof pre, ffn__arches[ai].prefix, layer);
@@ -316,6 +326,7 @@ static int ffn__fixture(const char *dir, int json) {
         wm[k]->rows = ft[k].n_dims == 2 ? ft[k].shape[0] : 1;
         wm[k]->cols = ft[k].shape[ft[k].n_dims - 1];
         grads[k] = calloc((size_t)ffn__numel(&ft[k]), sizeof(float));
+        if (!grads[k]) goto oom;
     }
     struct ffn_file_tensor x, yr, dy, dxr;
     if (ffn_safetensors_find(ctx, io, "x", &x) || ffn_safetensors_find(ctx, io, "y", &yr) ||
@@ -330,6 +341,7 @@ static int ffn__fixture(const char *dir, int json) {
     spec.bias_gate = ffn__arches[ai].bias && spec.gated;
     if (ffn_block_create(ctx, &spec, &w, NULL, &blk)) goto out;
     y = malloc((size_t)(T * d) * 4), dx = malloc((size_t)(T * d) * 4);
+    if (!y || !dx) goto oom;
     struct ffn_tensor tx = ffn_tensor_2d((void *)x.data, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor tdy = ffn_tensor_2d((void *)dy.data, FFN_DTYPE_F32, T, d, d);
@@ -380,8 +392,12 @@ static int ffn__fixture(const char *dir, int json) {
     }
     rc = worst <= tol ? 0 : 1;
     goto done;
+oom:
+    fprintf(stderr, "ffn bench block: %s: out of memory for the gradients and outputs\n",
+            ffn_tool_esc(dir));
+    goto done;
 out:
-    fprintf(stderr, "ffn bench block: %s: %s\n", dir, ffn_ctx_last_error(ctx));
+    fprintf(stderr, "ffn bench block: %s: %s\n", ffn_tool_esc(dir), ffn_bench__errmsg(ctx));
 done:
     for (int k = 0; k < 8; k++) free(grads[k]);
     free(y);
@@ -403,19 +419,22 @@ int ffn_cmd_bench_block(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--quick")) quick = 1;
-        else if (v && !strcmp(a, "--threads")) threads = atoi(v), i++;
-        else if (v && !strcmp(a, "--reps")) reps = atoi(v), i++;
-        else if (v && !strcmp(a, "--fixture")) fixture = v, i++;
+        else if (v && !strcmp(a, "--threads")) {
+            if (!ffn_arg_int("bench block", a, v, 1, 1024, &threads)) return 2;
+            i++;
+        } else if (v && !strcmp(a, "--reps")) {
+            if (!ffn_arg_int("bench block", a, v, 1, 1000, &reps)) return 2;
+            i++;
+        } else if (v && !strcmp(a, "--fixture")) fixture = v, i++;
         else {
-            fprintf(stderr, "ffn bench block: unknown or incomplete option '%s'\n", a);
+            fprintf(stderr, "ffn bench block: unknown or incomplete option '%s'\n",
+                    ffn_tool_esc(a));
             ffn__usage(stderr);
             return 2;
         }
     }
-    if (threads < 0 || reps < 1) {
-        fprintf(stderr, "ffn bench block: --threads must be ≥ 1 and --reps ≥ 1\n");
-        return 2;
-    }
+    // A fixture is a directory (model.safetensors + io.safetensors).
+    if (fixture && !ffn_arg_want("bench block", "--fixture", fixture, true)) return 2;
     if (quick && reps == REPS_DEFAULT) reps = REPS_QUICK;
     if (fixture) return ffn__fixture(fixture, json);
     return ffn__bench_shapes(json, threads, quick, reps);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "model.h"
 #include "tools.h"
 
@@ -30,35 +31,31 @@ int ffn_cmd_run(int argc, char **argv) {
     const char *model_path = NULL, *in = NULL, *out = NULL, *name = NULL;
     int64_t layer = -1, expert = -1;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
         }
         const bool takes = !strcmp(a, "--layer") || !strcmp(a, "--expert") ||
                            !strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--name");
-        if (takes && i + 1 >= argc) {
-            fprintf(stderr, "ffn run: %s needs a value\n", a);
-            return 2;
-        }
-        if (!strcmp(a, "--layer") || !strcmp(a, "--expert")) {
-            if (!ffn_tool_parse_i64(argv[++i], !strcmp(a, "--layer") ? &layer : &expert)) {
-                fprintf(stderr, "ffn run: %s '%s' is not a non-negative integer\n", a, argv[i]);
-                return 2;
-            }
+        if (takes && !(v = ffn_arg_value("run", argc, argv, &i))) return 2;
+        if (!strcmp(a, "--layer")) {
+            if (!ffn_arg_i64("run", a, v, 0, FFN_TOOL_MAX_LAYER, &layer)) return 2;
+        } else if (!strcmp(a, "--expert")) {
+            if (!ffn_arg_i64("run", a, v, 0, FFN_TOOL_MAX_EXPERT, &expert)) return 2;
         } else if (!strcmp(a, "--input")) {
-            in = argv[++i];
+            in = v;
         } else if (!strcmp(a, "--output")) {
-            out = argv[++i];
+            out = v;
         } else if (!strcmp(a, "--name")) {
-            name = argv[++i];
+            name = v;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ffn run: unknown option '%s'\n", a);
+            fprintf(stderr, "ffn run: unknown option '%s'\n", ffn_tool_esc(a));
             return 2;
         } else if (!model_path) {
             model_path = a;
         } else {
-            fprintf(stderr, "ffn run: unexpected argument '%s'\n", a);
+            fprintf(stderr, "ffn run: unexpected argument '%s'\n", ffn_tool_esc(a));
             return 2;
         }
     }
@@ -67,6 +64,7 @@ int ffn_cmd_run(int argc, char **argv) {
         ffn__usage(stderr);
         return 2;
     }
+    if (!ffn_arg_want("run", "--input", in, false)) return 2;
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) {
         fprintf(stderr, "ffn run: cannot create a context\n");
@@ -77,19 +75,28 @@ int ffn_cmd_run(int argc, char **argv) {
     ffn_safetensors_t io = NULL;
     float *x = NULL, *y = NULL;
     struct ffn_tool_block b = {0};
-    if (ffn_model_open(ctx, model_path, &model) || ffn_safetensors_open(ctx, in, &io)) {
+    // The output is checked before any work (and again when it is written).
+    if (ffn_file_check_output(ctx, out) || ffn_model_open(ctx, model_path, &model) ||
+        ffn_safetensors_open(ctx, in, &io)) {
         fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
     const struct ffn_model_desc *desc = ffn_model_desc(model);
+    char mp[1024];  // the model's path as printed (escaped once, used below)
+    ffn_text_escape(mp, sizeof mp, model_path);
     if (desc->n_experts && expert < 0) {
-        fprintf(stderr, "ffn run: %s has %" PRId64 " experts per layer; give --expert E\n",
-                model_path, desc->n_experts);
+        fprintf(stderr, "ffn run: %s has %" PRId64 " experts per layer; give --expert E\n", mp,
+                desc->n_experts);
+        goto done;
+    }
+    if (!desc->n_experts && expert >= 0) {
+        fprintf(stderr, "ffn run: --expert %" PRId64 ": %s has no experts (a dense model)\n",
+                expert, mp);
         goto done;
     }
     struct ffn_model_layer l;
     if (ffn_model_layer(ctx, model, layer, desc->n_experts ? expert : -1, &l)) {
-        fprintf(stderr, "ffn run: %s: %s\n", model_path, ffn_tool_errmsg(ctx));
+        fprintf(stderr, "ffn run: %s: %s\n", mp, ffn_tool_errmsg(ctx));
         goto done;
     }
     if (!name) {
@@ -100,7 +107,7 @@ int ffn_cmd_run(int argc, char **argv) {
             name = t.name;
         else {
             fprintf(stderr, "ffn run: %s: no tensor 'x' (and more than one tensor): give --name\n",
-                    in);
+                    ffn_tool_esc(in));
             goto done;
         }
     }
@@ -112,18 +119,24 @@ int ffn_cmd_run(int argc, char **argv) {
         fprintf(stderr,
                 "ffn run: %s: tensor '%s' must be [tokens, %" PRId64 "] or [%" PRId64
                 "] (d of %s)\n",
-                in, name, d, d, model_path);
+                ffn_tool_esc(in), ffn_tool_esc(name), d, d, mp);
         goto done;
     }
     const int64_t T = vec ? 1 : tx.shape[0];
-    y = malloc((size_t)(T * d > 0 ? T * d : 1) * sizeof *y);
+    if (T == 0) {
+        fprintf(stderr, "ffn run: %s: tensor '%s' has 0 tokens: nothing to run\n",
+                ffn_tool_esc(in), ffn_tool_esc(name));
+        goto done;
+    }
+    y = malloc((size_t)(T * d) * sizeof *y);
     if (!y) {
-        fprintf(stderr, "ffn run: out of memory\n");
+        fprintf(stderr, "ffn run: out of memory for y [%" PRId64 ", %" PRId64 "] (%.1f MiB)\n",
+                T, d, (double)(T * d) * 4.0 / (1 << 20));
         goto done;
     }
     if (ffn_tool_block_make(ctx, &l, NULL, &b)) {
-        fprintf(stderr, "ffn run: %s layer %" PRId64 ": %s\n", model_path, layer,
-                ffn_tool_errmsg(ctx));
+        fprintf(stderr, "ffn run: %s layer %" PRId64 ": %s\n", mp, layer,
+                ffn_tool_block_errmsg(ctx));
         goto done;
     }
     struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
@@ -141,7 +154,7 @@ int ffn_cmd_run(int argc, char **argv) {
                 "ffn run: y has %" PRId64 " non-finite values (NaN/inf; first at [%" PRId64
                 ", %" PRId64 "]): %s layer %" PRId64 "'s weights hold %" PRId64
                 " non-finite values, the input %" PRId64 "; %s not written\n",
-                bad, first / d, first % d, model_path, layer, bad_w, bad_x, out);
+                bad, first / d, first % d, mp, layer, bad_w, bad_x, ffn_tool_esc(out));
         rc = 1;
         goto done;
     }
@@ -161,7 +174,8 @@ int ffn_cmd_run(int argc, char **argv) {
         goto done;
     }
     printf("ffn run: %s layer %" PRId64 " (%s): %s [%" PRId64 ", %" PRId64 "] -> y written to %s\n",
-           model_path, layer, ffn_tool_ffn_name(l.act, l.gated), name, T, d, out);
+           mp, layer, ffn_tool_ffn_name(l.act, l.gated), ffn_tool_esc(name), T, d,
+           ffn_tool_esc(out));
     rc = 0;
 done:
     ffn_tool_block_free(&b);

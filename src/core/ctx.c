@@ -11,10 +11,14 @@
 
 enum ffn_status ffn_error(ffn_ctx_t ctx, enum ffn_status status, const char *fmt, ...) {
     if (!ctx) return status;
+    // Messages quote names and strings from files: control characters are escaped here, once
+    // for every message, so no caller has to remember it (ffn_text_escape).
+    char raw[sizeof ctx->err];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    ffn_text_escape(ctx->err, sizeof ctx->err, raw);
     if (ctx->log) ctx->log(0, ctx->err, ctx->log_user);
     return status;
 }
