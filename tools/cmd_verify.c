@@ -401,8 +401,8 @@ int ffn_cmd_verify(int argc, char **argv) {
         struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
         const struct ffn_file_tensor *ts[8] = {&l.gate,   &l.up,   &l.gate_up,   &l.down,
                                                &l.b_gate, &l.b_up, &l.b_gate_up, &l.b_down};
-        float **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
-                            &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
+        void **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
+                           &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
         for (int i = 0; i < 8; i++) {
             if (!ts[i]->name) continue;
             if (!(g[i] = ffn__canon_alloc(ffn_file_tensor_numel(ts[i])))) {
