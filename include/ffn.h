@@ -454,6 +454,7 @@ struct ffn_block_opts {
 enum ffn_block_policy {
     FFN_BLOCK_POLICY_NONE = 0,   // inference: keep nothing (a later backward is refused)
     FFN_BLOCK_POLICY_SAVE,       // keep the pre-activations (gate and up, or the plain `a`)
+                                 // and h
     FFN_BLOCK_POLICY_RECOMPUTE,  // keep only a reference to x; backward recomputes x·W_gate/up
     FFN_BLOCK_POLICY_COUNT
 };

@@ -182,7 +182,9 @@ enum ffn_status ffn_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_token
     info->n_params = p->n_params;
     info->weight_bytes = p->weight_bytes;
     info->cache_bytes = block->cache_bytes;
-    info->saved_bytes_save = T * pc * ffn_dtype_size(block->opts.save_dtype);
+    // SAVE keeps P (in save_dtype) and h (in W_down's compute dtype).
+    info->saved_bytes_save = T * pc * ffn_dtype_size(block->opts.save_dtype) +
+                             T * m * ffn_dtype_size(block->op[FFN_BLK_DOWN].dtype);
     info->saved_bytes_recompute = 0;
     info->workspace_bytes = T * m * sizeof(float) + colsum * sizeof(double);
     const int64_t rows = ffn_block_tile_rows(block, n_tokens);

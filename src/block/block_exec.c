@@ -341,13 +341,14 @@ enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn
     ffn_blk_threads_enter(ctx, &thr);
     struct ffn_mm_op xop;
     if ((st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * p_rows * ld) * sizeof(float))) ||
-        (st = ffn__reserve(ctx, fn, &b->H, (size_t)(R * m) * ffn__esz(hdt))) ||
+        (st = ffn__reserve(ctx, fn, &b->H, (size_t)((keep ? T : R) * m) *
+                                               (keep && ffn__esz(sd) > ffn__esz(hdt) ? ffn__esz(sd)
+                                                                                     : ffn__esz(hdt)))) ||
         (keep && !keep_p && (st = ffn__reserve(ctx, fn, &b->S, (size_t)(np * T * ld) * 2))) ||
         (st = ffn__as(ctx, fn, x, xdt, ffn__xbuf(b, xdt), &xop)))
         goto out;
     const struct ffn_mm_op yop = {y->data, y->dtype, y->rows > 1 ? y->row_stride : d, 1};
     const struct ffn_mm_op wd = ffn__wop(b, &pl->down, false);
-    const struct ffn_mm_op hop = {b->H.p, hdt, m, 1};
     for (int64_t r0 = 0; r0 < T; r0 += R) {
         const int64_t rows = T - r0 < R ? T - r0 : R;
         const int64_t pr0 = keep_p ? r0 : 0;
@@ -356,7 +357,11 @@ enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn
         if (impl) snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", impl);
         const struct ffn__pbuf P = {(float *)b->P.p + pr0 * ld, FFN_DTYPE_F32, p_rows * ld};
         const struct ffn__pbuf S = {(uint16_t *)b->S.p + r0 * ld, sd, T * ld};
-        ffn__act_rows(ctx, b, rows, &P, true, keep && !keep_p ? &S : NULL, b->H.p, hdt);
+        // SAVE keeps h as well (the input of W_down's gradient), as autograd does: the backward
+        // then skips one elementwise pass over [T, d_ff].
+        char *Ht = (char *)b->H.p + (size_t)((keep ? r0 : 0) * m) * ffn__esz(hdt);
+        ffn__act_rows(ctx, b, rows, &P, true, keep && !keep_p ? &S : NULL, Ht, hdt);
+        const struct ffn_mm_op hop = {Ht, hdt, m, 1};
         const struct ffn_mm_op yt = ffn__rows(&yop, r0);
         if ((st = ffn__mm(ctx, fn, b, rows, d, m, &hop, &wd, &yt, b->bias[FFN_BLK_DOWN], false,
                           NULL)))
@@ -365,6 +370,7 @@ enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn
     if (policy != FFN_BLOCK_POLICY_NONE) {
         b->pending = policy;
         b->saved_dtype = sd;
+        b->saved_h = keep;
         b->px = *x;
         b->p_tokens = T;
     }
@@ -494,6 +500,7 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
     struct ffn_blk_threads thr;
     ffn_blk_threads_enter(ctx, &thr);
     struct ffn_mm_op xop, dyop;
+    // (A SAVE forward reserved H for this already: h kept there is not lost.)
     if ((st = ffn__reserve(ctx, fn, &b->H, hbytes)) ||
         (recompute && (st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * T * ld) * sizeof(float)))) ||
         (need_dp && !in_place &&
@@ -512,7 +519,7 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
 
     // Down projection: h = act(P) again (cheap, elementwise), dW_down = hᵀ·dy, db_down = Σ dy.
     if (g->down) {
-        ffn__act_rows(ctx, b, T, &Ps, false, NULL, b->H.p, hdt);
+        if (!b->saved_h) ffn__act_rows(ctx, b, T, &Ps, false, NULL, b->H.p, hdt);
         const struct ffn_mm_op hop = {b->H.p, hdt, m, 1};
         if ((st = ffn__dw(ctx, fn, b, T, m, d, &hop, &dyop, pl->down.trans, g->down, gdt,
                           pl->down_grad_ld, g->accumulate)))

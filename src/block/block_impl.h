@@ -152,6 +152,7 @@ struct ffn_block {
     // The pending training forward (policy NONE: none).
     enum ffn_block_policy pending;
     enum ffn_dtype saved_dtype;  // of the kept pre-activations (P f32 or S bf16)
+    bool saved_h;                // SAVE also kept h (in H), so the backward need not recompute it
     struct ffn_tensor px;        // its x (the caller's view)
     int64_t p_tokens;
 };
