@@ -213,8 +213,31 @@ static void ffn__gemms_free(struct gemms *g) {
 // and the GEMM-alone scratch (P planes, h).
 struct bufs {
     void *x, *y, *dy, *dx, *Wg, *Wu, *Wd, *bu, *bd, *gWg, *gWu, *gWd, *gbu, *gbd;
-    void *P, *H, *dH;
+    void *P, *H, *dH, *Pd;
 };
+
+// The elementwise passes a block cannot avoid, alone (the floor above the GEMMs): the
+// activation from the f32 pre-activations to h (dtype of the row), and for a training step its
+// backward over the saved pre-activations (in the row's dtype).
+static void ffn__act_passes(ffn_ctx_t ctx, const struct bshape *s, const struct bufs *b,
+                            int64_t T, enum ffn_dtype dt, int bwd) {
+    const int64_t m = s->m, pc = s->gated ? 2 * m : m;
+    struct ffn_tensor P = ffn_tensor_2d(b->P, FFN_DTYPE_F32, T, pc, pc);
+    struct ffn_tensor H = ffn_tensor_2d(b->H, dt, T, m, m);
+    struct ffn_tensor Pd = ffn_tensor_2d(b->Pd, dt, T, pc, pc);
+    struct ffn_tensor dH = ffn_tensor_2d(b->dH, dt, T, m, m);
+    if (s->gated) {
+        struct ffn_tensor g = ffn_tensor_cols(&P, 0, m), u = ffn_tensor_cols(&P, m, m);
+        ffn_glu_forward(ctx, s->act, &H, &g, &u);
+        if (bwd) {
+            struct ffn_tensor gd = ffn_tensor_cols(&Pd, 0, m), ud = ffn_tensor_cols(&Pd, m, m);
+            ffn_glu_backward(ctx, s->act, &gd, &ud, &gd, &ud, &dH);
+        }
+    } else {
+        ffn_act_forward(ctx, s->act, &H, &P);
+        if (bwd) ffn_act_backward(ctx, s->act, &Pd, &Pd, &dH);
+    }
+}
 
 static void *ffn__rand(size_t n, float scale, enum ffn_dtype dt, uint64_t *st) {
     const size_t es = ffn_dtype_size(dt);
@@ -243,7 +266,7 @@ struct row {
     int threads, bwd;
     const char *sched;
     int64_t tile_rows;
-    double sec, gsec, triad;
+    double sec, gsec, asec, triad;  // block, GEMMs alone, elementwise passes alone
     int reps;
     const char *impl, *gimpl;
     double weight_bytes;
@@ -258,18 +281,21 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
                ",\"act\":\"%s\",\"gated\":%s,\"dtype\":\"%s\",\"pass\":\"%s\",\"schedule\":\"%s\","
                "\"tile_rows\":%" PRId64 ",\"threads\":%d,\"seconds\":%.6g,\"gflops\":%.4g,"
                "\"gemm_seconds\":%.6g,\"gemm_gflops\":%.4g,\"ratio_to_gemm\":%.4f,"
+               "\"act_seconds\":%.6g,\"floor_ratio\":%.4f,"
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
                "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
                r->s->name, r->T, r->s->d, r->s->m,
                r->s->gated ? ffn_glu_name(r->s->act) : ffn_act_name(r->s->act),
                r->s->gated ? "true" : "false", ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd",
                r->sched, r->tile_rows, r->threads, r->sec, flops / r->sec * 1e-9, r->gsec,
-               flops / r->gsec * 1e-9, r->sec / r->gsec, wgbs, r->triad, wgbs / r->triad,
+               flops / r->gsec * 1e-9, r->sec / r->gsec, r->asec, (r->gsec + r->asec) / r->gsec,
+               wgbs, r->triad, wgbs / r->triad,
                r->impl, r->gimpl, isa, cpu, r->reps);
     } else {
-        printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f", r->s->name, r->T,
-               ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched, r->threads, r->sec,
-               flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec);
+        printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f", r->s->name,
+               r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched, r->threads,
+               r->sec, flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec,
+               (r->gsec + r->asec) / r->gsec);
         if (r->T == 1 && !r->bwd) printf("  %6.1f GB/s = %.2f triad", wgbs, wgbs / r->triad);
         printf("\n");
     }
@@ -320,6 +346,7 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                 b.gWg = calloc(m * d, es), b.gWu = calloc(m * d, es), b.gWd = calloc(d * m, es);
                 b.gbu = calloc(m, es), b.gbd = calloc(d, es);
                 b.P = calloc(Tn * 2 * m, 4), b.H = calloc(Tn * m, es), b.dH = calloc(Tn * m, es);
+                b.Pd = calloc(Tn * 2 * m, es);
 
                 struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
                 spec.d_model = s->d, spec.d_ff = s->m, spec.act = s->act, spec.gated = s->gated;
@@ -396,12 +423,12 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             if (!header && !json) {
                                 printf("cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s)\n", cpu,
                                        isa, v->major, v->minor, v->patch, info.gemm_impl, ffn_dtype_name(dt));
-                                printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s\n", "shape",
-                                       "T", "dt", "pass", "schedule", "thr", "seconds", "GFLOP/s",
-                                       "gemm_s", "ratio");
+                                printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s\n",
+                                       "shape", "T", "dt", "pass", "schedule", "thr", "seconds",
+                                       "GFLOP/s", "gemm_s", "ratio", "floor");
                                 header = true;
                             }
-                            double tb[64], tg[64];
+                            double tb[64], tg[64], ta[64];
                             int n = 0;
                             const double budget0 = ffn__now();
                             for (; n < (reps < 64 ? reps : 64); n++) {
@@ -419,11 +446,14 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 t0 = ffn__now();
                                 ffn__gemms_run(&g);
                                 tg[n] = ffn__now() - t0;
+                                t0 = ffn__now();
+                                ffn__act_passes(ctx, s, &b, T, dt, bwd);
+                                ta[n] = ffn__now() - t0;
                             }
                             struct row r = {s, T, dt, t, bwd,
                                             info.schedule == FFN_BLOCK_SCHEDULE_TILED ? "tiled" : "separate",
                                             info.tile_rows, ffn__median(tb, n), ffn__median(tg, n),
-                                            triad[t < 3 ? t : 2], n, info.gemm_impl, g.impl[0],
+                                            ffn__median(ta, n), triad[t < 3 ? t : 2], n, info.gemm_impl, g.impl[0],
                                             (double)info.weight_bytes, cost};
                             ffn__print(&r, json, cpu, isa);
                             ffn_block_destroy(blk);
@@ -431,7 +461,7 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                     }
                 }
                 void *all[] = {b.x, b.y, b.dy, b.dx, b.Wg, b.Wu, b.Wd, b.bu, b.bd, b.gWg,
-                               b.gWu, b.gWd, b.gbu, b.gbd, b.P, b.H, b.dH};
+                               b.gWu, b.gWd, b.gbu, b.gbd, b.P, b.H, b.dH, b.Pd};
                 for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
             }
         }
