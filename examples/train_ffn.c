@@ -226,17 +226,23 @@ int main(int argc, char **argv) {
     if (gp) {
         fprintf(gp,
                 "# gnuplot script written by train_ffn\n"
-                "set terminal png size 800,500\n"
+                "set terminal png size 800,700\n"
                 "set output '%s/train_ffn.png'\n"
+                "set multiplot layout 2,1\n"
                 "set title 'plain GeLU vs SwiGLU FFN, equal parameters (d=%d, m=%d vs %lld), "
                 "f32 and bf16'\n"
                 "set xlabel 'step'\nset ylabel 'MSE loss'\nset logscale y\nset grid\n"
                 "plot '%s/train_ffn.dat' using 1:2 with lines title 'plain GeLU (m=%d), f32', \\\n"
                 "     '%s/train_ffn.dat' using 1:3 with lines title 'SwiGLU (m=%lld), f32', \\\n"
                 "     '%s/train_ffn.dat' using 1:4 with lines dt 2 title 'plain GeLU, bf16', \\\n"
-                "     '%s/train_ffn.dat' using 1:5 with lines dt 2 title 'SwiGLU, bf16'\n",
+                "     '%s/train_ffn.dat' using 1:5 with lines dt 2 title 'SwiGLU, bf16'\n"
+                "set title 'bf16 loss / f32 loss (the bf16 curves above lie on the f32 ones)'\n"
+                "unset logscale y\nset ylabel 'ratio'\n"
+                "plot '%s/train_ffn.dat' using 1:($4/$2) with lines title 'plain GeLU', \\\n"
+                "     '%s/train_ffn.dat' using 1:($5/$3) with lines title 'SwiGLU'\n"
+                "unset multiplot\n",
                 out, D, M_PLAIN, (long long)m_gated, out, M_PLAIN, out, (long long)m_gated, out,
-                out);
+                out, out, out);
         fclose(gp);
         char cmd[8400];
         snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1 && gnuplot '%s'", path);
