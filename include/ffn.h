@@ -278,23 +278,34 @@ FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
 // -------------------------------------------------------------------------------------------
 // FFN blocks on the CPU (src/block/)
 //
-// A block computes, for x [n_tokens, d_model] (f32), y [n_tokens, d_model] (f32):
+// A block computes, for x [n_tokens, d_model], y [n_tokens, d_model] (each f32 or bf16):
 //   plain:  h = act(x·W_up + b_up),                        y = h·W_down + b_down
 //   gated:  h = act(x·W_gate + b_gate) ⊙ (x·W_up + b_up),   y = h·W_down + b_down
-// with h [n_tokens, d_ff]. GEMMs run through CBLAS (OpenBLAS); the activation runs on row tiles
-// right after the GEMM that produced them, while they are in cache.
+// with h [n_tokens, d_ff]. GEMMs run through oneDNN's matmul (AMX, AVX512-BF16 or AVX-512
+// kernels, chosen by oneDNN from the CPU's feature bits), accumulating in f32; the bias add and
+// the activation are ffn's own kernels (its accuracy contract), run right after the GEMM that
+// produced their rows.
+//
+// Dtypes: the GEMMs run in the weights' dtype. bf16 weights are used as they lie (AMX /
+// AVX512-BF16). f32 weights are computed in true f32 (FFN_BLOCK_MATH_STRICT, the default);
+// FFN_BLOCK_MATH_BF16 opts into bf16 products (f32 accumulation) through a bf16 copy made at
+// create. f16 weights: oneDNN has no f16 matmul on CPUs, so they are converted once into an
+// exact f32 copy (bf16 with FFN_BLOCK_MATH_BF16). A GEMM's inputs are converted to its weights'
+// dtype where they differ (an f32 x for bf16 weights: x is rounded to bf16, as PyTorch's
+// autocast does). ffn_block_info reports the compute dtype and the bytes of any copy.
 //
 // Weights are described, never assumed: each tensor is a `struct ffn_weight` view (pointer,
 // dtype, orientation, row stride) and a gate/up pair has a layout (two tensors, fused
 // [gate | up] or [up | gate], row-interleaved, or blocked in tensor-parallel groups). f32 weights
-// are used where they lie (a memory-mapped checkpoint is not copied: keep it mapped while the
-// block lives, and updates made to it in place, e.g. by an optimizer, are seen by the next
-// call); bf16 / f16 weights are converted once, at create, into an f32 cache the block owns.
+// and bf16 weights are used where they lie (a memory-mapped checkpoint is not copied: keep it
+// mapped while the block lives, and updates made to it in place, e.g. by an optimizer, are seen
+// by the next call); copies (f16 weights, FFN_BLOCK_MATH_BF16) are made once, at create, and do
+// not see later updates.
 //
 // Training: ffn_block_forward with FFN_BLOCK_POLICY_SAVE (keeps the pre-activations) or
 // FFN_BLOCK_POLICY_RECOMPUTE (keeps nothing but a reference to x), then ffn_block_backward.
-// Weight gradients are f32 and written in the SAME layout and orientation as the weights
-// (grad of a fused [2m, d] gate_up_proj is a fused [2m, d] array).
+// Weight gradients are f32 (or bf16: grads.dtype) and written in the SAME layout and orientation
+// as the weights (grad of a fused [2m, d] gate_up_proj is a fused [2m, d] array).
 //
 // Example (a LLaMA MLP from memory-mapped safetensors views gate, up, down, all [out, in]):
 //
@@ -388,58 +399,81 @@ struct ffn_block_weights {
 #define FFN_BLOCK_WEIGHTS_INIT { sizeof(struct ffn_block_weights), {0}, {0}, {0}, {0}, \
                                  {0}, {0}, {0}, {0} }
 
-/// Weight gradients, f32, dense, each in the layout and orientation of its weight (same shape
-/// as the matching `ffn_block_weights` member). A NULL member is not computed (a frozen or
-/// absent tensor). Which members apply follows the spec as for the weights.
+/// Weight gradients, dense, each in the layout and orientation of its weight (same shape as the
+/// matching `ffn_block_weights` member), every member of one dtype: f32 (default) or bf16. A
+/// NULL member is not computed (a frozen or absent tensor). Which members apply follows the
+/// spec as for the weights. The GEMMs accumulate in f32 and round once to `dtype`.
 struct ffn_block_grads {
     size_t size;  // sizeof(struct ffn_block_grads)
-    float *gate, *up, *gate_up, *down;
-    float *b_gate, *b_up, *b_gate_up, *b_down;
-    bool accumulate;  // false: overwrite; true: add to the values there (gradient accumulation)
+    void *gate, *up, *gate_up, *down;
+    void *b_gate, *b_up, *b_gate_up, *b_down;
+    bool accumulate;       // false: overwrite; true: add to the values there (accumulation)
+    enum ffn_dtype dtype;  // of every member: FFN_DTYPE_F32 or FFN_DTYPE_BF16
 };
 
 #define FFN_BLOCK_GRADS_INIT \
-    { sizeof(struct ffn_block_grads), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false }
+    { sizeof(struct ffn_block_grads), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, \
+      FFN_DTYPE_F32 }
 
 /// How the activation meets the GEMM that feeds it.
 enum ffn_block_schedule {
-    FFN_BLOCK_SCHEDULE_AUTO = 0,  // the measured-faster choice for this shape (docs/blocks.md)
+    FFN_BLOCK_SCHEDULE_AUTO = 0,  // SEPARATE (the measured-faster choice at every shape and token
+                                  // count measured: docs/blocks.md, "Tiled or separate")
     FFN_BLOCK_SCHEDULE_TILED,     // GEMM a row tile, activate it while hot, next tile
     FFN_BLOCK_SCHEDULE_SEPARATE,  // one GEMM over all tokens, then one activation pass
     FFN_BLOCK_SCHEDULE_COUNT
 };
 
+/// The arithmetic of the GEMMs for f32 (and f16) weights. bf16 weights are always multiplied in
+/// bf16 with f32 accumulation.
+enum ffn_block_math {
+    FFN_BLOCK_MATH_STRICT = 0,  // f32 weights computed in true f32 (no silent down-conversion)
+    FFN_BLOCK_MATH_BF16,        // f32 / f16 weights may be multiplied in bf16 (f32 accumulation)
+                                // on the matrix engines; the CPU block copies them to bf16 once,
+                                // at create (later in-place updates are not seen)
+    FFN_BLOCK_MATH_TF32,        // for GPUs; the CPU block returns FFN_STATUS_UNSUPPORTED
+    FFN_BLOCK_MATH_COUNT
+};
+
 struct ffn_block_opts {
     size_t size;                       // sizeof(struct ffn_block_opts)
     enum ffn_block_schedule schedule;
-    int64_t tile_rows;                 // TILED: rows per tile; 0: sized to the L2/L3 cache
+    int64_t tile_rows;                 // TILED: rows per tile; 0: sized to the L2 cache
     int64_t max_tokens;                // reserve workspace for this many tokens now (0: grow on
                                        // demand at the first call that needs it)
+    enum ffn_block_math math;          // STRICT (0) by default
+    enum ffn_dtype save_dtype;         // of the pre-activations FFN_BLOCK_POLICY_SAVE keeps:
+                                       // FFN_DTYPE_F32 (default) or FFN_DTYPE_BF16 (half the bytes)
 };
 
 #define FFN_BLOCK_OPTS_INIT \
-    { sizeof(struct ffn_block_opts), FFN_BLOCK_SCHEDULE_AUTO, 0, 0 }
+    { sizeof(struct ffn_block_opts), FFN_BLOCK_SCHEDULE_AUTO, 0, 0, FFN_BLOCK_MATH_STRICT, \
+      FFN_DTYPE_F32 }
 
 /// What a forward keeps for the backward.
 enum ffn_block_policy {
     FFN_BLOCK_POLICY_NONE = 0,   // inference: keep nothing (a later backward is refused)
     FFN_BLOCK_POLICY_SAVE,       // keep the pre-activations (gate and up, or the plain `a`)
+                                 // and h
     FFN_BLOCK_POLICY_RECOMPUTE,  // keep only a reference to x; backward recomputes x·W_gate/up
     FFN_BLOCK_POLICY_COUNT
 };
 
 typedef struct ffn_block *ffn_block_t;
 
-/// Validates spec and weights and makes a block. f32 weights are referenced (they must stay
-/// valid and mapped while the block lives); bf16/f16 weights are converted into a cache the
-/// block owns (ffn_block_info reports its bytes). opts may be NULL. NaN or inf weights are
-/// accepted (they propagate to the outputs as IEEE arithmetic says; nothing crashes).
+/// Validates spec and weights and makes a block. f32 and bf16 weights are referenced (they must
+/// stay valid and mapped while the block lives); f16 weights, and f32 ones under
+/// FFN_BLOCK_MATH_BF16, are converted once into a copy the block owns (ffn_block_info reports
+/// its bytes). opts may be NULL. NaN or inf weights are accepted (they propagate to the outputs
+/// as IEEE arithmetic says; nothing crashes).
 /// @retval FFN_STATUS_OK
 /// @retval FFN_STATUS_INVALID_ARG  a shape, layout, dtype or pointer that does not fit, with a
 ///         message naming it ("gate_up has 343 rows; a fused gate/up needs an even count",
 ///         "d_ff=343 is not a multiple of tp_groups=2", "spec.bias_up is set but b_up.data is
 ///         NULL")
-/// @retval FFN_STATUS_UNSUPPORTED  this build has no BLAS, or an interleaved [in, out] pair
+/// @retval FFN_STATUS_UNSUPPORTED  this build has no oneDNN, an interleaved [in, out] pair, or
+///         FFN_BLOCK_MATH_TF32
+/// @retval FFN_STATUS_BACKEND  oneDNN failed (its status in the message)
 /// @retval FFN_STATUS_OUT_OF_MEMORY
 FFN_API enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
                                          const struct ffn_block_weights *weights,
@@ -448,24 +482,27 @@ FFN_API enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_s
 /// Frees the block, its cache and its workspace; NULL is a no-op.
 FFN_API void ffn_block_destroy(ffn_block_t block);
 
-/// y = block(x). x and y: f32 [n_tokens, d_model] views (any row_stride ≥ d_model); y must not
-/// overlap x. n_tokens 0 is a valid no-op. Threads: ffn_ctx_threads(ctx) for the GEMMs and the
-/// activations. With a training policy the block keeps what the backward needs (one pending
-/// forward per block; a new training forward replaces it) and x must stay unchanged until
+/// y = block(x). x and y: [n_tokens, d_model] views, each f32 or bf16 (any row_stride ≥
+/// d_model; dense rows let oneDNN use its fastest kernels); y must not overlap x. n_tokens 0 is
+/// a valid no-op. Threads: ffn_ctx_threads(ctx) for the GEMMs and the activations: the call sets
+/// the calling thread's OpenMP count (which oneDNN follows) and restores it before returning.
+/// With a training policy the block keeps what the backward needs (one pending forward per
+/// block; a new training forward replaces it) and x must stay unchanged until
 /// ffn_block_backward. Any split over tokens gives the same result (per-token locality).
-/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
 FFN_API enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t block,
                                           const struct ffn_tensor *y, const struct ffn_tensor *x,
                                           enum ffn_block_policy policy);
 
 /// Backward of the last training forward: from dy [n_tokens, d_model] computes dx (may be NULL;
-/// may be exactly the dy or x view, being written last) and the weight/bias gradients named in
-/// `grads`. Formulas: dW_down = hᵀ·dy, dh = dy·W_downᵀ, dgate = dh ⊙ up ⊙ act'(gate),
+/// may be exactly the dy or x view, being written last; dx and dy each f32 or bf16) and the
+/// weight/bias gradients named in `grads` (f32 or bf16). Formulas: dW_down = hᵀ·dy, dh = dy·W_downᵀ, dgate = dh ⊙ up ⊙ act'(gate),
 /// dup = dh ⊙ act(gate) (plain: da = dh ⊙ act'(a)), dW_gate = dgateᵀ·x, dW_up = dupᵀ·x (one GEMM
 /// when fused), dx = dgate·W_gate + dup·W_up (one GEMM when fused), db = column sums. The saved
 /// buffers are overwritten by the gradients, so a second backward needs a new forward.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (no pending forward, n_tokens differs from the
-///         forward's, a gradient named for a tensor the block has not), FFN_STATUS_OUT_OF_MEMORY
+///         forward's, a gradient named for a tensor the block has not, grads.dtype not f32 or
+///         bf16), FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
 FFN_API enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t block,
                                            const struct ffn_block_grads *grads,
                                            const struct ffn_tensor *dx,
@@ -476,16 +513,23 @@ struct ffn_block_info {
     size_t size;                 // sizeof(struct ffn_block_info)
     int64_t n_params;            // weights + biases
     size_t weight_bytes;         // the weights as given (referenced or converted)
-    size_t cache_bytes;          // f32 copies the block owns (bf16/f16 weights); 0 if all f32
+    size_t cache_bytes;          // copies the block owns: f16 weights (f32), FFN_BLOCK_MATH_BF16
+                                 // (bf16), f32 copies of bf16/f16 biases; 0 for f32 or bf16
+                                 // weights and f32 biases
     size_t saved_bytes_save;     // bytes held from forward to backward for n_tokens, SAVE policy
     size_t saved_bytes_recompute;  // same, RECOMPUTE policy (0: x is the caller's)
     size_t workspace_bytes;      // transient bytes a training forward + backward needs beyond
                                  // the saved ones, for n_tokens
     enum ffn_block_schedule schedule;  // the schedule AUTO resolves to at n_tokens
     int64_t tile_rows;                 // rows per tile of that schedule
+    enum ffn_dtype compute_dtype;      // dtype the first projection's GEMM multiplies in
+    char gemm_impl[64];                // the matrix-multiply implementation of the last forward's
+                                       // first GEMM (oneDNN's impl_info, e.g.
+                                       // "brg:avx512_core_amx_bf16"); "" before the first call
 };
 
-#define FFN_BLOCK_INFO_INIT { sizeof(struct ffn_block_info), 0, 0, 0, 0, 0, 0, 0, 0 }
+#define FFN_BLOCK_INFO_INIT \
+    { sizeof(struct ffn_block_info), 0, 0, 0, 0, 0, 0, 0, 0, FFN_DTYPE_F32, "" }
 
 /// Fills `info` for a batch of n_tokens (≥ 0). `info->size` must be set (FFN_BLOCK_INFO_INIT).
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG

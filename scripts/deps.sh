@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libopenblas-dev libcjson-dev
-      libopenblas0-openmp libopenblas-openmp-dev)
+      libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev)
 # The Python package's tests (tests/python): NumPy, PyTorch (CPU, 1.13 on Debian 12; ~160
 # packages, about 1.5 minutes to download and install) and pip for the install test.
 pkgs+=(python3-numpy python3-torch python3-pip)

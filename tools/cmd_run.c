@@ -1,5 +1,6 @@
 // cmd_run.c — `ffn run MODEL --layer L --input IN.safetensors --output OUT.safetensors`: the FFN
-// of layer L on a tensor x [tokens, d] (any float dtype), writing y [tokens, d] (f32). A y with
+// of layer L on a tensor x [tokens, d] (any float dtype), writing y [tokens, d] (f32). The block
+// computes in the checkpoint's dtype (bf16 weights: bf16 GEMMs with f32 accumulation). A y with
 // NaN or inf values is reported (exit 1) and not written: non-finite weights or inputs are named
 // instead of being passed on silently.
 #include <inttypes.h>
@@ -173,9 +174,11 @@ int ffn_cmd_run(int argc, char **argv) {
         fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
-    printf("ffn run: %s layer %" PRId64 " (%s): %s [%" PRId64 ", %" PRId64 "] -> y written to %s\n",
-           mp, layer, ffn_tool_ffn_name(l.act, l.gated), ffn_tool_esc(name), T, d,
-           ffn_tool_esc(out));
+    struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
+    ffn_block_info(ctx, b.block, T, &info);
+    printf("ffn run: %s layer %" PRId64 " (%s, computed in %s): %s [%" PRId64 ", %" PRId64
+           "] -> y written to %s\n", mp, layer, ffn_tool_ffn_name(l.act, l.gated),
+           ffn_dtype_name(info.compute_dtype), ffn_tool_esc(name), T, d, ffn_tool_esc(out));
     rc = 0;
 done:
     ffn_tool_block_free(&b);

@@ -40,6 +40,9 @@ LAYOUT = {name: i for i, name in enumerate(LAYOUT_NAMES)}
 SCHEDULE_NAMES = ["auto", "tiled", "separate"]
 SCHEDULE = {name: i for i, name in enumerate(SCHEDULE_NAMES)}
 
+MATH_NAMES = ["strict", "bf16", "tf32"]
+MATH = {name: i for i, name in enumerate(MATH_NAMES)}
+
 POLICY_NONE, POLICY_SAVE, POLICY_RECOMPUTE = 0, 1, 2
 
 FILE_DTYPE_NAMES = ["F32", "BF16", "F16", "F64", "I64", "I32", "I16", "I8", "U8", "BOOL",
@@ -58,6 +61,7 @@ ENUMS = {
     "ffn_weight_orient": ["FFN_WEIGHT_" + n.upper() for n in ORIENT_NAMES],
     "ffn_gate_up_layout": ["FFN_GATE_UP_" + n.upper() for n in LAYOUT_NAMES],
     "ffn_block_schedule": ["FFN_BLOCK_SCHEDULE_" + n.upper() for n in SCHEDULE_NAMES],
+    "ffn_block_math": ["FFN_BLOCK_MATH_" + n.upper() for n in MATH_NAMES],
     "ffn_block_policy": ["FFN_BLOCK_POLICY_NONE", "FFN_BLOCK_POLICY_SAVE",
                          "FFN_BLOCK_POLICY_RECOMPUTE"],
     "ffn_file_dtype": ["FFN_FILE_DTYPE_" + n for n in FILE_DTYPE_NAMES],
@@ -68,6 +72,7 @@ ENUM_COUNTS = {
     "ffn_isa": "FFN_ISA_COUNT", "ffn_weight_orient": "FFN_WEIGHT_ORIENT_COUNT",
     "ffn_gate_up_layout": "FFN_GATE_UP_LAYOUT_COUNT",
     "ffn_block_schedule": "FFN_BLOCK_SCHEDULE_COUNT", "ffn_block_policy": "FFN_BLOCK_POLICY_COUNT",
+    "ffn_block_math": "FFN_BLOCK_MATH_COUNT",
     "ffn_file_dtype": "FFN_FILE_DTYPE_COUNT",
 }
 
@@ -112,16 +117,15 @@ class BlockWeights(ctypes.Structure):
 
 
 class BlockGrads(ctypes.Structure):
-    # struct ffn_block_grads: members are float * today (void * with an appended `dtype` once
-    # gradients may be bf16); c_void_p has the size of either.
+    # struct ffn_block_grads: void * members, all of one dtype (f32 or bf16).
     _fields_ = ([("size", ctypes.c_size_t)] + [(s, ctypes.c_void_p) for s in WEIGHT_SLOTS] +
-                [("accumulate", ctypes.c_bool)])
+                [("accumulate", ctypes.c_bool), ("dtype", c_enum)])
 
 
 class BlockOpts(ctypes.Structure):
-    # struct ffn_block_opts (to gain: enum ffn_block_math math; enum ffn_dtype save_dtype).
+    # struct ffn_block_opts
     _fields_ = [("size", ctypes.c_size_t), ("schedule", c_enum), ("tile_rows", ctypes.c_int64),
-                ("max_tokens", ctypes.c_int64)]
+                ("max_tokens", ctypes.c_int64), ("math", c_enum), ("save_dtype", c_enum)]
 
 
 class BlockInfo(ctypes.Structure):
@@ -129,7 +133,8 @@ class BlockInfo(ctypes.Structure):
                 ("weight_bytes", ctypes.c_size_t), ("cache_bytes", ctypes.c_size_t),
                 ("saved_bytes_save", ctypes.c_size_t), ("saved_bytes_recompute", ctypes.c_size_t),
                 ("workspace_bytes", ctypes.c_size_t), ("schedule", c_enum),
-                ("tile_rows", ctypes.c_int64)]
+                ("tile_rows", ctypes.c_int64), ("compute_dtype", c_enum),
+                ("gemm_impl", ctypes.c_char * 64)]
 
 
 class FileTensor(ctypes.Structure):

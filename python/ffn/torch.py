@@ -10,12 +10,14 @@
 #   from_hf_mlp(mlp)                                  a module sharing an HF MLP's Parameters
 #   from_hf(model_dir, layer)                         a module from a checkpoint, read by libffn
 #
-# Weights: a block references f32 weights where they lie (no copy: an optimizer's in-place
-# update is seen by the next call) and converts bf16/f16 weights once into an f32 cache, rebuilt
-# when a weight changes (its version counter moves). Weight gradients come back through autograd
+# Weights: a block references f32 and bf16 weight matrices where they lie (no copy: an
+# optimizer's in-place update is seen by the next call); f16 matrices and bf16/f16 biases are
+# copied into f32 once, and the block is rebuilt when one of those changes (its version counter
+# moves). Weight gradients come back through autograd
 # in each weight's own shape, layout and dtype (a Phi-3 gate_up_proj [2m, d] gets a [2m, d] grad;
-# a GPT-2 Conv1D [in, out] weight an [in, out] one). Activations: the block takes f32 x; other
-# dtypes are converted (a copy) and y is returned in x's dtype.
+# a GPT-2 Conv1D [in, out] weight an [in, out] one; bf16 weights get bf16 gradients). Activations:
+# the block takes f32 or bf16 x as it lies; other dtypes are converted (a copy) and y is returned
+# in x's dtype.
 #
 # CUDA: not in this libffn yet. The seam: a Context(backend="cuda") and CUDA tensors would pass
 # device pointers and torch.cuda.current_stream().cuda_stream; today CUDA tensors are refused.
@@ -172,6 +174,13 @@ class _Lease:
             pass
 
 
+def _copied(w):
+    """True for a weight the library copies at block creation (f16 matrices into f32, bf16/f16
+    biases into f32): its block must be rebuilt when the weight changes in place. f32 and bf16
+    matrices are used where they lie."""
+    return w.dtype == torch.float16 or (w.dtype == torch.bfloat16 and w.dim() == 1)
+
+
 class _BlockPool:
     """ffn_block_t objects of one module. A block keeps one pending training forward, so each
     forward whose backward is still to come holds its own block; finished ones are reused. A
@@ -218,14 +227,18 @@ class _BlockPool:
         return (_BlockPool, ())
 
 
-def _f32_rows(fn, t, d):
-    """t as an f32 [T, d] view: (tensor kept alive, ffn_tensor, leading shape). Converts other
-    dtypes and copies layouts the view cannot express."""
+_BLOCK_DTYPES = {torch.float32: _lib.DTYPE_F32, torch.bfloat16: _lib.DTYPE_BF16}
+
+
+def _rows(fn, t, d):
+    """t as an f32 or bf16 [T, d] view (the dtypes a block takes for x, y, dx, dy): (tensor kept
+    alive, ffn_tensor, leading shape). Converts other dtypes to f32 and copies layouts the view
+    cannot express."""
     if t.dim() == 0:
         raise InvalidArgumentError("%s: x is a scalar; the block takes [..., d_model=%d]" % (
             fn, d))
     lead = tuple(t.shape[:-1])  # a last dimension other than d: the library says so
-    if t.dtype != torch.float32:
+    if t.dtype not in _BLOCK_DTYPES:
         t = t.float()
     op = _views.operand(fn, "x", t)
     (v,), used = _views.plan(fn, [op], copy=True, last_dim=True)
@@ -237,9 +250,9 @@ class _BlockFunction(torch.autograd.Function):
     def forward(ctx, x, module, policy, fctx, *weights):
         fn = "ffn.torch.%s" % type(module).__name__
         d = module.d_model
-        xk, xv, lead = _f32_rows(fn, x.detach(), d)
-        y = torch.empty(lead + (d,), dtype=torch.float32)
-        yv = _lib.Tensor(y.data_ptr(), _lib.DTYPE_F32, xv.rows, d, d)
+        xk, xv, lead = _rows(fn, x.detach(), d)
+        y = torch.empty(lead + (d,), dtype=xk.dtype)  # f32 or bf16, as x
+        yv = _lib.Tensor(y.data_ptr(), _BLOCK_DTYPES[xk.dtype], xv.rows, d, d)
         lease = module._lease(fctx, weights)
         try:
             fctx.call(LIB.ffn_block_forward, lease.handle, _byref(yv), _byref(xv), policy)
@@ -258,7 +271,8 @@ class _BlockFunction(torch.autograd.Function):
             ctx.save_for_backward(x if xk.data_ptr() == x.data_ptr() else None)
             ctx.wdtypes = [None if w is None else w.dtype for w in weights]
             ctx.wshapes = [None if w is None else tuple(w.shape) for w in weights]
-        return y if x.dtype == torch.float32 else y.to(x.dtype)
+            ctx.y_dtype = y.dtype
+        return y if x.dtype == y.dtype else y.to(x.dtype)
 
     @staticmethod
     @once_differentiable
@@ -270,18 +284,26 @@ class _BlockFunction(torch.autograd.Function):
                                        "not supported: the block's saved state is consumed)" %
                                        ctx.fn)
         try:
-            dyk, dyv, _ = _f32_rows(ctx.fn, dy, ctx.d)
+            dyk, dyv, _ = _rows(ctx.fn, dy, ctx.d)
             T = ctx.xv.rows
             need_dx = ctx.needs_input_grad[0]
-            dx = torch.empty(ctx.lead + (ctx.d,), dtype=torch.float32) if need_dx else None
-            dxv = _lib.Tensor(dx.data_ptr(), _lib.DTYPE_F32, T, ctx.d, ctx.d) if need_dx else None
+            dx = torch.empty(ctx.lead + (ctx.d,), dtype=ctx.y_dtype) if need_dx else None
+            dxv = (_lib.Tensor(dx.data_ptr(), _BLOCK_DTYPES[ctx.y_dtype], T, ctx.d, ctx.d)
+                   if need_dx else None)
             g = _lib.BlockGrads()
             g.size = ctypes.sizeof(_lib.BlockGrads)
+            # One dtype for every gradient: bf16 when every weight asked for is bf16 (as torch
+            # gives bf16 parameters bf16 gradients), else f32, converted after.
+            asked = [i for i in range(len(SLOTS))
+                     if ctx.wshapes[i] is not None and ctx.needs_input_grad[4 + i]]
+            gdt = (torch.bfloat16 if asked and all(ctx.wdtypes[i] == torch.bfloat16
+                                                   for i in asked) else torch.float32)
+            g.dtype = _BLOCK_DTYPES[gdt]
             grads = []
             for i, slot in enumerate(SLOTS):
                 gt = None
-                if ctx.wshapes[i] is not None and ctx.needs_input_grad[4 + i]:
-                    gt = torch.empty(ctx.wshapes[i], dtype=torch.float32)
+                if i in asked:
+                    gt = torch.empty(ctx.wshapes[i], dtype=gdt)
                     setattr(g, slot, gt.data_ptr())
                 grads.append(gt)
             ctx.fctx.call(LIB.ffn_block_backward, lease.handle, _byref(g),
@@ -290,9 +312,9 @@ class _BlockFunction(torch.autograd.Function):
             lease.release()
             ctx.lease = None
             ctx.keep = None
-        if dx is not None and ctx.x_dtype != torch.float32:
+        if dx is not None and ctx.x_dtype != dx.dtype:
             dx = dx.to(ctx.x_dtype)
-        grads = [gt if gt is None or ctx.wdtypes[i] == torch.float32 else gt.to(ctx.wdtypes[i])
+        grads = [gt if gt is None or ctx.wdtypes[i] == gt.dtype else gt.to(ctx.wdtypes[i])
                  for i, gt in enumerate(grads)]
         return (dx, None, None, None) + tuple(grads)
 
@@ -359,7 +381,7 @@ class _BlockModule(nn.Module):
     def _lease(self, fctx, weights):
         sig = tuple(None if w is None else
                     (w.data_ptr(), w.dtype, tuple(w.shape), w.stride(),
-                     0 if w.dtype == torch.float32 else w._version) for w in weights)
+                     w._version if _copied(w) else 0) for w in weights)
 
         def create():
             bw = _lib.BlockWeights()

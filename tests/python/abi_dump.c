@@ -22,9 +22,9 @@ void ffn_abi_field_check(void) {
     struct ffn_weight c = W_;
     struct ffn_block_spec d = {0, 0, 0, 0, false, 0, 0, false, false, false};
     struct ffn_block_weights e = {0, W_, W_, W_, W_, W_, W_, W_, W_};
-    struct ffn_block_grads f = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false};
-    struct ffn_block_opts g = {0, 0, 0, 0};
-    struct ffn_block_info h = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct ffn_block_grads f = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, 0};
+    struct ffn_block_opts g = {0, 0, 0, 0, 0, 0};
+    struct ffn_block_info h = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""};
     struct ffn_file_tensor i = FT_;
     struct ffn_model_desc j = {"", "", 0, 0, 0, 0, 0, false, false, "", "", 0, 0};
     struct ffn_model_layer k = {0, 0, 0, 0, 0, false, 0, 0, "", FT_, FT_, FT_, FT_,
@@ -88,17 +88,18 @@ int main(void) {
     F(ffn_block_grads, size), F(ffn_block_grads, gate), F(ffn_block_grads, up);
     F(ffn_block_grads, gate_up), F(ffn_block_grads, down), F(ffn_block_grads, b_gate);
     F(ffn_block_grads, b_up), F(ffn_block_grads, b_gate_up), F(ffn_block_grads, b_down);
-    F(ffn_block_grads, accumulate);
+    F(ffn_block_grads, accumulate), F(ffn_block_grads, dtype);
     END();
     STRUCT(ffn_block_opts);
     F(ffn_block_opts, size), F(ffn_block_opts, schedule), F(ffn_block_opts, tile_rows);
-    F(ffn_block_opts, max_tokens);
+    F(ffn_block_opts, max_tokens), F(ffn_block_opts, math), F(ffn_block_opts, save_dtype);
     END();
     STRUCT(ffn_block_info);
     F(ffn_block_info, size), F(ffn_block_info, n_params), F(ffn_block_info, weight_bytes);
     F(ffn_block_info, cache_bytes), F(ffn_block_info, saved_bytes_save);
     F(ffn_block_info, saved_bytes_recompute), F(ffn_block_info, workspace_bytes);
-    F(ffn_block_info, schedule), F(ffn_block_info, tile_rows);
+    F(ffn_block_info, schedule), F(ffn_block_info, tile_rows), F(ffn_block_info, compute_dtype);
+    F(ffn_block_info, gemm_impl);
     END();
     STRUCT(ffn_file_tensor);
     F(ffn_file_tensor, name), F(ffn_file_tensor, dtype), F(ffn_file_tensor, n_dims);
@@ -137,6 +138,7 @@ int main(void) {
     C(FFN_GATE_UP_INTERLEAVED), C(FFN_GATE_UP_BLOCKED), C(FFN_GATE_UP_LAYOUT_COUNT);
     C(FFN_BLOCK_SCHEDULE_AUTO), C(FFN_BLOCK_SCHEDULE_TILED), C(FFN_BLOCK_SCHEDULE_SEPARATE);
     C(FFN_BLOCK_SCHEDULE_COUNT);
+    C(FFN_BLOCK_MATH_STRICT), C(FFN_BLOCK_MATH_BF16), C(FFN_BLOCK_MATH_TF32), C(FFN_BLOCK_MATH_COUNT);
     C(FFN_BLOCK_POLICY_NONE), C(FFN_BLOCK_POLICY_SAVE), C(FFN_BLOCK_POLICY_RECOMPUTE);
     C(FFN_BLOCK_POLICY_COUNT);
     C(FFN_FILE_DTYPE_F32), C(FFN_FILE_DTYPE_BF16), C(FFN_FILE_DTYPE_F16), C(FFN_FILE_DTYPE_F64);

@@ -316,15 +316,21 @@ class TestModuleBehaviour(Checks):
     def test_bf16_weights_cache_follows_updates(self):
         plain16 = LlamaMLP(32, 48).bfloat16()
         mod = ft.from_hf_mlp(plain16)
-        self.assertGreater(mod.block_info(5)["cache_bytes"], 0)  # converted once, owned
+        self.assertEqual(mod.block_info(5)["cache_bytes"], 0)  # bf16 used where it lies
         x = self.x
+
+        def check(what):
+            # The block multiplies in bf16 (x rounded to bf16, f32 accumulation, h rounded to
+            # bf16 for the down projection): the reference is torch's f32 MLP on the same
+            # bf16-rounded x and weights, within bf16's relative rounding (2^-8) times a few.
+            ref = copy.deepcopy(plain16).float()(x.bfloat16().float())
+            torch.testing.assert_close(mod(x), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item(),
+                                       msg=what)
+
         with torch.no_grad():
-            # The reference: the same bf16 weights widened to f32 (exactly), torch's f32 MLP.
-            torch.testing.assert_close(mod(x), copy.deepcopy(plain16).float()(x), rtol=1e-5,
-                                       atol=1e-5)
-            plain16.up_proj.weight.mul_(2)  # in place: the version counter moves
-            torch.testing.assert_close(mod(x), copy.deepcopy(plain16).float()(x), rtol=1e-5,
-                                       atol=1e-5)
+            check("bf16 weights")
+            plain16.up_proj.weight.mul_(2)  # in place: seen by the next call (no copy)
+            check("after an in-place update")
         y = mod(x.bfloat16().requires_grad_())
         self.assertEqual(y.dtype, torch.bfloat16)
         y.float().sum().backward()
