@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libopenblas-dev libcjson-dev
-      libopenblas0-openmp libopenblas-openmp-dev)
+      libopenblas0-openmp libopenblas-openmp-dev libopenmpi-dev openmpi-bin)
 # Extra groups, selected by arguments: `deps.sh bench` adds PyTorch and gnuplot.
 for extra in "$@"; do
   case "$extra" in
