@@ -394,6 +394,8 @@ done:
 }
 
 int ffn_cmd_bench_block(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)  // tensor-parallel: its own file (tools/cmd_bench_tp.c)
+        if (!strcmp(argv[i], "--tp")) return ffn_cmd_bench_tp(argc, argv);
     int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT;
     const char *fixture = NULL;
     for (int i = 1; i < argc; i++) {

@@ -15,6 +15,7 @@
 
 #include "ffn.h"
 #include "tools.h"
+#include "tp.h"
 
 // H200 SXM: 989 dense bf16 TFLOP/s over 4.8 TB/s of HBM3e = ~206 FLOP per byte.
 #define H200_BF16_FLOPS 989e12
@@ -36,7 +37,9 @@ static void ffn__usage(FILE *f) {
             "  Widths: plain m = 4d; gated m = K·ceil(int(F·int(2/3·4d))/K) (LLaMA rule; K 256,\n"
             "  F 1.0 by default) unless --m gives the checkpoint's own width.\n"
             "  --tokens T   FLOPs, bytes and arithmetic intensity of one call on T tokens\n"
-            "  --machine    measure this CPU's f32 GEMM rate and triad bandwidth (< 1 s)\n");
+            "  --machine    measure this CPU's f32 GEMM rate and triad bandwidth (< 1 s)\n"
+            "  --tp P       per-rank parameters and all-reduce bytes per token over P ranks\n"
+            "               (--align K: d_ff split in units of K columns)\n");
 }
 
 // Measured f32 GEMM FLOP/s and triad bytes/s of this machine (best of a few runs).
@@ -88,7 +91,7 @@ static double ffn__crossover(ffn_ctx_t ctx, const struct ffn_block_spec *s, enum
 }
 
 int ffn_cmd_size(int argc, char **argv) {
-    long long d = 0, m_given = 0, multiple_of = 256, tokens = 0;
+    long long d = 0, m_given = 0, multiple_of = 256, tokens = 0, tp = 0, tp_align = 1;
     double multiplier = 1.0;
     int json = 0, machine = 0;
     for (int i = 1; i < argc; i++) {
@@ -103,14 +106,17 @@ int ffn_cmd_size(int argc, char **argv) {
         else if (v && !strcmp(a, "--multiple-of")) multiple_of = atoll(v), i++;
         else if (v && !strcmp(a, "--multiplier")) multiplier = atof(v), i++;
         else if (v && !strcmp(a, "--tokens")) tokens = atoll(v), i++;
+        else if (v && !strcmp(a, "--tp")) tp = atoll(v), i++;
+        else if (v && !strcmp(a, "--align")) tp_align = atoll(v), i++;
         else {
             fprintf(stderr, "ffn size: unknown or incomplete option '%s'\n", a);
             ffn__usage(stderr);
             return 2;
         }
     }
-    if (d < 1 || m_given < 0 || tokens < 0) {
-        fprintf(stderr, "ffn size: --d must be ≥ 1 (and --m, --tokens ≥ 0)\n");
+    if (d < 1 || m_given < 0 || tokens < 0 || tp < 0 || tp > FFN_TP_MAX_WORLD || tp_align < 1) {
+        fprintf(stderr, "ffn size: --d must be ≥ 1 (and --m, --tokens ≥ 0, --tp in [0, %d], "
+                "--align ≥ 1)\n", FFN_TP_MAX_WORLD);
         ffn__usage(stderr);
         return 2;
     }
@@ -190,6 +196,7 @@ int ffn_cmd_size(int argc, char **argv) {
                 printf("this CPU: no BLAS in this build; cannot measure the GEMM rate\n");
         }
     }
+    if (tp) ffn_tool_size_tp(ctx, tp, tp_align, d, m_plain, m_gated, json);
     ffn_ctx_destroy(ctx);
     return 0;
 }
