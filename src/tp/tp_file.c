@@ -290,11 +290,18 @@ enum ffn_status ffn_tp_model_shard(ffn_ctx_t ctx, const char *model_path, int64_
     ffn_sha256_final(&h, dg);
     ffn_sha256_hex(dg, set);
 
-    // The temporary folder beside out_dir.
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out_dir);
-    if (!mkdtemp(tmp)) {
-        st = ffn_error(ctx, FFN_STATUS_IO, "%s: cannot create a temporary folder %s: %s", fn, tmp,
-                       strerror(errno));
+    // The temporary folder beside out_dir (mkdir: the permissions the umask gives, as out_dir's).
+    bool made = false;
+    for (unsigned k = 0; k < 100 && !made; k++) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", out_dir, (long)getpid(),
+                 (unsigned)(dg[k % 32] << 8 | k));
+        made = mkdir(tmp, 0777) == 0;
+        if (!made && errno != EEXIST) break;
+    }
+    if (!made) {
+        st = ffn_error(ctx, FFN_STATUS_IO, "%s: cannot create a temporary folder %s beside %s "
+                       "(does the folder that holds it exist and is it writable?): %s", fn, tmp,
+                       out_dir, strerror(errno));
         goto done;
     }
     tmp_made = true;
