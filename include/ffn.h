@@ -910,10 +910,10 @@ struct ffn_tp_plan {
     enum ffn_tp_down_bias down_bias;
 };
 
-#define FFN_TP_PLAN_INIT                                                                 \
-    { sizeof(struct ffn_tp_plan), 0, 1, FFN_BLOCK_SPEC_INIT, FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, \
-      FFN_WEIGHT_OUT_IN, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN,          \
-      FFN_WEIGHT_OUT_IN, FFN_TP_DOWN_BIAS_RANK0 }
+#define FFN_TP_PLAN_INIT                                                                     \
+    { sizeof(struct ffn_tp_plan), 0, 1, FFN_BLOCK_SPEC_INIT, FFN_WEIGHT_OUT_IN,               \
+      FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN,          \
+      FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, FFN_TP_DOWN_BIAS_RANK0 }
 
 /// Makes the plan that splits the block (spec, weights) over `world` ranks. Only the weights'
 /// orientations are read (weights may be NULL: every tensor [out, in]); opts may be NULL.
@@ -1029,10 +1029,11 @@ FFN_API enum ffn_status ffn_comm_allreduce_f32(ffn_ctx_t ctx, ffn_comm_t comm, f
                                                int64_t n);
 
 /// Agreement: every rank passes its own status; returns FFN_STATUS_OK on every rank when all
-/// passed OK, else on every rank the largest status passed (a rank that failed keeps its own
-/// message; the others get "another rank failed with ..."). Collective. Use it after local work
-/// that may fail on some ranks only (opening a file), before the next collective call.
-/// @retval the agreed status (FFN_STATUS_BACKEND when the communication itself failed)
+/// passed OK, else an error on every rank: a rank that failed returns its own status and keeps
+/// its message, the others return the largest status passed, with "another rank failed
+/// (<status>); its message says why". Collective. Use it after local work that may fail on some
+/// ranks only (opening a file), before the next collective call.
+/// @retval FFN_STATUS_OK, the failed status, FFN_STATUS_BACKEND (the communication failed)
 FFN_API enum ffn_status ffn_comm_agree(ffn_ctx_t ctx, ffn_comm_t comm, enum ffn_status local);
 
 /// Traffic through a communicator since creation (or the last reset). `data` counts the

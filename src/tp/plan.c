@@ -534,6 +534,22 @@ enum ffn_status ffn_tp_plan_parse(ffn_ctx_t ctx, const char *text, struct ffn_tp
     return FFN_STATUS_OK;
 }
 
+// One field of a plan for the comparison: its name, both values, and the names of an enum's
+// values (NULL: print the integers).
+struct ffn__field {
+    const char *name;
+    int64_t a, b;
+    const char *const *names;
+    unsigned count;
+};
+
+static const char *ffn__value_name(const struct ffn__field *f, int64_t v, char *buf, size_t cap) {
+    if (f->names) return v >= 0 && (uint64_t)v < f->count ? f->names[v] : "?";
+    if (f->names == NULL && f->count == 1) return ffn_act_name((enum ffn_act)v);
+    snprintf(buf, cap, "%" PRId64, v);
+    return buf;
+}
+
 bool ffn_tp_plan_equal(const struct ffn_tp_plan *a, const struct ffn_tp_plan *b, char *why,
                        size_t why_cap) {
     char tmp[8];
@@ -544,43 +560,37 @@ bool ffn_tp_plan_equal(const struct ffn_tp_plan *a, const struct ffn_tp_plan *b,
         return a == b;
     }
     const struct ffn_block_spec *x = &a->block, *y = &b->block;
-#define FFN__INT(f, va, vb)                                                                     \
-    if ((int64_t)(va) != (int64_t)(vb)) {                                                       \
-        snprintf(why, why_cap, "%s: %" PRId64 " vs %" PRId64, f, (int64_t)(va), (int64_t)(vb)); \
-        return false;                                                                           \
-    }
-#define FFN__NAME(f, va, vb, names, count)                                                    \
-    if ((va) != (vb)) {                                                                       \
-        snprintf(why, why_cap, "%s: %s vs %s", f, (unsigned)(va) < (count) ? names[va] : "?", \
-                 (unsigned)(vb) < (count) ? names[vb] : "?");                                 \
-        return false;                                                                         \
-    }
-    FFN__INT("world", a->world, b->world);
-    FFN__INT("d_model", x->d_model, y->d_model);
-    FFN__INT("d_ff", x->d_ff, y->d_ff);
-    if (x->act != y->act) {
-        snprintf(why, why_cap, "act: %s vs %s", ffn_act_name(x->act), ffn_act_name(y->act));
+    const char *const *L = ffn__layout_names, *const *O = ffn__orient_names;
+    // In the order of the text form; count 1 without names marks the activation.
+    const struct ffn__field f[] = {
+        {"world", a->world, b->world, NULL, 0},
+        {"d_model", x->d_model, y->d_model, NULL, 0},
+        {"d_ff", x->d_ff, y->d_ff, NULL, 0},
+        {"act", x->act, y->act, NULL, 1},
+        {"gated", x->gated, y->gated, NULL, 0},
+        {"layout", x->gate_up_layout, y->gate_up_layout, L, 5},
+        {"tp_groups", x->tp_groups, y->tp_groups, NULL, 0},
+        {"orient (gate)", a->orient_gate, b->orient_gate, O, 2},
+        {"orient (up)", a->orient_up, b->orient_up, O, 2},
+        {"orient (down)", a->orient_down, b->orient_down, O, 2},
+        {"bias_gate", x->bias_gate, y->bias_gate, NULL, 0},
+        {"bias_up", x->bias_up, y->bias_up, NULL, 0},
+        {"bias_down", x->bias_down, y->bias_down, NULL, 0},
+        {"align", a->align, b->align, NULL, 0},
+        {"shard_layout", a->shard_layout, b->shard_layout, L, 5},
+        {"shard_orient (gate)", a->shard_orient_gate, b->shard_orient_gate, O, 2},
+        {"shard_orient (up)", a->shard_orient_up, b->shard_orient_up, O, 2},
+        {"shard_orient (down)", a->shard_orient_down, b->shard_orient_down, O, 2},
+        {"down_bias", a->down_bias, b->down_bias, ffn__bias_names, 2},
+    };
+    for (size_t i = 0; i < FFN_ARRAY_LEN(f); i++) {
+        if (f[i].a == f[i].b) continue;
+        char ba[24], bb[24];
+        snprintf(why, why_cap, "%s: %s vs %s", f[i].name,
+                 ffn__value_name(&f[i], f[i].a, ba, sizeof ba),
+                 ffn__value_name(&f[i], f[i].b, bb, sizeof bb));
         return false;
     }
-    FFN__INT("gated", x->gated, y->gated);
-    FFN__NAME("layout", x->gate_up_layout, y->gate_up_layout, ffn__layout_names, 5u);
-    FFN__INT("tp_groups", x->tp_groups, y->tp_groups);
-    FFN__NAME("orient (gate)", a->orient_gate, b->orient_gate, ffn__orient_names, 2u);
-    FFN__NAME("orient (up)", a->orient_up, b->orient_up, ffn__orient_names, 2u);
-    FFN__NAME("orient (down)", a->orient_down, b->orient_down, ffn__orient_names, 2u);
-    FFN__INT("bias_gate", x->bias_gate, y->bias_gate);
-    FFN__INT("bias_up", x->bias_up, y->bias_up);
-    FFN__INT("bias_down", x->bias_down, y->bias_down);
-    FFN__INT("align", a->align, b->align);
-    FFN__NAME("shard_layout", a->shard_layout, b->shard_layout, ffn__layout_names, 5u);
-    FFN__NAME("shard_orient (gate)", a->shard_orient_gate, b->shard_orient_gate, ffn__orient_names,
-              2u);
-    FFN__NAME("shard_orient (up)", a->shard_orient_up, b->shard_orient_up, ffn__orient_names, 2u);
-    FFN__NAME("shard_orient (down)", a->shard_orient_down, b->shard_orient_down, ffn__orient_names,
-              2u);
-    FFN__NAME("down_bias", a->down_bias, b->down_bias, ffn__bias_names, 2u);
-#undef FFN__INT
-#undef FFN__NAME
     return true;
 }
 
