@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 status=0
 step() { printf '\n== %s\n' "$*"; }
 
-step "ffn check: special values, and the two classic WGSL bugs tested absent"
+step "ffn check: special values, and the two classic WGSL bugs (docs/numerics.md) tested absent"
 "$FFN" check || status=1
 
 step "ffn ulp: accuracy against MPFR (f32 strided sweep + hard regions; bf16 all 65,536 inputs)"

@@ -42,7 +42,7 @@ static void ffn__usage(FILE *f) {
             "               (--align K: d_ff split in units of K columns)\n");
 }
 
-// Measured f32 GEMM FLOP/s and triad bytes/s of this machine (best of a few runs).
+// Measured f32 GEMM FLOP/s and triad bytes/s of the CPU the tool runs on (best of a few runs).
 static void ffn__machine(double *flops, double *bw) {
     *flops = 0;
     *bw = 0;

@@ -575,7 +575,7 @@ int64_t ffn_inputs_hard(float *out, int64_t cap) {
         {1e12f, 1e14f, 2048},     {-1e14f, -1e12f, 2048},  // 0.044715x³ overflows f32
         {1e37f, 0x1.fffffep127f, 2048}, {-0x1.fffffep127f, -1e37f, 2048},  // near overflow
     };
-    // The special values of the contract and of the classic bugs.
+    // The special values of the contract and of the two classic WGSL bugs (docs/numerics.md).
     static const float specials[] = {0.0f,    -0.0f,   INFINITY, -INFINITY, NAN,    1000.0f,
                                      -1000.0f, 150.0f, -150.0f,  -88.0f,    -92.0f, -104.0f,
                                      100.0f,  -100.0f, 0x1p-149f, -0x1p-149f};

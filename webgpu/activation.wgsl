@@ -2,7 +2,7 @@
 // combines SwiGLU / GeGLU / ReGLU and all their backward passes, for f32 storage (one element per
 // thread), vec4<f32> storage (four per thread) and packed f16 storage (two f16 per u32 word, RNE,
 // no shader-f16 feature needed). activation_f16.wgsl adds array<f16> variants on top of this file.
-// Numerical contract: DESIGN.md and docs/numerics.md ("WebGPU (WGSL)"). Not here: the host code
+// Numerical contract: docs/design.md, docs/numerics.md ("WebGPU (WGSL)"). Not here: the host code
 // (ffn-webgpu.js) and any matrix multiply. Every kernel: @workgroup_size(256), bounds-checked flat
 // index over a 1-D or 2-D grid (at most 65535 workgroups per dimension).
 

@@ -368,7 +368,7 @@ void ffn_block_destroy(ffn_block_t block) {
 int64_t ffn_block_tile_rows(const struct ffn_block *b, int64_t n_tokens) {
     enum ffn_block_schedule s = b->opts.schedule;
     // AUTO: one GEMM then one activation pass measured faster than row tiles at every shape
-    // tried on this machine kind (docs/blocks.md: P fits the 32 MiB L3, smaller GEMMs lose).
+    // tried on an AMD EPYC Zen 4 (docs/blocks.md: P fits the 32 MiB L3, smaller GEMMs lose).
     if (s == FFN_BLOCK_SCHEDULE_AUTO) s = FFN_BLOCK_SCHEDULE_SEPARATE;
     if (s == FFN_BLOCK_SCHEDULE_SEPARATE || n_tokens <= 0) return n_tokens > 0 ? n_tokens : 1;
     int64_t rows = b->opts.tile_rows;

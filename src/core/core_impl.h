@@ -30,11 +30,11 @@ struct ffn_kcfg {
 
 // A streaming (non-temporal) body of a SIMD kernel walks this many interleaved sub-ranges of its
 // elements at once, `arrays` being the inputs plus outputs it touches: vector k of every
-// sub-range, then vector k + 1, so about 8–10 memory streams are in flight. On one Zen 4 core (the
-// host of session 3) a kernel with ~10 cycles of arithmetic per 64-byte line otherwise leaves the
+// sub-range, then vector k + 1, so about 8–10 memory streams are in flight. On one AMD EPYC Zen 4
+// core a kernel with ~10 cycles of arithmetic per 64-byte line otherwise leaves the
 // hardware prefetchers too little to work with, at every 4 KiB page boundary above all: SiLU
 // forward on 4 KiB pages went from 0.82 to 1.06 of a triad with 4 sub-ranges, GeLU-tanh from 0.76
-// to 0.92 (bench/README.md, "Pages"). More than ~10 streams in all was slower. Each element is
+// to 0.92 (docs/performance.md, "Pages"). More than ~10 streams in all was slower. Each element is
 // still computed alone by the same vector code, so results do not change.
 static inline int ffn_stream_ways(int arrays) { return arrays <= 2 ? 4 : 2; }
 

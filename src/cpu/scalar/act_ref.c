@@ -1,5 +1,5 @@
 // act_ref.c — the reference definitions of every activation and its derivative, in double.
-// These are the textbook formulas in their stable forms (DESIGN.md, numerical contract); the
+// These are the textbook formulas in their stable forms (docs/design.md, numerical contract); the
 // MPFR oracle in tests/cpu checks them, and every other kernel is tested against them.
 #include <math.h>
 

@@ -108,7 +108,7 @@ FFN_VINLINE void ffn__vstore(void *p, int64_t i, enum ffn_dtype dt, __m512 v, en
 // the even ones (shifted up) as two f32 vectors, each computed as any vector is, every lane
 // alone; one vcvtne2ps2bf16 and one vpermw put both back in order. Against 16 elements at a time
 // (vpmovzxwd + vpslld in, vcvtneps2bf16 out) the conversions take fewer and shorter operations:
-// SiLU forward bf16 in cache 9.5 -> 7.3 cycles per 16 elements (bench/README.md, "bf16").
+// SiLU forward bf16 in cache 9.5 -> 7.3 cycles per 16 elements (docs/performance.md, "bf16").
 struct ffn__eo {
     __m512 o, e;  // elements 2k+1 and 2k of the 32, k = lane
 };
@@ -357,7 +357,7 @@ FFN_VINLINE void ffn__unit_fin(const struct ffn_kcfg *cfg, const struct ffn__ptr
 // the load and pre stage of unit k + 1 of a sub-range come before the fin stage of unit k. A
 // fast path is one long dependency chain per vector (~25 operations, ~60 cycles); in plain order
 // the out-of-order core holds too few vectors' chains at once to keep its FP pipes busy, and a
-// step ahead the fin stage's operations find their inputs ready. Same-process A/B on this host,
+// step ahead the fin stage's operations find their inputs ready. Same-process A/B, AMD Zen 4,
 // one thread, 32M f32 (bench/ab.sh): σ forward +15%, SwiGLU and quick-GeGLU forward +18%, GLU
 // forward +13%, σ backward +7%, most others +2-5%; in cache SwiGLU forward 14.6 -> 13.2 cycles
 // per vector. The w loops are unrolled so that the units stay in registers (rolled, they went
@@ -439,11 +439,11 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
 // activation run without its pre stage, GeGLU-erf's backward, is a gated backward anyway), the
 // unary forward (where that read would add half the traffic of a 16-bit op) and the gated backward
 // (two outputs). A 16-bit output of a transcendental backward or gated forward is compute-bound
-// (bench/README.md, "bf16"); there ordinary stores add a third to its traffic and let the
+// (docs/performance.md, "bf16"); there ordinary stores add a third to its traffic and let the
 // arithmetic run on. Same-process A/B, 32M, N(0,1), one thread, against non-temporal stores:
 // bf16 backward 1.12-1.17x, gated forward 1.11-1.15x, f16 1.03-1.15x; two processes at once
 // 0.99-1.02x; with ordinary stores the unary forward went 0.92-0.97x at two, the gated backward
-// 1.00x at one, f32 outputs 0.88-1.12x over two runs (bench/README.md, "Stores").
+// 1.00x at one, f32 outputs 0.88-1.12x over two runs (docs/performance.md, "Stores").
 FFN_VINLINE bool ffn__nt_pays(enum ffn__kind kind, enum ffn_dtype out, ffn__vpre pre) {
     return out == FFN_DTYPE_F32 || pre == ffn__pre_none ||
            !(kind == FFN_K_ACT_BWD || kind == FFN_K_GLU_FWD);
