@@ -891,6 +891,327 @@ FFN_API enum ffn_status ffn_tensor_convert(ffn_ctx_t ctx, const struct ffn_tenso
                                            const struct ffn_tensor *src);
 
 // -------------------------------------------------------------------------------------------
+// Tensor parallelism (src/tp/): sharding plans, communicators, tensor-parallel blocks
+//
+// A block too large for one device is split over P ranks (Megatron's MLP split):
+//   gate, up  column-parallel: rank r holds the outputs [c_r, c_r + m_r) of the d_ff axis, the
+//             SAME columns for gate and up (act(gate_j)·up_j pairs column j with column j);
+//   down      row-parallel: rank r holds the inputs [c_r, c_r + m_r);
+//   y         = Σ_r y_r, one all-reduce (sum) of [n_tokens, d_model] after the local block;
+//   dx        = Σ_r dx_r, one all-reduce in the backward; weight gradients stay on their rank.
+// A fused gate_up tensor is re-blocked per rank ([g_r | u_r] from [g | u]); cutting it
+// contiguously would hand rank 0 every gate column and rank 1 every up column, a different
+// function with no error anywhere. The plan is data (printable, parseable, comparable), the
+// same on every rank; ffn_tp_shard_create copies one rank's weights out of the whole block's.
+//
+// Communication goes through a communicator the library wraps but never owns: Open MPI now
+// (ffn_comm_create_mpi; MPI must be initialised by the caller, any thread level: ffn calls MPI
+// only from the calling thread, never from its OpenMP workers). A build without MPI returns
+// FFN_STATUS_UNSUPPORTED from the communicator entry points.
+//
+// Collective calls (marked "collective") must be made by every rank of the communicator in the
+// same order. They never leave a rank waiting when another fails: each one ends with an
+// agreement step, so every rank returns an error when any rank's part failed (the failing rank
+// says why; the others name the status and the rank count).
+//
+// Example (each rank of `mpirun -np 2`, whole-block weights w as in the block section):
+//
+//     MPI_Comm world = MPI_COMM_WORLD;                 // after MPI_Init_thread
+//     ffn_comm_t comm;
+//     ffn_comm_create_mpi(ctx, &world, &comm);        // collective
+//     struct ffn_tp_plan plan = FFN_TP_PLAN_INIT;
+//     ffn_tp_plan_make(ctx, &spec, &w, 2, NULL, &plan);
+//     ffn_tp_shard_t shard;                          // this rank's columns, re-blocked
+//     ffn_tp_shard_create(ctx, &plan, ffn_comm_rank(comm), &w, &shard);
+//     ffn_tp_block_t blk;
+//     ffn_tp_block_create(ctx, comm, &plan, ffn_tp_shard_weights(shard), NULL, &blk);
+//     ffn_tp_block_forward(ctx, blk, &ty, &tx, FFN_BLOCK_POLICY_NONE);  // y on every rank
+// -------------------------------------------------------------------------------------------
+
+/// Largest world size a plan accepts.
+#define FFN_TP_MAX_WORLD 65536
+/// Bytes that always hold a plan's text (ffn_tp_plan_to_string), NUL included.
+#define FFN_TP_PLAN_TEXT_MAX 512
+
+/// Where the down projection's bias is added: once, never once per rank.
+enum ffn_tp_down_bias {
+    FFN_TP_DOWN_BIAS_RANK0 = 0,     // rank 0's shard alone holds b_down and adds it to its partial
+                                    // y before the all-reduce (vLLM RowParallelLinear)
+    FFN_TP_DOWN_BIAS_AFTER_REDUCE,  // every shard holds b_down; added after the all-reduce
+                                    // (Megatron); its gradient is the same on every rank
+    FFN_TP_DOWN_BIAS_COUNT
+};
+
+/// Choices for a plan. The partition of d_ff: `align` columns make a unit, the first
+/// (units mod P) ranks get one unit more than the others, and the last unit is short when d_ff
+/// is not a multiple of align (d_ff = 172, P = 3, align 1: 58, 57, 57; d_ff = 11008, P = 4,
+/// align 128: 2816, 2816, 2688, 2688).
+struct ffn_tp_plan_opts {
+    size_t size;                     // sizeof(struct ffn_tp_plan_opts)
+    int64_t align;                   // ≥ 1; 128 keeps every rank's width a tensor-core multiple
+    enum ffn_gate_up_layout layout;  // every rank's gate/up layout; FFN_GATE_UP_LAYOUT_COUNT: as
+                                     // stored (a BLOCKED source gives FUSED); never BLOCKED
+    enum ffn_weight_orient orient;   // every rank's weight orientation; FFN_WEIGHT_ORIENT_COUNT:
+                                     // each tensor as stored
+    enum ffn_tp_down_bias down_bias;
+};
+
+#define FFN_TP_PLAN_OPTS_INIT \
+    { sizeof(struct ffn_tp_plan_opts), 1, FFN_GATE_UP_LAYOUT_COUNT, FFN_WEIGHT_ORIENT_COUNT, \
+      FFN_TP_DOWN_BIAS_RANK0 }
+
+/// A sharding plan: the whole block as stored, the world size and every rank's layout. The
+/// same on every rank (the rank is an argument of the functions that need it).
+struct ffn_tp_plan {
+    size_t size;                  // sizeof(struct ffn_tp_plan)
+    int64_t world;                // P ≥ 1 ranks
+    int64_t align;                // the partition unit (ffn_tp_plan_opts)
+    struct ffn_block_spec block;  // the whole block: widths, act, stored gate/up layout, biases
+    enum ffn_weight_orient orient_gate, orient_up, orient_down;  // as stored (fused: gate_up's
+                                                                 // in both; plain: gate unused)
+    enum ffn_gate_up_layout shard_layout;  // every rank's (SEPARATE for a plain block)
+    enum ffn_weight_orient shard_orient_gate, shard_orient_up, shard_orient_down;
+    enum ffn_tp_down_bias down_bias;
+};
+
+#define FFN_TP_PLAN_INIT                                                                     \
+    { sizeof(struct ffn_tp_plan), 0, 1, FFN_BLOCK_SPEC_INIT, FFN_WEIGHT_OUT_IN,               \
+      FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN,          \
+      FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, FFN_TP_DOWN_BIAS_RANK0 }
+
+/// Makes the plan that splits the block (spec, weights) over `world` ranks. Only the weights'
+/// orientations are read (weights may be NULL: every tensor [out, in]); opts may be NULL.
+/// @retval FFN_STATUS_OK
+/// @retval FFN_STATUS_INVALID_ARG  a spec the block API refuses, world outside [1,
+///         FFN_TP_MAX_WORLD], fewer units than ranks ("d_ff=100 makes 1 unit of align=128;
+///         2 ranks need at least one each"), a BLOCKED or [in, out] INTERLEAVED shard layout
+FFN_API enum ffn_status ffn_tp_plan_make(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                         const struct ffn_block_weights *weights, int64_t world,
+                                         const struct ffn_tp_plan_opts *opts,
+                                         struct ffn_tp_plan *plan);
+
+/// Rank `rank`'s columns of d_ff: [*col0_out, *col0_out + *cols_out).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (rank outside [0, world), a plan that fails
+///         the checks of ffn_tp_plan_parse)
+FFN_API enum ffn_status ffn_tp_plan_range(ffn_ctx_t ctx, const struct ffn_tp_plan *plan,
+                                          int64_t rank, int64_t *col0_out, int64_t *cols_out);
+
+/// The block rank `rank` runs: d_ff = its width, its gate/up layout, tp_groups 1, the gate and
+/// up biases as the whole block's, bias_down as the down-bias rule gives it (RANK0: rank 0
+/// only; AFTER_REDUCE: none, the tensor-parallel block adds it after the all-reduce).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_tp_plan_shard_spec(ffn_ctx_t ctx, const struct ffn_tp_plan *plan,
+                                               int64_t rank, struct ffn_block_spec *spec_out);
+
+/// The plan as one line of text (also its serialised form, e.g. in a shard file's metadata):
+///   ffn-tp-plan/1 world=2 d_model=64 d_ff=172 act=silu gated=1 layout=fused tp_groups=1
+///   orient=out_in,out_in,out_in bias=1,1,1 align=1 shard_layout=fused
+///   shard_orient=out_in,out_in,out_in down_bias=rank0 cols=86,86
+/// (one line; `cols` lists every rank's width, for the reader: the parser checks it).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (cap < FFN_TP_PLAN_TEXT_MAX and the text
+///         does not fit, or an invalid plan)
+FFN_API enum ffn_status ffn_tp_plan_to_string(ffn_ctx_t ctx, const struct ffn_tp_plan *plan,
+                                              char *buf, size_t cap);
+
+/// Parses the text of ffn_tp_plan_to_string (untrusted input: every key required once, every
+/// value checked, the plan re-validated and `cols` compared with the partition it implies).
+/// `plan->size` must be set (FFN_TP_PLAN_INIT).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BAD_FORMAT ("plan text: align=0;
+///         expected an integer ≥ 1")
+FFN_API enum ffn_status ffn_tp_plan_parse(ffn_ctx_t ctx, const char *text,
+                                          struct ffn_tp_plan *plan);
+
+/// True when the plans are the same. Otherwise, when why != NULL, writes the first difference
+/// ("world: 2 vs 4", "shard_layout: fused vs separate") into why[why_cap].
+FFN_API bool ffn_tp_plan_equal(const struct ffn_tp_plan *a, const struct ffn_tp_plan *b,
+                               char *why, size_t why_cap);
+
+/// What rank `rank` holds and sends under a plan, for n_tokens tokens.
+struct ffn_tp_cost {
+    size_t size;                 // sizeof(struct ffn_tp_cost)
+    int64_t d_ff;                // the rank's width m_r
+    int64_t n_params;            // the rank's weights and biases
+    double allreduce_bytes_fwd;  // payload of the forward's all-reduce: n_tokens·d_model·esize
+    double allreduce_bytes_bwd;  // payload of the backward's (dx)
+    double sent_bytes_fwd;       // bytes the rank sends in a ring all-reduce of that payload:
+    double sent_bytes_bwd;       //   2·(P-1)/P · payload (reduce-scatter, then all-gather)
+};
+
+#define FFN_TP_COST_INIT { sizeof(struct ffn_tp_cost), 0, 0, 0, 0, 0, 0 }
+
+/// Fills `cost` (size set: FFN_TP_COST_INIT). act_dtype: the dtype of y and dx on the wire.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_tp_plan_cost(ffn_ctx_t ctx, const struct ffn_tp_plan *plan,
+                                         int64_t rank, int64_t n_tokens, enum ffn_dtype act_dtype,
+                                         struct ffn_tp_cost *cost);
+
+// --- shards: one rank's weights ----------------------------------------------------------------
+
+typedef struct ffn_tp_shard *ffn_tp_shard_t;
+
+/// Copies rank `rank`'s part of the whole block's weights (views as for ffn_block_create, of
+/// the spec and orientations the plan was made from) into memory the shard owns, in the
+/// plan's shard layout and orientations, each tensor in its source dtype (a fused shard tensor
+/// made from a gate and an up of different dtypes takes the gate's). Fused tensors are
+/// re-blocked: rank r's [g_r | u_r] gathers gate columns c_r.. and up columns c_r.., wherever
+/// the source layout keeps them (two tensors, [g | u], [u | g], interleaved, blocked for any
+/// group count).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (a weight the block API would refuse for
+///         the plan's spec, orientations that differ from the plan's), FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_tp_shard_create(ffn_ctx_t ctx, const struct ffn_tp_plan *plan,
+                                            int64_t rank, const struct ffn_block_weights *weights,
+                                            ffn_tp_shard_t *shard_out);
+/// The rank's weights (dense, shapes declared), for ffn_tp_block_create: under
+/// FFN_TP_DOWN_BIAS_AFTER_REDUCE every rank's b_down is set, though its block spec has none.
+FFN_API const struct ffn_block_weights *ffn_tp_shard_weights(ffn_tp_shard_t shard);
+FFN_API void ffn_tp_shard_destroy(ffn_tp_shard_t shard);
+
+// --- communicators ------------------------------------------------------------------------------
+
+typedef struct ffn_comm *ffn_comm_t;
+
+/// Wraps the caller's MPI communicator: `mpi_comm` points to an MPI_Comm (e.g. &world with
+/// MPI_Comm world = MPI_COMM_WORLD). ffn duplicates it (MPI_Comm_dup, so its messages never meet
+/// the caller's) with errors returned rather than fatal. MPI must be initialised (any thread
+/// level) and stay so until ffn_comm_destroy. Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (NULL), FFN_STATUS_UNSUPPORTED (a build
+///         without MPI; MPI not initialised or already finalised), FFN_STATUS_BACKEND (MPI's
+///         error text), FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_comm_create_mpi(ffn_ctx_t ctx, const void *mpi_comm,
+                                            ffn_comm_t *comm_out);
+/// Frees the communicator (MPI: its duplicate; call before MPI_Finalize). NULL is a no-op.
+FFN_API void ffn_comm_destroy(ffn_comm_t comm);
+/// This process's rank and the world size (-1 for NULL).
+FFN_API int64_t ffn_comm_rank(ffn_comm_t comm);
+FFN_API int64_t ffn_comm_size(ffn_comm_t comm);
+/// "mpi" (later "nccl").
+FFN_API const char *ffn_comm_backend(ffn_comm_t comm);
+
+/// In-place sum over the ranks of buf[0..n) (f32). Collective; n must agree across ranks.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_comm_allreduce_f32(ffn_ctx_t ctx, ffn_comm_t comm, float *buf,
+                                               int64_t n);
+
+/// Agreement: every rank passes its own status; returns FFN_STATUS_OK on every rank when all
+/// passed OK, else an error on every rank: a rank that failed returns its own status and keeps
+/// its message, the others return the largest status passed, with "another rank failed
+/// (<status>); its message says why". Collective. Use it after local work that may fail on some
+/// ranks only (opening a file), before the next collective call.
+/// @retval FFN_STATUS_OK, the failed status, FFN_STATUS_BACKEND (the communication failed)
+FFN_API enum ffn_status ffn_comm_agree(ffn_ctx_t ctx, ffn_comm_t comm, enum ffn_status local);
+
+/// Traffic through a communicator since creation (or the last reset). `data` counts the
+/// all-reduces of activations (f32 / bf16); `control` the small agreement and broadcast calls
+/// of collective entry points.
+struct ffn_comm_stats {
+    size_t size;                 // sizeof(struct ffn_comm_stats)
+    int64_t data_calls;
+    double data_bytes;           // payload bytes (each all-reduce's buffer size)
+    double data_sent_bytes;      // bytes this rank sends, ring model: 2·(P-1)/P · payload
+    double data_seconds;         // wall time inside those calls (MPI: synchronous, so it
+                                 // includes waiting for the slowest rank)
+    int64_t control_calls;
+    double control_bytes;
+    double control_seconds;
+};
+
+#define FFN_COMM_STATS_INIT { sizeof(struct ffn_comm_stats), 0, 0, 0, 0, 0, 0, 0 }
+
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_comm_stats(ffn_ctx_t ctx, ffn_comm_t comm,
+                                       struct ffn_comm_stats *stats);
+FFN_API void ffn_comm_stats_reset(ffn_comm_t comm);
+
+// --- tensor-parallel blocks ---------------------------------------------------------------------
+
+typedef struct ffn_tp_block *ffn_tp_block_t;
+
+/// Makes this rank's part of a tensor-parallel block: `weights` are this rank's shard
+/// (ffn_tp_shard_weights, or views of a shard file), `opts` as for ffn_block_create. Checks
+/// that the communicator's size is plan->world and that every rank holds the same plan (rank 0's
+/// is broadcast and compared: "rank 1's plan differs from rank 0's: align: 1 vs 128").
+/// Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (as ffn_block_create for the rank's spec; a
+///         plan that differs across ranks or from the communicator's size),
+///         FFN_STATUS_UNSUPPORTED, FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_tp_block_create(ffn_ctx_t ctx, ffn_comm_t comm,
+                                            const struct ffn_tp_plan *plan,
+                                            const struct ffn_block_weights *weights,
+                                            const struct ffn_block_opts *opts,
+                                            ffn_tp_block_t *block_out);
+FFN_API void ffn_tp_block_destroy(ffn_tp_block_t block);
+
+/// y = block(x) on every rank: the rank's local block writes its partial y, one all-reduce
+/// (sum) completes it (AFTER_REDUCE: then b_down). x, y: f32 [n_tokens, d_model], the same x
+/// and the same n_tokens on every rank. Policies as for ffn_block_forward. Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (as ffn_block_forward; n_tokens differing
+///         across ranks), FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_tp_block_forward(ffn_ctx_t ctx, ffn_tp_block_t block,
+                                             const struct ffn_tensor *y,
+                                             const struct ffn_tensor *x,
+                                             enum ffn_block_policy policy);
+
+/// Backward of the last training forward, from the same dy on every rank: dx (on every rank,
+/// after one all-reduce; NULL on every rank or on none) and this rank's weight gradients in
+/// its shard's layout (as ffn_block_backward for the rank's block). grads->b_down: AFTER_REDUCE:
+/// Σ dy on every rank; RANK0: Σ dy on rank 0 and zero elsewhere (the sum over ranks of every
+/// gradient is the whole block's). Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_tp_block_backward(ffn_ctx_t ctx, ffn_tp_block_t block,
+                                              const struct ffn_block_grads *grads,
+                                              const struct ffn_tensor *dx,
+                                              const struct ffn_tensor *dy);
+
+/// Gathers every rank's weight gradients (`local`, in the rank's shard layout) into the whole
+/// block's layout and orientation (`full`: f32, dense, as ffn_block_backward writes them for
+/// the unsharded block), on every rank: each rank places its columns, one all-reduce per
+/// tensor sums them (b_down is taken from rank 0). The members set must agree across ranks.
+/// Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_tp_grads_gather(ffn_ctx_t ctx, ffn_comm_t comm,
+                                            const struct ffn_tp_plan *plan,
+                                            const struct ffn_block_grads *local,
+                                            const struct ffn_block_grads *full);
+
+// --- shard files ------------------------------------------------------------------------------
+//
+// `ffn_tp_model_shard` writes DIR/rank-<r>-of-<P>.safetensors for r < P: every FFN of a
+// checkpoint (ffn_model_open), rank r's part by the plan, tensors named
+// layers.<L>[.experts.<E>].{gate_proj,up_proj,gate_up_proj,down_proj}.{weight,bias}, and
+// __metadata__: ffn.tp.format, ffn.tp.world, ffn.tp.rank, ffn.tp.source (the source files'
+// names, sizes and SHA-256), ffn.tp.plan.layers.<L>[.experts.<E>] (each FFN's plan text) and
+// ffn.tp.set (SHA-256 of the source and of every plan: the same in every file of one set).
+
+/// Shards the checkpoint at model_path over `world` ranks into out_dir, which must not exist or
+/// be empty: the files are written into a temporary folder beside it, renamed into place when
+/// all are complete. Quantised weights are stored as f32, others in their dtype.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (a non-empty out_dir, opts or world the plan
+///         refuses), the statuses of ffn_model_open, FFN_STATUS_IO, FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_tp_model_shard(ffn_ctx_t ctx, const char *model_path, int64_t world,
+                                           const struct ffn_tp_plan_opts *opts,
+                                           const char *out_dir);
+
+typedef struct ffn_tp_shards *ffn_tp_shards_t;
+
+/// Opens this rank's file of the shard set in `dir` and checks that it belongs here: its rank
+/// and world are the communicator's, its set id matches its own content, every rank holds the
+/// same set (rank 0's source and plans are broadcast and compared: "rank 1's
+/// rank-1-of-2.safetensors comes from another checkpoint: model.safetensors sha256 4f2a.. vs
+/// 9c01.."), and, when model_path is not NULL, that the source files are the checkpoint's
+/// (hashed again) and every plan is the one that checkpoint's FFN makes. Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_NOT_FOUND, FFN_STATUS_BAD_FORMAT, FFN_STATUS_INVALID_ARG
+///         (a mismatch, named), FFN_STATUS_IO, FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_tp_shards_open(ffn_ctx_t ctx, ffn_comm_t comm, const char *dir,
+                                           const char *model_path, ffn_tp_shards_t *shards_out);
+FFN_API void ffn_tp_shards_close(ffn_tp_shards_t shards);
+/// Layer `layer` (expert `expert`, -1 or 0 for a dense layer): its plan and this rank's weights
+/// (views into the mapped file, valid until close).
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (out of range), FFN_STATUS_BAD_FORMAT
+FFN_API enum ffn_status ffn_tp_shards_layer(ffn_ctx_t ctx, ffn_tp_shards_t shards, int64_t layer,
+                                            int64_t expert, struct ffn_tp_plan *plan_out,
+                                            struct ffn_block_weights *weights_out);
+
+// -------------------------------------------------------------------------------------------
 // WebGPU (WGSL) kernels (webgpu/)
 //
 // The WGSL files of webgpu/ are embedded in the library at build time, so a native WebGPU host

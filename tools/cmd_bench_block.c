@@ -652,6 +652,8 @@ done:
 }
 
 int ffn_cmd_bench_block(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)  // tensor-parallel: its own file (tools/cmd_bench_tp.c)
+        if (!strcmp(argv[i], "--tp")) return ffn_cmd_bench_tp(argc, argv);
     int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT, dt = -1;
     int64_t tokens = 0;
     const char *fixture = NULL, *shape = NULL;

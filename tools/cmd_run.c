@@ -11,12 +11,13 @@
 #include "args.h"
 #include "model.h"
 #include "tools.h"
+#include "tp.h"
 
 static void ffn__usage(FILE *f) {
     fprintf(
         f,
         "usage: ffn run MODEL --layer L --input IN.safetensors --output OUT.safetensors\n"
-        "               [--expert E] [--name X]\n"
+        "               [--expert E] [--name X] [--tp P [--shards DIR] ...]\n"
         "\n"
         "Runs the FFN of layer L on the tensor x [tokens, d] (or [d]) of IN.safetensors and\n"
         "writes y (f32, same shape) to OUT.safetensors.\n"
@@ -24,6 +25,7 @@ static void ffn__usage(FILE *f) {
         "  --layer L   the layer (0-based)\n"
         "  --expert E  the expert, for a mixture-of-experts layer\n"
         "  --name X    the input tensor's name (default: \"x\", or the file's only tensor)\n"
+        FFN_TOOL_TP_USAGE
         "\n"
         "exit status: 0 success, 1 the output holds NaN/inf (not written), 2 bad input or usage\n");
 }
@@ -31,12 +33,16 @@ static void ffn__usage(FILE *f) {
 int ffn_cmd_run(int argc, char **argv) {
     const char *model_path = NULL, *in = NULL, *out = NULL, *name = NULL;
     int64_t layer = -1, expert = -1;
+    struct ffn_tool_tp tp = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
         }
+        const int k = ffn_tool_tp_option("ffn run", argc, argv, &i, &tp);
+        if (k < 0) return 2;
+        if (k) continue;
         const bool takes = !strcmp(a, "--layer") || !strcmp(a, "--expert") ||
                            !strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--name");
         if (takes && !(v = ffn_arg_value("run", argc, argv, &i))) return 2;
@@ -76,6 +82,8 @@ int ffn_cmd_run(int argc, char **argv) {
     ffn_safetensors_t io = NULL;
     float *x = NULL, *y = NULL;
     struct ffn_tool_block b = {0};
+    struct ffn_tool_tpb tb = {0};
+    if (ffn_tool_tp_start("ffn run", ctx, &tp)) goto done;
     // The output is checked before any work (and again when it is written).
     if (ffn_file_check_output(ctx, out) || ffn_model_open(ctx, model_path, &model) ||
         ffn_safetensors_open(ctx, in, &io)) {
@@ -135,14 +143,16 @@ int ffn_cmd_run(int argc, char **argv) {
                 T, d, (double)(T * d) * 4.0 / (1 << 20));
         goto done;
     }
-    if (ffn_tool_block_make(ctx, &l, NULL, &b)) {
+    if (tp.world ? ffn_tool_tpb_make(ctx, &tp, model_path, &l, &tb)
+                 : ffn_tool_block_make(ctx, &l, NULL, &b)) {
         fprintf(stderr, "ffn run: %s layer %" PRId64 ": %s\n", mp, layer,
                 ffn_tool_block_errmsg(ctx));
         goto done;
     }
     struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor vy = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
-    if (ffn_block_forward(ctx, b.block, &vy, &vx, FFN_BLOCK_POLICY_NONE)) {
+    if (tp.world ? ffn_tp_block_forward(ctx, tb.block, &vy, &vx, FFN_BLOCK_POLICY_NONE)
+                 : ffn_block_forward(ctx, b.block, &vy, &vx, FFN_BLOCK_POLICY_NONE)) {
         fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
@@ -170,22 +180,29 @@ int ffn_cmd_run(int argc, char **argv) {
                                  .nbytes = (size_t)(T * d) * sizeof *y};
     ty.shape[0] = vec ? d : T;
     ty.shape[1] = d;
-    if (ffn_safetensors_write(ctx, out, &ty, 1, meta, 3)) {
+    if (tp.rank == 0 && ffn_safetensors_write(ctx, out, &ty, 1, meta, 3)) {  // one writer
         fprintf(stderr, "ffn run: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
-    ffn_block_info(ctx, b.block, T, &info);
-    printf("ffn run: %s layer %" PRId64 " (%s, computed in %s): %s [%" PRId64 ", %" PRId64
+    const bool have_info = b.block && !ffn_block_info(ctx, b.block, T, &info);
+    printf("ffn run: %s layer %" PRId64 " (%s%s%s): %s [%" PRId64 ", %" PRId64
            "] -> y written to %s\n", mp, layer, ffn_tool_ffn_name(l.act, l.gated),
-           ffn_dtype_name(info.compute_dtype), ffn_tool_esc(name), T, d, ffn_tool_esc(out));
+           have_info ? ", computed in " : "", have_info ? ffn_dtype_name(info.compute_dtype) : "",
+           ffn_tool_esc(name), T, d, ffn_tool_esc(out));
+    if (tp.world)
+        printf("  tensor-parallel over %" PRId64 " ranks%s%s\n", tp.world,
+               tp.shards ? ", weights from " : " (sharded in memory)",
+               tp.shards ? ffn_tool_esc(tp.shards) : "");
     rc = 0;
 done:
     ffn_tool_block_free(&b);
+    ffn_tool_tpb_free(&tb);
     free(x);
     free(y);
     ffn_safetensors_close(io);
     ffn_model_close(model);
+    ffn_tool_tp_stop(&tp);
     ffn_ctx_destroy(ctx);
     return rc;
 }

@@ -17,6 +17,7 @@
 #include "ffn.h"
 #include "model.h"
 #include "tools.h"
+#include "tp.h"
 
 // H200 SXM: 989 dense bf16 TFLOP/s over 4.8 TB/s of HBM3e = ~206 FLOP per byte.
 #define H200_BF16_FLOPS 989e12
@@ -46,8 +47,10 @@ static void ffn__usage(FILE *f) {
             "  F 1.0 by default) unless --m gives the checkpoint's own width.\n"
             "  --tokens T   FLOPs, bytes and arithmetic intensity of one call on T tokens\n"
             "  --machine    measure this CPU's f32 GEMM rate and triad bandwidth (< 1 s)\n"
+            "  --tp P       per-rank parameters and all-reduce bytes per token over P ranks\n"
+            "               (--align K: d_ff split in units of K columns)\n"
             "  Ranges: D in [1, 2^24], M in [1, 2^26], K in [1, 2^20], F in (0, 64],\n"
-            "  T in [1, 2^40].\n");
+            "  T in [1, 2^40], P in [1, 65536], --align in [1, 2^20].\n");
 }
 
 // Measured f32 GEMM FLOP/s and triad bytes/s of the CPU the tool runs on (best of a few runs).
@@ -99,7 +102,7 @@ static double ffn__crossover(ffn_ctx_t ctx, const struct ffn_block_spec *s, enum
 }
 
 int ffn_cmd_size(int argc, char **argv) {
-    int64_t d = 0, m_given = 0, multiple_of = 256, tokens = 0;
+    int64_t d = 0, m_given = 0, multiple_of = 256, tokens = 0, tp = 0, tp_align = 1;
     double multiplier = 1.0;
     int json = 0, machine = 0;
     for (int i = 1; i < argc; i++) {
@@ -113,7 +116,8 @@ int ffn_cmd_size(int argc, char **argv) {
         } else if (!strcmp(a, "--machine")) {
             machine = 1;
         } else if (!strcmp(a, "--d") || !strcmp(a, "--m") || !strcmp(a, "--multiple-of") ||
-                   !strcmp(a, "--multiplier") || !strcmp(a, "--tokens")) {
+                   !strcmp(a, "--multiplier") || !strcmp(a, "--tokens") || !strcmp(a, "--tp") ||
+                   !strcmp(a, "--align")) {
             if (!(v = ffn_arg_value("size", argc, argv, &i))) return 2;
             if (!strcmp(a, "--d"))
                 ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_D, &d);
@@ -123,6 +127,10 @@ int ffn_cmd_size(int argc, char **argv) {
                 ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_MULTIPLE, &multiple_of);
             else if (!strcmp(a, "--multiplier"))
                 ok = ffn_arg_f64("size", a, v, 0.0, SIZE_MAX_MULTIPLIER, true, &multiplier);
+            else if (!strcmp(a, "--tp"))
+                ok = ffn_arg_i64("size", a, v, 1, FFN_TP_MAX_WORLD, &tp);
+            else if (!strcmp(a, "--align"))
+                ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_MULTIPLE, &tp_align);
             else
                 ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_TOKENS, &tokens);
         } else {
@@ -217,6 +225,7 @@ int ffn_cmd_size(int argc, char **argv) {
                 printf("this CPU: no BLAS in this build; cannot measure the GEMM rate\n");
         }
     }
+    if (tp) ffn_tool_size_tp(ctx, tp, tp_align, d, m_plain, m_gated, json);
     ffn_ctx_destroy(ctx);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "model.h"
 #include "tools.h"
+#include "tp.h"
 
 // Default tolerances on rel, by the lowest-precision weight dtype. The reference is float64
 // rounded to f32; an f32 run differs by accumulated rounding (~1e-6 at these sizes); bf16 / f16 /
@@ -34,6 +35,7 @@
 static void ffn__usage(FILE *f) {
     fprintf(f,
             "usage: ffn verify MODEL IO.safetensors [--layer L] [--expert E] [--tol T]\n"
+            "                  [--tp P [--shards DIR] ...]\n"
             "\n"
             "Checks one layer's FFN against reference outputs and gradients. IO.safetensors holds\n"
             "x [tokens, d] and y [tokens, d], and optionally dy, dx and grad.<param> (named as in\n"
@@ -47,6 +49,7 @@ static void ffn__usage(FILE *f) {
             "  --expert E  expert of a mixture-of-experts layer (default: __metadata__.expert)\n"
             "  --tol T     max rel error accepted, in (0, %g] (default by weight dtype: f32 %g,\n"
             "              f16 %g, bf16 %g, Q8_0 %g, Q4_0 %g)\n"
+            FFN_TOOL_TP_USAGE
             "\n"
             "exit status: 0 all within tolerance, 1 a tensor is not, 2 bad input or usage\n",
             FFN_TOL_MAX, FFN_TOL_F32, FFN_TOL_F16, FFN_TOL_BF16, FFN_TOL_Q8_0, FFN_TOL_Q4_0);
@@ -299,12 +302,16 @@ struct ffn__opts {
     const char *model, *io;
     int64_t layer, expert;
     double tol;
+    struct ffn_tool_tp tp;
 };
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
-    *o = (struct ffn__opts){NULL, NULL, -1, -1, -1.0};
+    *o = (struct ffn__opts){NULL, NULL, -1, -1, -1.0, {0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const int k = ffn_tool_tp_option("ffn verify", argc, argv, &i, &o->tp);
+        if (k < 0) return 2;
+        if (k) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
@@ -414,6 +421,8 @@ int ffn_cmd_verify(int argc, char **argv) {
     float *g[8] = {0};  // ffn's gradients in storage layout (order of struct ffn_model_layer)
     struct ffn__canon ours = {0};
     struct ffn_tool_block b = {0};
+    struct ffn_tool_tpb tb = {0};
+    if (ffn_tool_tp_start("ffn verify", ctx, &o.tp)) goto done;
     if (ffn_model_open(ctx, o.model, &model) || ffn_safetensors_open(ctx, o.io, &io)) {
         fprintf(stderr, "ffn verify: %s\n", ffn_tool_errmsg(ctx));
         goto done;
@@ -486,7 +495,8 @@ int ffn_cmd_verify(int argc, char **argv) {
                 "] (%.1f MiB)\n", T, d, 2.0 * (double)(T * d) * 4.0 / (1 << 20));
         goto done;
     }
-    if (ffn_tool_block_make(ctx, &l, NULL, &b)) {
+    if (o.tp.world ? ffn_tool_tpb_make(ctx, &o.tp, o.model, &l, &tb)
+                   : ffn_tool_block_make(ctx, &l, NULL, &b)) {
         fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", mp, o.layer,
                 ffn_tool_block_errmsg(ctx));
         goto done;
@@ -504,15 +514,20 @@ int ffn_cmd_verify(int argc, char **argv) {
     // The block multiplies in the weights' own dtype (bf16 as stored; f16 through an exact f32
     // copy: the CPU matmul has no f16 kernel), accumulating in f32.
     struct ffn_block_info binfo = FFN_BLOCK_INFO_INIT;
-    if (!ffn_block_info(ctx, b.block, T, &binfo))
+    if (b.block && !ffn_block_info(ctx, b.block, T, &binfo))
         printf("computed in %s (f32 accumulation)\n", ffn_dtype_name(binfo.compute_dtype));
+    if (o.tp.world)
+        printf("tensor-parallel over %" PRId64 " ranks%s%s; gradients gathered back to the "
+               "checkpoint's layout\n", o.tp.world, o.tp.shards ? ", weights from " : " (sharded "
+               "in memory)", o.tp.shards ? ffn_tool_esc(o.tp.shards) : "");
     printf("  %-28s %-12s %-12s %-10s\n", "tensor", "max abs err", "max rel err", "tolerance");
 
     // Forward (and keep what the backward needs).
     struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor vy = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
-    if (ffn_block_forward(ctx, b.block, &vy, &vx,
-                          train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE)) {
+    const enum ffn_block_policy pol = train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
+    if (o.tp.world ? ffn_tp_block_forward(ctx, tb.block, &vy, &vx, pol)
+                   : ffn_block_forward(ctx, b.block, &vy, &vx, pol)) {
         fprintf(stderr, "ffn verify: forward failed: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
@@ -540,7 +555,8 @@ int ffn_cmd_verify(int argc, char **argv) {
         }
         struct ffn_tensor vdy = ffn_tensor_2d(dy, FFN_DTYPE_F32, T, d, d);
         struct ffn_tensor vdx = ffn_tensor_2d(dx, FFN_DTYPE_F32, T, d, d);
-        if (ffn_block_backward(ctx, b.block, &gr, &vdx, &vdy)) {
+        if (o.tp.world ? ffn_tool_tpb_backward(ctx, &o.tp, &tb, &gr, &vdx, &vdy)
+                       : ffn_block_backward(ctx, b.block, &gr, &vdx, &vdy)) {
             fprintf(stderr, "ffn verify: backward failed: %s\n", ffn_tool_errmsg(ctx));
             goto done;
         }
@@ -648,11 +664,13 @@ int ffn_cmd_verify(int argc, char **argv) {
     rc = all_ok ? 0 : 1;
 done:
     ffn_tool_block_free(&b);
+    ffn_tool_tpb_free(&tb);
     for (int i = 0; i < 8; i++) free(g[i]);
     ffn__canon_free(&ours);
     free(x), free(y_ref), free(dy), free(dx_ref), free(y), free(dx);
     ffn_safetensors_close(io);
     ffn_model_close(model);
+    ffn_tool_tp_stop(&o.tp);
     ffn_ctx_destroy(ctx);
     return rc;
 }

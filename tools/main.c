@@ -21,6 +21,7 @@ static const struct {
     {"run", ffn_cmd_run, "run one layer's FFN on an input tensor"},
     {"verify", ffn_cmd_verify, "verify a checkpoint against reference outputs and gradients"},
     {"convert", ffn_cmd_convert, "rewrite FFN weights in another layout or dtype"},
+    {"shard", ffn_cmd_shard, "split FFN weights for tensor-parallel ranks (--tp P)"},
 };
 
 static void ffn__usage(FILE *f) {

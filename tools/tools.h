@@ -12,5 +12,7 @@ int ffn_cmd_info(int argc, char **argv);         // describe a checkpoint's FFNs
 int ffn_cmd_run(int argc, char **argv);          // run one layer's FFN on an input
 int ffn_cmd_verify(int argc, char **argv);       // check against reference outputs/gradients
 int ffn_cmd_convert(int argc, char **argv);      // rewrite FFN weights in another layout/dtype
+int ffn_cmd_shard(int argc, char **argv);        // split FFN weights for tensor-parallel ranks
+int ffn_cmd_bench_tp(int argc, char **argv);     // `bench block --tp P`: TP block benchmark
 
 #endif  // FFN_TOOLS_H

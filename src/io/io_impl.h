@@ -90,6 +90,10 @@ char *ffn_io_path_dir(const char *path);
 char *ffn_io_strdup(const char *s);
 char *ffn_io_strndup(const char *s, size_t n);
 
+// The path of file i of an opened safetensors checkpoint (0 ≤ i < ffn_safetensors_shard_count),
+// NULL when out of range: what the tensor-parallel layer hashes as a shard set's source.
+const char *ffn_io_safetensors_shard_path(ffn_safetensors_t st, int i);
+
 // --- hostile JSON ------------------------------------------------------------------------------
 // Parses `text[0..len)` (need not be NUL-terminated) after checking what cJSON does not: strict
 // UTF-8 (no overlong forms, no surrogates, ≤ U+10FFFF), no raw control characters or \u0000

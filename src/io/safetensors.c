@@ -582,3 +582,7 @@ const char *ffn_safetensors_path(ffn_safetensors_t st) {
 }
 
 int ffn_safetensors_shard_count(ffn_safetensors_t st) { return st ? st->n_shards : 0; }
+
+const char *ffn_io_safetensors_shard_path(ffn_safetensors_t st, int i) {
+    return (st && i >= 0 && i < st->n_shards) ? st->shards[i].path : NULL;
+}
