@@ -43,6 +43,7 @@ async function main() {
     result.adapter = { vendor: info.vendor, architecture: info.architecture, description: info.description };
     result.features = [...adapter.features];
     result.probe = ffn.probeResult;
+    result.config = { fmaExact: ffn.fmaExact, f16Cvt: ffn.f16Cvt, emulateFma: false };
     result.errors.push(...errors);
     for (const e of result.errors) log('GPU error: ' + e);
     finishResult(result);

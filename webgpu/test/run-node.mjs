@@ -73,11 +73,13 @@ async function main() {
     const manifest = JSON.parse(fs.readFileSync(path.join(golden, 'manifest.json'), 'utf8'));
     const variants = arg('--variants') ? arg('--variants').split(',') : VARIANT_NAMES;
     const only = arg('--kernels') ? arg('--kernels').split(',') : null;
-    await ffn.compile(manifest.kernels.map((k) => k.name).filter((k) => !only || only.includes(k)), variants);
     const summary = adapterSummary(adapter);
     console.log(`adapter: ${summary.vendor} ${summary.device} (${summary.description}); shader-f16: ${ffn.hasF16}; ` +
         `probe: ${JSON.stringify(ffn.probeResult)}; FFN_FMA_EXACT=${ffn.fmaExact} FFN_F16_CVT=${ffn.f16Cvt}` +
-        `${flag('--emulate-fma') ? ' (fma emulated)' : ''}; pipelines: ${ffn.pipelines.size} (${Math.round(performance.now() - t0)} ms)`);
+        `${flag('--emulate-fma') ? ' (fma emulated)' : ''}`);
+    const t1 = performance.now();
+    await ffn.compile(manifest.kernels.map((k) => k.name).filter((k) => !only || only.includes(k)), variants);
+    console.log(`pipelines: ${ffn.pipelines.size} compiled in ${Math.round(performance.now() - t1)} ms`);
     const result = await runKernelSuite({
         ffn, manifest, only, variants, doBig: arg('--big', '1') !== '0',
         log: process.env.FFN_WEB_VERBOSE ? console.log : () => {},
