@@ -185,3 +185,39 @@ test('the generated kernels in the WGSL files are what gen-kernels.mjs writes', 
     const r = spawnSync(process.execPath, [fileURLToPath(new URL('../gen-kernels.mjs', import.meta.url)), '--check'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
 });
+
+// Dawn's null backend validates WGSL and pipelines without running them: every entry point of
+// both modules (the f16 one with `enable f16;`, which SwiftShader cannot compile: it lacks
+// shader-f16), with the pipeline constants the SwiftShader runs do not take (fma, f16 builtins).
+test('every entry point creates a pipeline on Dawn (null backend), f16 module included', async (t) => {
+    let webgpu;
+    try {
+        webgpu = await import('webgpu');
+    } catch (e) {
+        t.skip(`npm package 'webgpu' missing: ${e.message}`);
+        return;
+    }
+    const gpu = webgpu.create(['backend=null']);
+    const adapter = await gpu.requestAdapter();
+    assert.ok(adapter?.features.has('shader-f16'), 'the null adapter offers shader-f16');
+    const device = await adapter.requestDevice({ requiredFeatures: ['shader-f16'] });
+    const src = await loadWgslSources();
+    for (const [key, variants] of [['f32', ['f32', 'vec4', 'f16pk']], ['f16', ['f16']]]) {
+        const code = key === 'f16' ? `enable f16;\n${src['activation.wgsl']}\n${src['activation_f16.wgsl']}` : src['activation.wgsl'];
+        const module = device.createShaderModule({ code });
+        const info = await module.getCompilationInfo();
+        assert.deepEqual(info.messages.map((m) => `${m.type} ${m.lineNum}: ${m.message}`), [], `${key} module`);
+        device.pushErrorScope('validation');
+        for (const kernel of Object.keys(KERNELS))
+            for (const variant of variants)
+                device.createComputePipeline({
+                    layout: 'auto',
+                    compute: { module, entryPoint: entryPoint(kernel, variant), constants: { FFN_FMA_EXACT: 1, FFN_F16_CVT: 1 } },
+                });
+        if (key === 'f32') device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'ffn_probe' } });
+        const err = await device.popErrorScope();
+        assert.equal(err, null, err?.message);
+    }
+    device.destroy();
+    void gpu;  // dawn.node needs its GPU object alive while the device is in use
+});
