@@ -5,7 +5,8 @@
 // ffn computes the activations of a transformer FFN (GeLU, SiLU, ReLU, sigmoid, identity,
 // quick-GeLU), the gated combines of the GLU family (SwiGLU, GeGLU, ReGLU, GLU, Bilinear:
 // h = act(gate) * up), and their backward passes, on f32 / bf16 / f16 data, with SIMD kernels
-// chosen at run time (scalar reference, AVX2+FMA, AVX-512) and OpenMP threads.
+// chosen at run time (scalar reference, AVX2+FMA, AVX-512) and OpenMP threads, or with CUDA
+// kernels on an NVIDIA GPU (a context for FFN_BACKEND_CUDA: device pointers, a stream).
 //
 // Every entry point returns an `enum ffn_status`; on failure `ffn_ctx_last_error(ctx)` says what
 // was wrong. The library never aborts, exits or prints on the caller's behalf.
