@@ -13,9 +13,12 @@
 // The fast lanes port the AVX-512 kernels' fast paths (src/cpu/x86_avx512/) operation for
 // operation, with their constants and tables (cpu/exp2_tab.h, cpu/gelu_erf_fast.h): the same
 // error analysis holds, and the GPU results equal the AVX-512 ones bit for bit wherever neither
-// side takes its rare path (rcp14 there against rcp.approx here aside). Every other lane (NaN,
-// ±inf, the tails, tiny inputs in a product) and the accurate tier's forward take the scalar
-// reference itself, in double on the device (cpu/scalar/act_ref.h): within 0.5 ulp + 2^-29.
+// side takes its rare path (rcp14 there against rcp.approx here aside), except where the AVX-512
+// forward divides (SiLU, quick-GeLU, tanh-GeLU): a division costs ~10 instructions on the GPU,
+// so the compensated quotient of the combines serves there too (closer as well). Every other
+// lane (NaN, ±inf, the tails, tiny inputs in a product) and the accurate tier's forward take the
+// scalar reference itself, in double on the device (cpu/scalar/act_ref.h): within 0.5 ulp +
+// 2^-29.
 #ifndef FFN_CUDA_ACT_MATH_H
 #define FFN_CUDA_ACT_MATH_H
 
@@ -51,12 +54,12 @@ struct ffn_cm_out {
     float y0, y1;
 };
 
-// --- tables ----------------------------------------------------------------------------------------
+// --- tables --------------------------------------------------------------------------------------
 // The kernels copy these into shared memory at block start (rows of 32 floats: a lookup by a lane's
 // own index is one conflict-free access, any pattern of indices); the host test reads them as they
 // are. 1,920 bytes.
 struct ffn_cm_tabs {
-    float exp2_hi[16], exp2_lo[16];     // 2^(j/16) as a float pair (cpu/exp2_tab.h)
+    float exp2_hi[16], exp2_lo[16];    // 2^(j/16) as a float pair (cpu/exp2_tab.h)
     float erf[FFN_ERF_FAST_ROWS][32];  // erf-GeLU fast lanes (cpu/gelu_erf_fast.h)
 };
 
@@ -65,7 +68,7 @@ struct ffn_cm_tabs {
 //     #include "cpu/gelu_erf_fast_tab.inc"
 //     }};
 
-// --- bits, fma, reciprocal -------------------------------------------------------------------------
+// --- bits, fma, reciprocal -----------------------------------------------------------------------
 
 FFN_CM uint32_t ffn_cm_bits(float x) {
 #ifdef __CUDA_ARCH__
@@ -102,7 +105,7 @@ FFN_CM float ffn_cm_rcp_approx(float x) {
 
 FFN_CM bool ffn_cm_subnormal(float x) { return x != 0.0f && fabsf(x) < 0x1p-126f; }
 
-// --- storage types ----------------------------------------------------------------------------------
+// --- storage types -------------------------------------------------------------------------------
 // f32 -> bf16 / f16 rounded to nearest even, and back. The device uses cvt.rn, the host the
 // library's integer rounding (ffn_f32_to_bf16 / ffn_f32_to_f16): the same bits but for the payload
 // of a NaN (both NaN).
@@ -160,10 +163,10 @@ FFN_CM struct ffn_cm_out ffn_cm_ref_eval(enum ffn_act act, enum ffn_cm_mode mode
 }
 
 // One out-of-line copy per activation (a kernel's fast path then carries no double code).
-#define FFN_CM_REF_FN(name, ACT)                                                                  \
-    FFN_CM_RARE struct ffn_cm_out ffn_cm_ref_##name(enum ffn_cm_mode mode, float x, float a,      \
-                                                    float b) {                                    \
-        return ffn_cm_ref_eval(ACT, mode, x, a, b);                                               \
+#define FFN_CM_REF_FN(name, ACT)                                                             \
+    FFN_CM_RARE struct ffn_cm_out ffn_cm_ref_##name(enum ffn_cm_mode mode, float x, float a, \
+                                                    float b) {                               \
+        return ffn_cm_ref_eval(ACT, mode, x, a, b);                                          \
     }
 FFN_CM_REF_FN(gelu_tanh, FFN_ACT_GELU_TANH)
 FFN_CM_REF_FN(gelu_erf, FFN_ACT_GELU_ERF)
@@ -172,7 +175,7 @@ FFN_CM_REF_FN(sigmoid, FFN_ACT_SIGMOID)
 FFN_CM_REF_FN(quick_gelu, FFN_ACT_QUICK_GELU)
 #undef FFN_CM_REF_FN
 
-// --- 2^z by table (cpu/exp2_tab.h) -------------------------------------------------------------------
+// --- 2^z by table (cpu/exp2_tab.h) ---------------------------------------------------------------
 
 // 2^floor(n16) for t = n16 + FFN_EXP2_MAGIC, from t's bits: t = 1.5·2^19 + n16 has ulp 1/16, so
 // bits(t) >> 4 = C + floor(n16) with C ≡ 0 mod 2^9, and shifting that into the exponent field
@@ -206,7 +209,7 @@ FFN_CM float ffn_cm_exp_lin(const struct ffn_cm_tabs *T, float x, float c_hi, fl
     return ffn_cm_exp2_frac(T, t, r, precise) * ffn_cm_pow2_floor(t);
 }
 
-// --- compensated quotient N/(1 + e) (the AVX-512 ffn__quot_comp / ffn__quot_fin) -------------------
+// --- compensated quotient N/(1 + e) (the AVX-512 ffn__quot_comp / ffn__quot_fin) -----------------
 // D = 1 + e = Dh + Dl exactly (Fast2Sum of max(1, e) and min(1, e); with lt24, e < 2^24 and
 // 1 - Dh is exact, so Dl = (1 - Dh) + e), r ≈ 1/Dh, q0 = N·r, c = (q0·Dh - N) + q0·Dl, and
 // N/D = q0 - c/D ≈ q0 - c·r: the quotient's own error is corrected far below an ulp, so the value
@@ -255,10 +258,12 @@ FFN_CM float ffn_cm_sig_tail(const struct ffn_cm_tabs *T, float x, float c_hi, f
     return fmaf(x, e1, -((x * e1) * e1));
 }
 
-// --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) -----------------------------------------------
+// --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) -------------------------------------------
 // act(x) = x/(1 + e), e = exp(-kx), k·log2(e) as the float pair (l2e_hi, l2e_lo).
-//   ACT, |x| < fast_lim: one division x/(1 + e) (≤ 2 ulp: 1.998 for SiLU over every float); for
-//     k·x ≤ -16 the left tail (≤ 1.1 ulp).
+//   ACT, |x| < fast_lim: the compensated quotient x/(1 + e) (the AVX-512 kernel divides, ≤ 2 ulp;
+//     here a reciprocal estimate and three fmas replace the division, ~10 instructions on the
+//     GPU, and the rounding of 1 + e is compensated too); for k·x ≤ -16 the left tail
+//     (≤ 1.1 ulp).
 //   ACT_MUL, fast_lim > |x| > ~2^-19: the compensated quotient, one final rounding (≤ 1.6 ulp).
 //   DACT_MUL / BOTH, |x| < fast_lim (BOTH: x not subnormal): act' = σ·(1 + kx·(1 - σ)) with
 //     inv = 1/(1 + e), σ = inv, 1 - σ = e·inv, from x clamped to ±fast_lim.
@@ -283,10 +288,9 @@ FFN_CM struct ffn_cm_out ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
         const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, l2e_hi, l2e_lo, true);
-        if (act_only)
-            o.y0 = x / (1.0f + e);
-        else
-            o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, false), a, mode);
+        // ACT: e < 2^24 on the lanes it serves (k·x > -16; the tail and the rare lanes replace
+        // the others), so the cheaper Fast2Sum of 1 + e applies.
+        o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, act_only), a, mode);
         rare = ffn_cm_rare_sym(x, lim, !act_only);
         if (act_only && !rare && x <= -FFN_CM_SIG_TAIL / k)
             o.y0 = ffn_cm_sig_tail(T, x, l2e_hi, l2e_lo, true);
@@ -306,15 +310,15 @@ FFN_CM struct ffn_cm_out ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
     return o;
 }
 
-// --- σ: sigmoid and the original GLU -------------------------------------------------------------------
+// --- σ: sigmoid and the original GLU -------------------------------------------------------------
 //   ACT, |x| < 80: the compensated quotient 1/(1 + e), e = exp(-x) with the table's low part
 //     (≤ 1.6 ulp); x ≤ -16: the left tail σ = e' - e'^2.
 //   ACT_MUL, |x| < 80: the compensated quotient, one rounding of hi·a - lo·a.
 //   DACT_MUL / BOTH, |x| < 80: σ' = e/(1 + e)² = 2^n·E·inv², e = exp(-|x|) = E·2^n for either
 //     sign, inv = 1/(1 + e); σ = inv (x ≥ 0) or 2^n·E·inv (x < 0). The powers of two are applied
 //     last, after the multiplicands (the AVX-512 general form, here for the fast range only).
-FFN_CM struct ffn_cm_out ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode,
-                                        float x, float a, float b) {
+FFN_CM struct ffn_cm_out ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode, float x,
+                                        float a, float b) {
     struct ffn_cm_out o;
     const bool rare = ffn_cm_rare_sym(x, 80.0f, false);
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
@@ -346,11 +350,12 @@ FFN_CM struct ffn_cm_out ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm
     return o;
 }
 
-// --- tanh-GeLU: x·σ(A), A = x·(K + M·x²), K = √(8/π), M = 0.044715·K --------------------------------
+// --- tanh-GeLU: x·σ(A), A = x·(K + M·x²), K = √(8/π), M = 0.044715·K -----------------------------
 // exp(-A) = 2^(-x·(KL + ML·x²)) with KL, ML the constants times log2(e), as float pairs.
-//   ACT (x ≥ -3.5) / ACT_MUL (x ≥ -4.5, |x| ≥ 2^-100): x/(1 + e), e from x clamped at 9 (beyond,
-//     1 + e = 1 exactly), the argument's error terms (the AVX-512 ffn__gelu_fast_e; the combine
-//     keeps those that grow as |x|³): ≤ 3.52 ulp, a combine one rounding more.
+//   ACT (x ≥ -3.5) / ACT_MUL (x ≥ -4.5, |x| ≥ 2^-100; both finite): x/(1 + e) as a compensated
+//     quotient (the AVX-512 kernel divides: ≤ 3.52 ulp, a combine one rounding more), e from x
+//     clamped at 9 (beyond, 1 + e = 1 exactly), the argument's error terms (the AVX-512
+//     ffn__gelu_fast_e, the same bits; the combine keeps those that grow as |x|³).
 //   DACT_MUL / BOTH (x ≥ -3.5; BOTH: x not subnormal): act' = inv·(1 + x·A'·e·inv),
 //     A' = K + 3M·x², inv = 1/(1 + e).
 // The accurate tier's forward, and every other lane: the reference.
@@ -387,10 +392,13 @@ FFN_CM struct ffn_cm_out ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_
     struct ffn_cm_out o;
     bool rare;
     if (fwd) {
+        // x/(1 + e) compensated (e < 2^24 for x ≥ -4.5), and for a combine one final rounding of
+        // q·a, where the AVX-512 kernel divides and then multiplies. +inf is a rare lane here
+        // (inf - inf in the residual).
         const bool act_only = mode == FFN_CM_ACT;
-        const float q = x / (1.0f + e);
-        o.y0 = o.y1 = act_only ? q : q * a;
-        rare = !(x >= (act_only ? -3.5f : -4.5f)) || (!act_only && fabsf(x) < 0x1p-100f);
+        o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, true), a, mode);
+        rare = !(x >= (act_only ? -3.5f : -4.5f) && x <= 0x1.fffffep127f) ||
+               (!act_only && fabsf(x) < 0x1p-100f);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float inv = 1.0f / (1.0f + e);
@@ -404,7 +412,7 @@ FFN_CM struct ffn_cm_out ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_
     return o;
 }
 
-// --- erf-GeLU: x·Φ(x) -------------------------------------------------------------------------------
+// --- erf-GeLU: x·Φ(x) ----------------------------------------------------------------------------
 // Fast lanes |x| < 5 (cpu/gelu_erf_fast.h): Φ(-s) ≈ F_j(t) and H(s) = Φ(-s) - s·φ(s) ≈ H_j(t),
 // s = |x|, per-interval degree-5 polynomials; gelu = x·G, G = Φ(-s) (x < 0) or 1 - Φ(-s)
 // (x ≥ 0: no cancellation, Φ(-s) ≤ 1/2); gelu' = H(s) (x < 0) or 1 - H(s). In a product also
@@ -462,7 +470,7 @@ FFN_CM struct ffn_cm_out ffn_cm_gelu_erf(const struct ffn_cm_tabs *T, enum ffn_c
     return o;
 }
 
-// --- ReLU and identity: exact ----------------------------------------------------------------------
+// --- ReLU and identity: exact --------------------------------------------------------------------
 // relu(x) = x > 0 ? x : +0, relu'(x) = x > 0 ? 1 : 0; identity(x) = x, identity' = 1; NaN at NaN
 // (as the reference: act' of NaN is NaN). The gated backward's dgate = (act'·dh)·up keeps the
 // reference's 0·inf = NaN; the only roundings are the products'.
@@ -491,7 +499,7 @@ FFN_CM struct ffn_cm_out ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
     return o;
 }
 
-// --- one element of an op ------------------------------------------------------------------------------
+// --- one element of an op ------------------------------------------------------------------------
 
 FFN_CM struct ffn_cm_out ffn_cm_act(const struct ffn_cm_tabs *T, enum ffn_act act,
                                     enum ffn_cm_mode mode, bool acc, float x, float a, float b) {
