@@ -134,7 +134,8 @@ def f_dact(act, x):
         t = torch.tanh(k * (x + c * x * x * x))
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x)
     if act == "gelu_erf":
-        return 0.5 * (1 + torch.erf(x * 0.7071067811865476)) + x * 0.3989422804014327 * torch.exp(-0.5 * x * x)
+        phi = 0.3989422804014327 * torch.exp(-0.5 * x * x)
+        return 0.5 * (1 + torch.erf(x * 0.7071067811865476)) + x * phi
     if act == "silu":
         s = torch.sigmoid(x)
         return s * (1 + x * (1 - s))
@@ -164,7 +165,7 @@ def compiled_fn(act, glu, bwd):
     return torch.compile(fn, dynamic=True)
 
 
-# --- timing -----------------------------------------------------------------------------------------
+# --- timing ---------------------------------------------------------------------------------------
 class Timer:
     def __init__(self):
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -204,12 +205,14 @@ class Timer:
             fn()
             host.append(time.perf_counter() - t0)
         torch.cuda.synchronize()
-        return statistics.median(t_op), min(t_op), statistics.median(t_cp), ratio, statistics.median(host), reps
+        return (statistics.median(t_op), min(t_op), statistics.median(t_cp), ratio,
+                statistics.median(host), reps)
 
 
 def fill(t, dist, gen):
     if dist == "wide":
-        t.copy_(torch.empty(t.shape, dtype=torch.float32, device="cuda").uniform_(-WIDE, WIDE, generator=gen))
+        u = torch.empty(t.shape, dtype=torch.float32, device="cuda")
+        t.copy_(u.uniform_(-WIDE, WIDE, generator=gen))
     else:
         t.copy_(torch.randn(t.shape, dtype=torch.float32, device="cuda", generator=gen))
 
@@ -225,7 +228,8 @@ def run_torch(args, out):
         dt = getattr(torch, TORCH_DTYPES[dname])
         bufs = [torch.empty(max_n, dtype=dt, device="cuda") for _ in range(5)]
         tmp = [torch.empty(max_n, dtype=dt, device="cuda") for _ in range(2)]
-        csrc = torch.empty(5 * max_n * bufs[0].element_size() // 2 + 16, dtype=torch.uint8, device="cuda")
+        csrc = torch.empty(5 * max_n * bufs[0].element_size() // 2 + 16, dtype=torch.uint8,
+                           device="cuda")
         cdst = torch.empty_like(csrc)
         for k in (1, 2):
             fill(bufs[k], "normal", gen)
@@ -279,14 +283,15 @@ def run_torch(args, out):
                             out.write(json.dumps(row) + "\n")
                             out.flush()
                         print(f"{impl:13s} {op:12s} {row['dir']} {dname:4s} {n:10d} "
-                              f"{med * 1e6:9.2f} us {row['gbps']:8.1f} GB/s copy {row['copy_gbps']:8.1f}"
+                              f"{med * 1e6:9.2f} us {row['gbps']:8.1f} GB/s "
+                              f"copy {row['copy_gbps']:8.1f}"
                               f" host {host * 1e6:7.1f} us", file=sys.stderr, flush=True)
         del bufs, tmp, csrc, cdst
         torch.cuda.empty_cache()
     return rows
 
 
-# --- the comparison table ---------------------------------------------------------------------------
+# --- the comparison table -------------------------------------------------------------------------
 def table(ffn_rows, torch_rows):
     key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]))
     ffn = {key(r): r for r in ffn_rows if not r.get("header")}
@@ -294,9 +299,9 @@ def table(ffn_rows, torch_rows):
     for r in torch_rows:
         tor.setdefault(key(r), {})[r["impl"]] = r
     keys = sorted(set(ffn) | set(tor), key=lambda k: (k[2], k[4], k[0], k[1], k[3]))
-    print("\nffn (CUDA) vs PyTorch eager vs torch.compile: GPU time by CUDA events, L2 evicted before "
-          "each call; GB/s over the minimum bytes; copy = a device-to-device copy of as many bytes, "
-          "same run (ffn's)")
+    print("\nffn (CUDA) vs PyTorch eager vs torch.compile: GPU time by CUDA events, L2 evicted "
+          "before each call; GB/s over the minimum bytes; copy = a device-to-device copy of as "
+          "many bytes, same run (ffn's)")
     hdr = (f"{'op':12s} {'dir':3s} {'dtype':5s} {'n':>10s} | {'ffn us':>8s} {'eager us':>9s} "
            f"{'compile us':>10s} | {'ffn GB/s':>8s} {'eager':>7s} {'compile':>7s} {'copy':>7s} | "
            f"{'ffn/copy':>8s} {'vs best':>7s}")
@@ -326,9 +331,11 @@ def table(ffn_rows, torch_rows):
 def parse(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--op", action="append", help="activation or gated name; repeatable (default all)")
+    p.add_argument("--op", action="append",
+                   help="activation or gated name; repeatable (default all)")
     p.add_argument("--dir", default="all", choices=["fwd", "bwd", "all"])
-    p.add_argument("--dtype", action="append", choices=list(DTYPES), help="repeatable (default all)")
+    p.add_argument("--dtype", action="append", choices=list(DTYPES),
+                   help="repeatable (default all)")
     p.add_argument("--n", default=None, help="N[,N...] (default 1572864,16777216,117440512)")
     p.add_argument("--dist", default="normal", choices=["normal", "wide", "all"])
     p.add_argument("--reps", type=int, default=0)
@@ -365,8 +372,8 @@ def main(argv):
         with open(a.ffn_json) as f:
             ffn_rows = [json.loads(l) for l in f if l.strip().startswith("{")]
     elif a.ffn:
-        cmd = [a.ffn, "bench", "act", "--backend", "cuda", "--json", "--n", ",".join(map(str, a.ns)),
-               "--dist", a.dist, "--dir", a.dir]
+        cmd = [a.ffn, "bench", "act", "--backend", "cuda", "--json",
+               "--n", ",".join(map(str, a.ns)), "--dist", a.dist, "--dir", a.dir]
         for d in a.dtypes:
             cmd += ["--dtype", d]
         for o in a.op or []:

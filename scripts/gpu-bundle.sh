@@ -38,7 +38,9 @@ chmod +x "$out/run.sh"
 # Libraries present on the GPU machine's image (Ubuntu 24.04 + CUDA 13: glibc, gcc's runtimes,
 # OpenMP, MPFR/GMP, OpenBLAS with its Fortran runtime, Open MPI, NCCL, the CUDA libraries);
 # everything else the binaries load is copied.
-present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-|libnccl|libcudart|libcublas|libcuda)\.'
+present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
+present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-|libnccl|libcudart'
+present+='|libcublas|libcuda)\.'
 for b in "$out"/bin/*; do
     ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do

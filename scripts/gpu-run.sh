@@ -73,7 +73,7 @@ step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --
 step ulp_all_accurate 120 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all \
     --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf --dir fwd --json
 
-# --- benchmarks ------------------------------------------------------------------------------------
+# --- benchmarks -----------------------------------------------------------------------------------
 step bench_ffn 200 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda --json
 step bench_ffn_accurate 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend \
     cuda --json --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf --dir fwd \

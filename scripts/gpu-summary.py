@@ -53,7 +53,7 @@ def main(out):
             for l in fails:
                 both("  " + l[:160])
 
-    # --- ulp ---------------------------------------------------------------------------------------
+    # --- ulp --------------------------------------------------------------------------------------
     ulp = read_jsonl(f"{out}/ulp.jsonl")
     if ulp:
         rows = {}
@@ -63,7 +63,8 @@ def main(out):
         both("")
         both("ulp (GPU sweep; f32: all 2^32 inputs when 'all', bf16/f16: all 65,536; max ulp, "
              "MPFR-confirmed)")
-        hdr = f"{'op':12s} {'dir':3s} {'out':5s} {'tier':4s} | {'f32':>8s} {'bf16':>6s} {'f16':>6s} | {'bound':>5s} ok"
+        hdr = (f"{'op':12s} {'dir':3s} {'out':5s} {'tier':4s} | {'f32':>8s} {'bf16':>6s} "
+               f"{'f16':>6s} | {'bound':>5s} ok")
         both(hdr)
         n_fail = 0
         for k in sorted(rows):
@@ -78,7 +79,7 @@ def main(out):
         n32 = max((r["n_inputs"] for r in ulp if r["dtype"] == "f32"), default=0)
         both(f"ulp: {len(rows)} rows, {n_fail} above their bound; f32 inputs per row: {n32}")
 
-    # --- bench -------------------------------------------------------------------------------------
+    # --- bench ------------------------------------------------------------------------------------
     ffn = [r for r in read_jsonl(f"{out}/bench-ffn.jsonl") if not r.get("header")]
     tor = read_jsonl(f"{out}/bench-torch.jsonl")
     key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]))
@@ -89,8 +90,8 @@ def main(out):
     if fdef:
         big = max(r["n"] for r in fdef)
         both("")
-        both(f"bandwidth at n = {big} (8192 x 14336 when default): ffn GB/s and ratio to the same-run "
-             "device copy; torch = the better of eager / compile (GB/s)")
+        both(f"bandwidth at n = {big} (8192 x 14336 when default): ffn GB/s and ratio to the "
+             "same-run device copy; torch = the better of eager / compile (GB/s)")
         hdr = (f"{'op':12s} {'dir':3s} | " + " | ".join(
             f"{t:>4s}: {'ffn':>6s} {'ratio':>5s} {'torch':>6s}" for t in ("f32", "bf16", "f16")))
         both(hdr)
@@ -99,7 +100,8 @@ def main(out):
         for op, d in ops:
             cells = []
             for t in ("f32", "bf16", "f16"):
-                r = next((x for x in fdef if (x["op"], x["dir"], x["dtype"], x["n"]) == (op, d, t, big)), None)
+                r = next((x for x in fdef
+                          if (x["op"], x["dir"], x["dtype"], x["n"]) == (op, d, t, big)), None)
                 tt = tmap.get((op, d, t, "normal", big), {})
                 tb = max((x["gbps"] for x in tt.values()), default=None)
                 if r:
@@ -110,13 +112,16 @@ def main(out):
                 else:
                     cells.append(f"{t:>4s}: {'-':>6s} {'-':>5s} {'-':>6s}")
             both(f"{op:12s} {d:3s} | " + " | ".join(cells))
-        both(f"rows below 0.95 of copy at n={big}: {len(below)}" + (": " + "; ".join(below) if below else ""))
-        sw = next((r for r in fdef if (r["op"], r["dir"], r["dtype"], r["n"]) == ("swiglu", "fwd", "f32", 512 * 3072)), None)
+        both(f"rows below 0.95 of copy at n={big}: {len(below)}"
+             + (": " + "; ".join(below) if below else ""))
+        sw = next((r for r in fdef if (r["op"], r["dir"], r["dtype"], r["n"])
+                   == ("swiglu", "fwd", "f32", 512 * 3072)), None)
         if sw:
             tt = tmap.get(("swiglu", "fwd", "f32", "normal", 512 * 3072), {})
             tx = ", ".join(f"{k[6:]} {v['seconds'] * 1e6:.2f} us" for k, v in sorted(tt.items()))
-            both(f"512x3072 f32 swiglu fwd: ffn {sw['seconds'] * 1e6:.2f} us (target <= 6; copy of the "
-                 f"bytes {sw['bytes'] / sw['copy_gbps'] * 1e-3:.2f} us){'; torch ' + tx if tx else ''}")
+            copy_us = sw["bytes"] / sw["copy_gbps"] * 1e-3
+            both(f"512x3072 f32 swiglu fwd: ffn {sw['seconds'] * 1e6:.2f} us (target <= 6; the "
+                 f"bytes at the copy's rate {copy_us:.2f} us)" + (f"; torch {tx}" if tx else ""))
         # ffn against both PyTorch variants, every row they share.
         slower = []
         shared = 0
@@ -127,9 +132,11 @@ def main(out):
             shared += 1
             for impl, x in tt.items():
                 if x["seconds"] < r["seconds"]:
-                    slower.append(f"{r['op']} {r['dir']} {r['dtype']} n={r['n']}: ffn {r['seconds'] * 1e6:.1f} us, "
-                                  f"{impl[6:]} {x['seconds'] * 1e6:.1f} us")
-        both(f"against PyTorch: {shared} rows shared, ffn slower than a torch variant in {len(slower)}")
+                    slower.append(f"{r['op']} {r['dir']} {r['dtype']} n={r['n']}: ffn "
+                                  f"{r['seconds'] * 1e6:.1f} us, {impl[6:]} "
+                                  f"{x['seconds'] * 1e6:.1f} us")
+        both(f"against PyTorch: {shared} rows shared, ffn slower than a torch variant in "
+             f"{len(slower)}")
         for s in slower[:10]:
             both("  " + s)
         host = [r["host_us"] for r in fdef if "host_us" in r]
@@ -139,13 +146,17 @@ def main(out):
                  f"max {host[-1]:.1f} us")
         # Full table of every shared row (summary.txt only).
         full.append("")
-        full.append("every row: op dir dtype n | ffn us, eager us, compile us | ffn GB/s, copy GB/s, ratio")
-        for r in sorted(ffn, key=lambda r: (r["dtype"], r["n"], r["op"], r["dir"], r.get("accuracy", ""))):
+        full.append("every row: op dir dtype n tier | ffn us, eager us, compile us | ffn GB/s, "
+                    "copy GB/s, ratio")
+        order = lambda r: (r["dtype"], r["n"], r["op"], r["dir"], r.get("accuracy", ""))
+        for r in sorted(ffn, key=order):
             tt = tmap.get(key(r), {})
             e, c = tt.get("torch_eager"), tt.get("torch_compile")
             us = lambda x: f"{x['seconds'] * 1e6:9.2f}" if x else f"{'-':>9s}"
-            full.append(f"{r['op']:12s} {r['dir']} {r['dtype']:4s} {r['n']:10d} {r.get('accuracy', 'default')[:4]} | "
-                        f"{us(r)} {us(e)} {us(c)} | {r['gbps']:8.1f} {r['copy_gbps']:8.1f} {r['ratio']:6.3f}")
+            tier = r.get("accuracy", "default")[:4]
+            full.append(f"{r['op']:12s} {r['dir']} {r['dtype']:4s} {r['n']:10d} {tier} | "
+                        f"{us(r)} {us(e)} {us(c)} | {r['gbps']:8.1f} {r['copy_gbps']:8.1f} "
+                        f"{r['ratio']:6.3f}")
     both("")
     both("steps not passed: " + (", ".join(bad) if bad else "none"))
     with open(f"{out}/summary.txt", "w") as f:

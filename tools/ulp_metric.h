@@ -114,13 +114,14 @@ FFN_REF_FN double ffn_um_dact_scale(enum ffn_act act, double x) {
 
 // The error of output `out` (0, or 1 for dup) of a kernel of op family `op` (FFN_UM_*), in ulps of
 // dt, with the measure the bound table uses (see ffn_ulp_error in oracle.h).
-FFN_REF_FN double ffn_um_ulp_error(int op, int out, enum ffn_act act, enum ffn_dtype dt,
-                                   double got, double exact, float x, float m1, float m2) {
+FFN_REF_FN double ffn_um_ulp_error(int op, int out, enum ffn_act act, enum ffn_dtype dt, double got,
+                                   double exact, float x, float m1, float m2) {
     switch (op) {
     case FFN_UM_ACT_FWD:
     case FFN_UM_GLU_FWD: return ffn_um_count_ulp(got, exact, dt, 0, true);
     case FFN_UM_ACT_BWD:
-        return ffn_um_count_ulp(got, exact, dt, fabs((double)m1) * ffn_um_dact_scale(act, x), false);
+        return ffn_um_count_ulp(got, exact, dt, fabs((double)m1) * ffn_um_dact_scale(act, x),
+                                false);
     case FFN_UM_GLU_BWD:
         if (out == 1) return ffn_um_count_ulp(got, exact, dt, 0, false);  // dup = dh·act(gate)
         return ffn_um_count_ulp(got, exact, dt,

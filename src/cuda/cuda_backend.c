@@ -40,7 +40,9 @@ struct ffn_cuda_state {
     bool lut_smem_set;        // the apply kernel's shared-memory limit raised
 };
 
-static struct ffn_cuda_state *ffn__state(ffn_ctx_t ctx) { return (struct ffn_cuda_state *)ctx->be_state; }
+static struct ffn_cuda_state *ffn__state(ffn_ctx_t ctx) {
+    return (struct ffn_cuda_state *)ctx->be_state;
+}
 
 // FFN_STATUS_BACKEND naming the failed call and CUDA's error.
 static enum ffn_status ffn__cuda_error(ffn_ctx_t ctx, const char *fn, const char *what,
@@ -60,7 +62,7 @@ static void ffn__leave(ffn_ctx_t ctx, int prev) {
     if (prev != ctx->device) (void)cudaSetDevice(prev);
 }
 
-// --- availability and the context -----------------------------------------------------------------
+// --- availability and the context ----------------------------------------------------------------
 
 static bool ffn__cuda_available(char *why, size_t why_size) {
     int n = 0;
@@ -190,22 +192,25 @@ static enum ffn_status ffn__cuda_synchronize(ffn_ctx_t ctx) {
     if (e != cudaSuccess) return ffn__cuda_error(ctx, "ffn_ctx_synchronize", "cudaSetDevice", e);
     e = cudaStreamSynchronize((cudaStream_t)ctx->stream);
     ffn__leave(ctx, prev);
-    if (e != cudaSuccess) return ffn__cuda_error(ctx, "ffn_ctx_synchronize", "cudaStreamSynchronize", e);
+    if (e != cudaSuccess)
+        return ffn__cuda_error(ctx, "ffn_ctx_synchronize", "cudaStreamSynchronize", e);
     return FFN_STATUS_OK;
 }
 
-// --- views -------------------------------------------------------------------------------------------
+// --- views ---------------------------------------------------------------------------------------
 
 // Checks that the device of ctx can reach view t (name) and that it lies inside its allocation.
 static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char *name,
                                        const struct ffn_tensor *t) {
     struct cudaPointerAttributes at;
     const cudaError_t e = cudaPointerGetAttributes(&at, t->data);
+    if (e != cudaSuccess && e != cudaErrorInvalidValue)  // a sticky error of earlier work, ...
+        return ffn__cuda_error(ctx, fn, "cudaPointerGetAttributes", e);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: %s.data=%p is not memory CUDA knows: cudaPointerGetAttributes: %s", fn,
-                         name, t->data, cudaGetErrorString(e));
+                         "%s: %s.data=%p is not memory CUDA knows: cudaPointerGetAttributes: %s",
+                         fn, name, t->data, cudaGetErrorString(e));
     }
     switch (at.type) {
     case cudaMemoryTypeDevice:
@@ -237,14 +242,15 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
     if (s->mem_range(&base, &size, (CUdeviceptr)lo) != CUDA_SUCCESS) return FFN_STATUS_OK;
     if (hi > (uintptr_t)base + size)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: %s spans %" PRIuPTR " bytes from %p, past the end of its allocation "
+                         "%s: %s spans %" PRIuPTR
+                         " bytes from %p, past the end of its allocation "
                          "(%zu bytes from 0x%llx): %" PRIuPTR " bytes too many",
                          fn, name, hi - lo, t->data, size, (unsigned long long)base,
                          hi - ((uintptr_t)base + size));
     return FFN_STATUS_OK;
 }
 
-// --- the element-wise call -------------------------------------------------------------------------
+// --- the element-wise call -----------------------------------------------------------------------
 
 static const void *ffn__kernel(int op, enum ffn_act act) {
     switch (act) {
@@ -345,8 +351,8 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         }
     }
     a.flags = (c->accurate ? FFN_CUDA_ACC : 0) |
-              (c->parity && c->out != FFN_DTYPE_F32 ? FFN_CUDA_PAR : 0) |
-              (vec ? FFN_CUDA_VEC : 0) | (bytes ? FFN_CUDA_BYTES : 0);
+              (c->parity && c->out != FFN_DTYPE_F32 ? FFN_CUDA_PAR : 0) | (vec ? FFN_CUDA_VEC : 0) |
+              (bytes ? FFN_CUDA_BYTES : 0);
 
     int prev;
     cudaError_t e = ffn__enter(ctx, &prev);

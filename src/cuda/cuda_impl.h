@@ -36,7 +36,7 @@ struct ffn_cuda_ew_args {
     int64_t rows, cols;
     int32_t in_dt, out_dt;  // enum ffn_dtype
     int32_t flags;
-    int32_t lpr_log2;       // log2 of the lanes per row (≤ log2 FFN_CUDA_THREADS)
+    int32_t lpr_log2;  // log2 of the lanes per row (≤ log2 FFN_CUDA_THREADS)
 };
 
 // The kernel of op family `op` (enum ffn_kop) for each activation: a host stub for

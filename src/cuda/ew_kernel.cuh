@@ -18,9 +18,11 @@
 #include "cuda/cuda_impl.h"
 
 // The tables (act_math.h), copied to shared memory by every block that uses them.
+// clang-format off
 static __device__ const struct ffn_cm_tabs ffn_cu_tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
 #include "cpu/gelu_erf_fast_tab.inc"
 }};
+// clang-format on
 
 // --- loads and stores --------------------------------------------------------------------------
 
@@ -100,7 +102,7 @@ static __device__ __forceinline__ void ffn_cu_store1(char *p, int dt, bool bytes
     }
 }
 
-// --- the kernel -------------------------------------------------------------------------------------
+// --- the kernel ----------------------------------------------------------------------------------
 // OP: enum ffn_kop (inputs x | x, dy | gate, up | gate, up, dh; outputs y | dx | h | dgate, dup).
 // Every input element is read before any output element of its unit is written, so an output may
 // be exactly an input (in place): each unit is one thread's own, and the units of a step are
@@ -154,9 +156,9 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
                     } else {
 #pragma unroll
                         for (int e = 0; e < FFN_CUDA_UNIT; e++)
-                            x[q][k][e] = e < n[q] ? ffn_cu_load1(in[k] + (c0 + e) * ies, a.in_dt,
-                                                                 bytes)
-                                                  : 0.0f;
+                            x[q][k][e] = e < n[q]
+                                             ? ffn_cu_load1(in[k] + (c0 + e) * ies, a.in_dt, bytes)
+                                             : 0.0f;
                     }
                 }
             }
@@ -189,7 +191,7 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
     }
 }
 
-// --- the lookup table of a 16-bit forward ------------------------------------------------------------
+// --- the lookup table of a 16-bit forward --------------------------------------------------------
 // tab[i] = the forward's output (16-bit type out_dt) for the input whose bits are i (16-bit type
 // in_dt): the element math and the rounding of the kernel above, so a call through the table
 // (lut.cu) gives the same bits as the kernel itself.
@@ -204,23 +206,23 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 65536; i += gridDim.x * blockDim.x) {
         const uint16_t h = (uint16_t)i;
         const float x = in_dt == FFN_DTYPE_BF16 ? ffn_cm_from_bf16(h) : ffn_cm_from_f16(h);
-        const float y = ffn_cm_elem(&T, FFN_KOP_ACT_FWD, (enum ffn_act)ACT, acc != 0, false,
-                                    (enum ffn_dtype)out_dt, x, x, x).y0;
-        tab[i] = out_dt == FFN_DTYPE_BF16 ? ffn_cm_to_bf16(y) : ffn_cm_to_f16(y);
+        const struct ffn_cm_out o = ffn_cm_elem(&T, FFN_KOP_ACT_FWD, (enum ffn_act)ACT, acc != 0,
+                                                false, (enum ffn_dtype)out_dt, x, x, x);
+        tab[i] = out_dt == FFN_DTYPE_BF16 ? ffn_cm_to_bf16(o.y0) : ffn_cm_to_f16(o.y0);
     }
 }
 
 // The getters of ew_<name>.cu: the 4 kernels of activation ACT, and its table builder.
-#define FFN_CUDA_EW_GETTER(name, ACT)                                       \
-    extern "C" const void *ffn_cuda_ew_##name(int op) {                     \
-        switch (op) {                                                       \
+#define FFN_CUDA_EW_GETTER(name, ACT)                                               \
+    extern "C" const void *ffn_cuda_ew_##name(int op) {                             \
+        switch (op) {                                                               \
         case FFN_KOP_ACT_FWD: return (const void *)ffn_cu_ew<FFN_KOP_ACT_FWD, ACT>; \
         case FFN_KOP_ACT_BWD: return (const void *)ffn_cu_ew<FFN_KOP_ACT_BWD, ACT>; \
         case FFN_KOP_GLU_FWD: return (const void *)ffn_cu_ew<FFN_KOP_GLU_FWD, ACT>; \
         case FFN_KOP_GLU_BWD: return (const void *)ffn_cu_ew<FFN_KOP_GLU_BWD, ACT>; \
-        case -1: return (const void *)ffn_cu_lut_build<ACT>;                 \
-        default: return NULL;                                               \
-        }                                                                   \
+        case -1: return (const void *)ffn_cu_lut_build<ACT>;                        \
+        default: return NULL;                                                       \
+        }                                                                           \
     }
 
 #endif  // FFN_CUDA_EW_KERNEL_CUH

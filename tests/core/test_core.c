@@ -397,16 +397,19 @@ static void ffn__check_backends(struct ffn_test_report *r) {
     o.log = ffn__log_fn;
     o.log_user = &log;
     o.backend = (enum ffn_backend)5;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "backend"),
+    ffn_test_check(r,
+                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "backend"),
                    "backend 5: %s", log.last);
     o.backend = FFN_BACKEND_CUDA;
     o.device = -1;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "device"),
+    ffn_test_check(r,
+                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "device"),
                    "device -1: %s", log.last);
     o.backend = FFN_BACKEND_CPU;
     o.device = 0;
     o.stream = &log;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "stream"),
+    ffn_test_check(r,
+                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "stream"),
                    "stream for a CPU context: %s", log.last);
     // An older caller's opts (without the backend fields) get a CPU context.
     o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
@@ -416,7 +419,8 @@ static void ffn__check_backends(struct ffn_test_report *r) {
                           ffn_ctx_backend(ctx) == FFN_BACKEND_CPU,
                    "short opts: a CPU context");
     // A CPU context: no device, no stream, synchronous.
-    ffn_test_check(r, ffn_ctx_device(ctx) == -1 && ffn_ctx_stream(ctx) == NULL, "CPU device/stream");
+    ffn_test_check(r, ffn_ctx_device(ctx) == -1 && ffn_ctx_stream(ctx) == NULL,
+                   "CPU device/stream");
     ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "CPU set_stream(NULL)");
     ffn_test_check(r, ffn_ctx_set_stream(ctx, &log) == FFN_STATUS_UNSUPPORTED &&
                           strstr(ffn_ctx_last_error(ctx), "no streams"),

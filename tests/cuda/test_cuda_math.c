@@ -18,16 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#include <omp.h>
 #endif
 
 #include "cuda/act_math.h"
 #include "oracle.h"
 #include "testutil.h"
 
+// clang-format off
 static const struct ffn_cm_tabs ffn__tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
 #include "cpu/gelu_erf_fast_tab.inc"
 }};
+// clang-format on
 
 // Gated ops sweep the gate; up and dh cycle through these (as `ffn ulp`; exact in bf16 and f16).
 static const float ffn__ups[] = {1.0f, -0.75f, 2.5f, 0.0078125f};
@@ -78,7 +80,7 @@ static double ffn__ref(enum ffn_kop op, int o, enum ffn_act act, float x, float 
     }
 }
 
-static double ffn__exact(struct ffn_oracle *or, enum ffn_kop op, int o, enum ffn_act act, float x,
+static double ffn__exact(struct ffn_oracle * or, enum ffn_kop op, int o, enum ffn_act act, float x,
                          float m1, float m2) {
     switch (op) {
     case FFN_KOP_ACT_FWD: return ffn_oracle_eval(or, act, false, x, 1.0f, 1.0f, NULL);
@@ -98,8 +100,8 @@ static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n
     struct ffn__stat st[2] = {{0}};
 #pragma omp parallel
     {
-        struct ffn_oracle or;
-        ffn_oracle_init(&or);
+        struct ffn_oracle or ;
+        ffn_oracle_init(& or);
         struct ffn__stat loc[2] = {{0}};
 #pragma omp for schedule(dynamic, 4096)
         for (int64_t i = 0; i < n; i++) {
@@ -115,7 +117,7 @@ static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n
                 double err = ffn_ulp_error(op, o, act, dt, got, exact, x, a1, a2);
                 struct ffn__stat *s = &loc[o];
                 if (err > bound || (err > 0.5 && err > s->max)) {
-                    exact = ffn__exact(&or, op, o, act, x, m1, m2);
+                    exact = ffn__exact(& or, op, o, act, x, m1, m2);
                     err = ffn_ulp_error(op, o, act, dt, got, exact, x, a1, a2);
                 }
                 if (err > s->max || s->n == 0) {
@@ -136,7 +138,7 @@ static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n
             st[o].n += loc[o].n;
             st[o].n_over += loc[o].n_over;
         }
-        ffn_oracle_clear(&or);
+        ffn_oracle_clear(& or);
     }
     const char *name = op >= FFN_KOP_GLU_FWD ? ffn_glu_name(act) : ffn_act_name(act);
     const char *dir = op == FFN_KOP_ACT_FWD || op == FFN_KOP_GLU_FWD ? "fwd" : "bwd";
@@ -231,9 +233,10 @@ int main(int argc, char **argv) {
         b16[i] = ffn_bf16_to_f32((uint16_t)i);
         h16[i] = ffn_f16_to_f32((uint16_t)i);
     }
-    printf("test_cuda_math: f32 %lld inputs (hard regions + every %u-th pattern), bf16 and f16 "
-           "all 65,536\n",
-           (long long)(nh + ns), op.stride);
+    printf(
+        "test_cuda_math: f32 %lld inputs (hard regions + every %u-th pattern), bf16 and f16 "
+        "all 65,536\n",
+        (long long)(nh + ns), op.stride);
     printf("%-12s %s %-5s %-4s %-5s %-10s %9s %9s %6s\n", "op", "dir", "out", "type", "tier", "set",
            "n", "max_ulp", "bound");
 

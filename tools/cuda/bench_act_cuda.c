@@ -120,7 +120,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
                 enum ffn_act act;
                 bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK, gated = false;
                 for (int k = 0; !found && k < FFN_ACT_COUNT; k++)
-                    if (!strcmp(v, ffn_glu_name((enum ffn_act)k))) act = (enum ffn_act)k, found = gated = true;
+                    if (!strcmp(v, ffn_glu_name((enum ffn_act)k)))
+                        act = (enum ffn_act)k, found = gated = true;
                 if (!found) {
                     fprintf(stderr, "ffn bench act: unknown --op '%s'\n", v);
                     return 2;
@@ -158,8 +159,11 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
         } else if (!strcmp(a, "--n") && v) {
             i++;
             if (!ffn__parse_ns(v, o)) {
-                fprintf(stderr, "ffn bench act: --n wants integers in [1, %" PRId64 "] separated "
-                                "by commas (got '%s')\n", FFN__MAX_N, v);
+                fprintf(stderr,
+                        "ffn bench act: --n wants integers in [1, %" PRId64
+                        "] separated "
+                        "by commas (got '%s')\n",
+                        FFN__MAX_N, v);
                 return 2;
             }
             ns_set = true;
@@ -176,7 +180,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             i++;
             o->reps = atoi(v);
             if (o->reps < 1 || o->reps > FFN__MAX_REPS) {
-                fprintf(stderr, "ffn bench act: --reps wants an integer in [1, %d]\n", FFN__MAX_REPS);
+                fprintf(stderr, "ffn bench act: --reps wants an integer in [1, %d]\n",
+                        FFN__MAX_REPS);
                 return 2;
             }
         } else if (!strcmp(a, "--device") && v) {
@@ -195,9 +200,11 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
         }
     }
     if (o->quick) {
-        if (!ns_set) o->ns[0] = 512 * 3072, o->ns[1] = (int64_t)8192 * 14336, o->n_ns = 2, ns_set = true;
+        if (!ns_set)
+            o->ns[0] = 512 * 3072, o->ns[1] = (int64_t)8192 * 14336, o->n_ns = 2, ns_set = true;
         if (!any_dt) o->dtypes[FFN_DTYPE_F32] = o->dtypes[FFN_DTYPE_BF16] = any_dt = true;
-        for (int k = 0; k < FFN_ACT_COUNT; k++) sel[k] = k == FFN_ACT_SILU || k == FFN_ACT_GELU_TANH;
+        for (int k = 0; k < FFN_ACT_COUNT; k++)
+            sel[k] = k == FFN_ACT_SILU || k == FFN_ACT_GELU_TANH;
         if (!o->reps) o->reps = FFN__QUICK_REPS;
     }
     if (!ns_set) {
@@ -307,7 +314,8 @@ static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtyp
     if ((e = cudaStreamSynchronize(d->s))) return ffn__cuda_fail("host calls", e);
     const double med = ffn__median(t_op, reps), cmed = ffn__median(t_cp, reps);
     const double best = t_op[0], cbest = t_cp[0];  // sorted by ffn__median
-    const double rat = ffn__median(ratio, reps), host_us = 1e6 * ffn__median(t_host, FFN__HOST_CALLS);
+    const double rat = ffn__median(ratio, reps),
+                 host_us = 1e6 * ffn__median(t_host, FFN__HOST_CALLS);
     const double gbps = bytes / med * 1e-9, copy_gbps = 2.0 * (double)half / cmed * 1e-9;
     const char *op = glu ? ffn_glu_name(act) : ffn_act_name(act);
     if (!o->json) {
@@ -315,17 +323,18 @@ static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtyp
                bwd ? "bwd" : "fwd", ffn_dtype_name(dt), ffn__dist_names[dist], n, med * 1e6,
                best * 1e6, gbps, copy_gbps, rat, host_us);
     } else {
-        printf("{\"impl\":\"ffn\",\"backend\":\"cuda\",\"op\":\"%s\",\"act\":\"%s\",\"glu\":%s,"
-               "\"dir\":\"%s\",\"dtype\":\"%s\",\"dist\":\"%s\",\"n\":%" PRId64
-               ",\"threads\":null,\"isa\":\"cuda\",\"kernel_isa\":\"cuda\",\"accuracy\":\"%s\","
-               "\"reps\":%d,\"inner\":1,\"seconds\":%.9g,\"min_seconds\":%.9g,\"bytes\":%.0f,"
-               "\"gbps\":%.4f,\"min_gbps\":%.4f,\"copy_gbps\":%.4f,\"copy_best_gbps\":%.4f,"
-               "\"copy_seconds\":%.9g,\"ratio\":%.4f,\"host_us\":%.3f,\"flush\":true,"
-               "\"device\":\"%s\",\"sm_count\":%d}\n",
-               op, ffn_act_name(act), glu ? "true" : "false", bwd ? "bwd" : "fwd",
-               ffn_dtype_name(dt), ffn__dist_names[dist], n, o->accurate ? "high" : "default",
-               reps, med, best, bytes, gbps, bytes / best * 1e-9, copy_gbps,
-               2.0 * (double)half / cbest * 1e-9, cmed, rat, host_us, d->name, d->sm_count);
+        printf(
+            "{\"impl\":\"ffn\",\"backend\":\"cuda\",\"op\":\"%s\",\"act\":\"%s\",\"glu\":%s,"
+            "\"dir\":\"%s\",\"dtype\":\"%s\",\"dist\":\"%s\",\"n\":%" PRId64
+            ",\"threads\":null,\"isa\":\"cuda\",\"kernel_isa\":\"cuda\",\"accuracy\":\"%s\","
+            "\"reps\":%d,\"inner\":1,\"seconds\":%.9g,\"min_seconds\":%.9g,\"bytes\":%.0f,"
+            "\"gbps\":%.4f,\"min_gbps\":%.4f,\"copy_gbps\":%.4f,\"copy_best_gbps\":%.4f,"
+            "\"copy_seconds\":%.9g,\"ratio\":%.4f,\"host_us\":%.3f,\"flush\":true,"
+            "\"device\":\"%s\",\"sm_count\":%d}\n",
+            op, ffn_act_name(act), glu ? "true" : "false", bwd ? "bwd" : "fwd", ffn_dtype_name(dt),
+            ffn__dist_names[dist], n, o->accurate ? "high" : "default", reps, med, best, bytes,
+            gbps, bytes / best * 1e-9, copy_gbps, 2.0 * (double)half / cbest * 1e-9, cmed, rat,
+            host_us, d->name, d->sm_count);
     }
     fflush(stdout);
     return 0;
@@ -378,18 +387,20 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
     cudaMemsetAsync(d.out[0], 0, bytes, d.s);
     cudaMemsetAsync(d.out[1], 0, bytes, d.s);
     if (o.json) {
-        printf("{\"bench\":\"act\",\"impl\":\"ffn\",\"header\":true,\"backend\":\"cuda\","
-               "\"device\":\"%s\",\"sm_count\":%d,\"l2_mib\":%d,\"cc\":\"%d.%d\","
-               "\"accuracy\":\"%s\",\"version\":\"%d.%d.%d\"}\n",
-               d.name, d.sm_count, d.l2_bytes >> 20, prop.major, prop.minor,
-               o.accurate ? "high" : "default", FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
-               FFN_VERSION_PATCH);
+        printf(
+            "{\"bench\":\"act\",\"impl\":\"ffn\",\"header\":true,\"backend\":\"cuda\","
+            "\"device\":\"%s\",\"sm_count\":%d,\"l2_mib\":%d,\"cc\":\"%d.%d\","
+            "\"accuracy\":\"%s\",\"version\":\"%d.%d.%d\"}\n",
+            d.name, d.sm_count, d.l2_bytes >> 20, prop.major, prop.minor,
+            o.accurate ? "high" : "default", FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
+            FFN_VERSION_PATCH);
     } else {
         printf("# ffn bench act --backend cuda: %s (%d SMs, %d MiB L2), accuracy %s\n", d.name,
                d.sm_count, d.l2_bytes >> 20, o.accurate ? "high" : "default");
-        printf("# GB/s = minimum bytes / median GPU time (events, L2 evicted before each call); "
-               "copy = device-to-device cudaMemcpyAsync of as many bytes, same run; ratio = "
-               "median of per-rep GB/s over copy GB/s; host_us = the call's own host time\n");
+        printf(
+            "# GB/s = minimum bytes / median GPU time (events, L2 evicted before each call); "
+            "copy = device-to-device cudaMemcpyAsync of as many bytes, same run; ratio = "
+            "median of per-rep GB/s over copy GB/s; host_us = the call's own host time\n");
         printf("%-12s %-3s %-5s %-6s %10s %9s %9s %8s %8s %6s %7s\n", "op", "dir", "dtype", "dist",
                "n", "med_us", "min_us", "GB/s", "copy", "ratio", "host_us");
     }
@@ -397,7 +408,8 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
     for (int t = 0; t < FFN_DTYPE_COUNT && !rc; t++) {
         if (!o.dtypes[t]) continue;
         const enum ffn_dtype dt = (enum ffn_dtype)t;
-        for (int k = 1; k < 3; k++) ffn_benchcu_fill(d.s, d.in[k], t, max_n, 0, FFN__SEED + (uint64_t)k);
+        for (int k = 1; k < 3; k++)
+            ffn_benchcu_fill(d.s, d.in[k], t, max_n, 0, FFN__SEED + (uint64_t)k);
         for (int dist = 0; dist < 2 && !rc; dist++) {
             if (!o.dists[dist]) continue;
             ffn_benchcu_fill(d.s, d.in[0], t, max_n, dist, FFN__SEED + 10 + (uint64_t)dist);

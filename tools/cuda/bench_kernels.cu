@@ -22,7 +22,8 @@ static __device__ __forceinline__ double ffn__unit(uint64_t z) {
 __global__ void ffn__fill(void *p, int dt, int64_t n, int dist, uint64_t seed) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const uint64_t z1 = ffn__mix(seed ^ (2 * (uint64_t)i)), z2 = ffn__mix(seed ^ (2 * (uint64_t)i + 1));
+        const uint64_t z1 = ffn__mix(seed ^ (2 * (uint64_t)i)),
+                       z2 = ffn__mix(seed ^ (2 * (uint64_t)i + 1));
         double v;
         if (dist == 1) {
             v = 20.0 * (2.0 * ffn__unit(z1) - 1.0);
@@ -54,6 +55,6 @@ extern "C" int ffn_benchcu_fill(void *stream, void *p, int dt, int64_t n, int di
 
 extern "C" int ffn_benchcu_flush(void *stream, const void *p, size_t bytes, float *sink) {
     ffn__flush<<<2048, 256, 0, (cudaStream_t)stream>>>((const uint4 *)p, (int64_t)(bytes / 16),
-                                                         sink);
+                                                       sink);
     return (int)cudaGetLastError();
 }

@@ -12,22 +12,22 @@
 extern "C" {
 #endif
 
-// --- `ffn ulp --backend cuda` (ulp_kernels.cu) ----------------------------------------------------
+// --- `ffn ulp --backend cuda` (ulp_kernels.cu) ---------------------------------------------------
 
 // The inputs of elements i0 .. i0+n-1 of a sweep, stored in dtype dt: x from list[i0 + i] (a
 // device array) or, with list NULL, the f32 bit pattern i0 + i (f32), or the 16-bit pattern
 // (bf16, f16); the multipliers as `ffn ulp` cycles them (op: the op family, 0..3): m1 = 1 (unary)
 // or up = {1, -0.75, 2.5, 0.0078125}[i % 4], m2 = dh = {1, -1.25, 0.375}[i % 3] (gated backward)
 // or 1. i counts from the start of the sweep.
-int ffn_ulpcu_gen(void *stream, int op, int dt, const float *list, uint64_t i0, int64_t n,
-                  void *x, void *m1, void *m2);
+int ffn_ulpcu_gen(void *stream, int op, int dt, const float *list, uint64_t i0, int64_t n, void *x,
+                  void *m1, void *m2);
 
 // Per-block statistics of one output of a chunk.
 struct ffn_ulpcu_stat {
-    double max, sum;           // largest error, sum of the errors below FFN_ULP_HUGE
-    int64_t n, n_cr, n_over;   // elements, correctly rounded, above the bound
-    int64_t i_max;             // sweep index of the largest error (-1: none)
-    float x, m1, m2, got;      // its inputs and output
+    double max, sum;          // largest error, sum of the errors below FFN_ULP_HUGE
+    int64_t n, n_cr, n_over;  // elements, correctly rounded, above the bound
+    int64_t i_max;            // sweep index of the largest error (-1: none)
+    float x, m1, m2, got;     // its inputs and output
 };
 
 // The ulp error of each output of the chunk against the double-precision reference evaluated on
@@ -37,7 +37,7 @@ int ffn_ulpcu_metric(void *stream, int op, int act, int dt, bool accurate, const
                      const void *m1, const void *m2, const void *out0, const void *out1, int64_t n,
                      uint64_t i0, struct ffn_ulpcu_stat *stats, int n_blocks);
 
-// --- `ffn bench act --backend cuda` (bench_kernels.cu) --------------------------------------------
+// --- `ffn bench act --backend cuda` (bench_kernels.cu) -------------------------------------------
 
 // n elements of dtype dt at p: N(0, 1) (dist 0) or uniform on [-20, 20] (dist 1), from a
 // counter-based generator (the same values for any launch shape).

@@ -42,26 +42,27 @@ static double ffn__now(void) {
 }
 
 static void ffn__usage(FILE *f) {
-    fprintf(f,
-            "usage: ffn ulp --backend cuda [--op OP]... [--dir fwd|bwd] [--dtype f32|bf16|f16]...\n"
-            "               [--accurate] [--all] [--stride N] [--device D] [--json]\n"
-            "\n"
-            "Accuracy of the CUDA kernels, swept on the GPU: the library's outputs for every input\n"
-            "of the set against the double-precision reference evaluated on the device, in ulps of\n"
-            "the output dtype, the largest error of each row confirmed by MPFR; checked against the\n"
-            "bounds of docs/numerics.md. Exit 0 when every row is within its bound, 1 when one is\n"
-            "not, 2 on bad usage or a CUDA error.\n"
-            "\n"
-            "  --op OP       an activation or a gated op (as `ffn ulp`); repeatable; default all\n"
-            "  --dir D       fwd or bwd (default both)\n"
-            "  --dtype T     f32, bf16, f16 (in = out); repeatable; default all three\n"
-            "  --accurate    contexts with FFN_ACCURACY_HIGH\n"
-            "  --all         f32: all 2^32 bit patterns (default: every %u-th pattern + the hard\n"
-            "                regions); bf16 and f16 always take all 65,536\n"
-            "  --stride N    the f32 strided sweep's step\n"
-            "  --device D    CUDA device ordinal (default 0)\n"
-            "  --json        one JSON object per row (the CPU tool's fields, isa \"cuda\")\n",
-            FFN__DEFAULT_STRIDE);
+    fprintf(
+        f,
+        "usage: ffn ulp --backend cuda [--op OP]... [--dir fwd|bwd] [--dtype f32|bf16|f16]...\n"
+        "               [--accurate] [--all] [--stride N] [--device D] [--json]\n"
+        "\n"
+        "Accuracy of the CUDA kernels, swept on the GPU: the library's outputs for every input\n"
+        "of the set against the double-precision reference evaluated on the device, in ulps of\n"
+        "the output dtype, the largest error of each row confirmed by MPFR; checked against the\n"
+        "bounds of docs/numerics.md. Exit 0 when every row is within its bound, 1 when one is\n"
+        "not, 2 on bad usage or a CUDA error.\n"
+        "\n"
+        "  --op OP       an activation or a gated op (as `ffn ulp`); repeatable; default all\n"
+        "  --dir D       fwd or bwd (default both)\n"
+        "  --dtype T     f32, bf16, f16 (in = out); repeatable; default all three\n"
+        "  --accurate    contexts with FFN_ACCURACY_HIGH\n"
+        "  --all         f32: all 2^32 bit patterns (default: every %u-th pattern + the hard\n"
+        "                regions); bf16 and f16 always take all 65,536\n"
+        "  --stride N    the f32 strided sweep's step\n"
+        "  --device D    CUDA device ordinal (default 0)\n"
+        "  --json        one JSON object per row (the CPU tool's fields, isa \"cuda\")\n",
+        FFN__DEFAULT_STRIDE);
 }
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
@@ -134,7 +135,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
     return -1;
 }
 
-// --- one row: an op family, an activation, a dtype ------------------------------------------------
+// --- one row: an op family, an activation, a dtype -----------------------------------------------
 
 struct ffn__dev {
     ffn_ctx_t ctx;
@@ -177,7 +178,7 @@ static void ffn__json_float(double v) {
 }
 
 // Sweeps one row; prints it. Returns 0 (within the bound), 1 (not) or 2 (an error).
-static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_oracle *or,
+static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_oracle * or,
                     enum ffn_kop kop, enum ffn_act act, enum ffn_dtype dt) {
     const int n_out = kop == FFN_KOP_GLU_BWD ? 2 : 1;
     const int64_t total = dt != FFN_DTYPE_F32 ? 65536 : op->all ? (int64_t)1 << 32 : d->n_list;
@@ -198,8 +199,7 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
             return 2;
         }
         e = ffn_ulpcu_metric(d->stream, kop, act, dt, op->accurate, d->x, d->m1, d->m2, d->out[0],
-                             n_out > 1 ? d->out[1] : NULL, n, (uint64_t)i0, d->dstats,
-                             FFN__BLOCKS);
+                             n_out > 1 ? d->out[1] : NULL, n, (uint64_t)i0, d->dstats, FFN__BLOCKS);
         if (!e)
             e = cudaMemcpyAsync(d->hstats, d->dstats, 2 * FFN__BLOCKS * sizeof *d->hstats,
                                 cudaMemcpyDeviceToHost, d->stream);
@@ -209,7 +209,8 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
             return 2;
         }
         for (int o = 0; o < n_out; o++)
-            for (int b = 0; b < FFN__BLOCKS; b++) ffn__merge(&st[o], &d->hstats[o * FFN__BLOCKS + b]);
+            for (int b = 0; b < FFN__BLOCKS; b++)
+                ffn__merge(&st[o], &d->hstats[o * FFN__BLOCKS + b]);
     }
     const double secs = ffn__now() - t0;
     const char *name = kop >= FFN_KOP_GLU_FWD ? ffn_glu_name(act) : ffn_act_name(act);
@@ -222,7 +223,8 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
         double max = s->max;
         if (s->i_max >= 0) {
             const bool deriv = kop == FFN_KOP_ACT_BWD || (kop == FFN_KOP_GLU_BWD && o == 0);
-            const float f1 = kop == FFN_KOP_ACT_FWD ? 1.0f : (kop == FFN_KOP_GLU_BWD && o == 1 ? s->m2 : s->m1);
+            const float f1 =
+                kop == FFN_KOP_ACT_FWD ? 1.0f : (kop == FFN_KOP_GLU_BWD && o == 1 ? s->m2 : s->m1);
             const float f2 = kop == FFN_KOP_GLU_BWD && o == 0 ? s->m2 : 1.0f;
             const double exact = ffn_oracle_eval(or, act, deriv, s->x, f1, f2, NULL);
             const float a1 = kop == FFN_KOP_GLU_BWD && o == 1 ? s->m2 : s->m1;
@@ -231,13 +233,15 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
         }
         const bool pass = max <= bound && s->n_over == 0;
         if (!pass) status = 1;
-        const double mean = s->n ? s->sum / (double)s->n : 0, cr = s->n ? (double)s->n_cr / (double)s->n : 0;
+        const double mean = s->n ? s->sum / (double)s->n : 0,
+                     cr = s->n ? (double)s->n_cr / (double)s->n : 0;
         if (op->json) {
-            printf("{\"op\":\"%s\",\"dir\":\"%s\",\"out\":\"%s\",\"dtype\":\"%s\",\"isa\":\"cuda\","
-                   "\"kernel_isa\":\"cuda\",\"backend\":\"cuda\",\"device\":\"%s\",\"accurate\":%s,"
-                   "\"all\":%s,\"n_inputs\":%lld,\"max_ulp\":",
-                   name, dir, ffn__out_names[kop][o], ffn_dtype_name(dt), d->name,
-                   op->accurate ? "true" : "false", op->all ? "true" : "false", (long long)s->n);
+            printf(
+                "{\"op\":\"%s\",\"dir\":\"%s\",\"out\":\"%s\",\"dtype\":\"%s\",\"isa\":\"cuda\","
+                "\"kernel_isa\":\"cuda\",\"backend\":\"cuda\",\"device\":\"%s\",\"accurate\":%s,"
+                "\"all\":%s,\"n_inputs\":%lld,\"max_ulp\":",
+                name, dir, ffn__out_names[kop][o], ffn_dtype_name(dt), d->name,
+                op->accurate ? "true" : "false", op->all ? "true" : "false", (long long)s->n);
             ffn__json_float(max);
             printf(",\"mean_ulp\":%.6g,\"cr_frac\":%.6f,\"x_at_max\":", mean, cr);
             ffn__json_float(s->x);
@@ -298,9 +302,13 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
         ffn_inputs_hard(hl + ns, nh);
     }
     bool ok = true;
-    for (int k = 0; k < 3; k++) ok = ok && cudaMalloc(k == 0 ? &d.x : k == 1 ? &d.m1 : &d.m2,
-                                                      (size_t)FFN__CHUNK * 4) == cudaSuccess;
-    for (int k = 0; k < 2; k++) ok = ok && cudaMalloc(&d.out[k], (size_t)FFN__CHUNK * 4) == cudaSuccess;
+    for (int k = 0; k < 3; k++)
+        ok = ok && cudaMalloc(k == 0   ? &d.x
+                              : k == 1 ? &d.m1
+                                       : &d.m2,
+                              (size_t)FFN__CHUNK * 4) == cudaSuccess;
+    for (int k = 0; k < 2; k++)
+        ok = ok && cudaMalloc(&d.out[k], (size_t)FFN__CHUNK * 4) == cudaSuccess;
     ok = ok && cudaMalloc((void **)&d.dstats, 2 * FFN__BLOCKS * sizeof *d.dstats) == cudaSuccess;
     d.hstats = malloc(2 * FFN__BLOCKS * sizeof *d.hstats);
     if (hl) {
@@ -313,8 +321,8 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
         fprintf(stderr, "ffn ulp: out of device memory\n");
         return 2;
     }
-    struct ffn_oracle or;
-    ffn_oracle_init(&or);
+    struct ffn_oracle or ;
+    ffn_oracle_init(& or);
     if (!op.json) {
         printf("ffn ulp --backend cuda: %s (device %d); f32: %s; contexts %s\n", d.name, op.device,
                op.all ? "all 2^32 inputs" : "strided sweep + hard regions",
@@ -330,7 +338,7 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
                 if (!(dir ? op.bwd : op.fwd)) continue;
                 for (int t = 0; t < FFN_DTYPE_COUNT && status != 2; t++) {
                     if (!op.dtype[t]) continue;
-                    const int r = ffn__row(&op, &d, &or, (enum ffn_kop)(glu * 2 + dir),
+                    const int r = ffn__row(&op, &d, & or, (enum ffn_kop)(glu * 2 + dir),
                                            (enum ffn_act)a, (enum ffn_dtype)t);
                     if (r > status) status = r;
                 }
@@ -339,7 +347,7 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
     if (!op.json && status != 2)
         printf("%s\n", status ? "ffn ulp: some kernels exceed their bound (FAIL rows)"
                               : "ffn ulp: every kernel within its bound");
-    ffn_oracle_clear(&or);
+    ffn_oracle_clear(& or);
     ffn_ctx_destroy(d.ctx);
     cudaFree(d.x), cudaFree(d.m1), cudaFree(d.m2), cudaFree(d.out[0]), cudaFree(d.out[1]);
     cudaFree(d.dstats), cudaFree(d.list);

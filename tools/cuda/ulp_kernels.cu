@@ -121,10 +121,10 @@ extern "C" int ffn_ulpcu_gen(void *stream, int op, int dt, const float *list, ui
     return (int)cudaGetLastError();
 }
 
-extern "C" int ffn_ulpcu_metric(void *stream, int op, int act, int dt, bool accurate,
-                                const void *x, const void *m1, const void *m2, const void *out0,
-                                const void *out1, int64_t n, uint64_t i0,
-                                struct ffn_ulpcu_stat *stats, int n_blocks) {
+extern "C" int ffn_ulpcu_metric(void *stream, int op, int act, int dt, bool accurate, const void *x,
+                                const void *m1, const void *m2, const void *out0, const void *out1,
+                                int64_t n, uint64_t i0, struct ffn_ulpcu_stat *stats,
+                                int n_blocks) {
     ffn__metric<<<(unsigned)n_blocks, FFN_ULPCU_THREADS, 0, (cudaStream_t)stream>>>(
         op, act, dt, accurate, x, m1, m2, out0, out1, n, i0, stats);
     return (int)cudaGetLastError();

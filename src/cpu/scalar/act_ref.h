@@ -21,8 +21,8 @@
 #define FFN_SQRT_2_OVER_PI 0.79788456080286535587989211986876373695  // √(2/π)
 #define FFN_INV_SQRT_2 0.70710678118654752440084436210484903928      // 1/√2
 #define FFN_INV_SQRT_2PI 0.39894228040143267793994605993438186848    // 1/√(2π)
-#define FFN_GELU_C 0.044715                                           // tanh-GeLU cubic term
-#define FFN_QUICK_GELU_A 1.702                                        // quick-GeLU slope
+#define FFN_GELU_C 0.044715                                          // tanh-GeLU cubic term
+#define FFN_QUICK_GELU_A 1.702                                       // quick-GeLU slope
 
 // σ(t) = 1/(1+e^-t), evaluated so that exp never overflows: for t < 0, e^t/(1+e^t).
 FFN_REF_FN double ffn_ref_sigmoid(double t) {
@@ -61,9 +61,7 @@ FFN_REF_FN double ffn_ref_silu_d(double x) {
 }
 
 // quick_gelu(x) = x·σ(ax), a = 1.702;  quick_gelu'(x) = σ(ax) + a·x·σ(ax)·σ(-ax).
-FFN_REF_FN double ffn_ref_quick_gelu(double x) {
-    return x * ffn_ref_sigmoid(FFN_QUICK_GELU_A * x);
-}
+FFN_REF_FN double ffn_ref_quick_gelu(double x) { return x * ffn_ref_sigmoid(FFN_QUICK_GELU_A * x); }
 FFN_REF_FN double ffn_ref_quick_gelu_d(double x) {
     const double s = ffn_ref_sigmoid(FFN_QUICK_GELU_A * x),
                  sc = ffn_ref_sigmoid(-FFN_QUICK_GELU_A * x);
