@@ -761,17 +761,22 @@ static void ffn__test_lut(void) {
 
 static void ffn__test_big(void) {
     const int64_t n = ((int64_t)1 << 31) + 1000;
-    ffn_ctx_t ctx = ffn__ctx(false, false);
+    // The element-wise kernel itself (tables off), then the 16-bit forward's table (on).
+    setenv("FFN_CUDA_LUT", "0", 1);
+    ffn_ctx_t direct = ffn__ctx(false, false);
+    unsetenv("FFN_CUDA_LUT");
+    ffn_ctx_t lut = ffn__ctx(false, false);
     uint16_t *x = NULL, *y = NULL;
     if (cudaMalloc((void **)&x, (size_t)n * 2) != cudaSuccess ||
         cudaMalloc((void **)&y, (size_t)n * 2) != cudaSuccess) {
         (void)cudaGetLastError();
         printf("big: skipped (not enough device memory for 2 x 4 GiB)\n");
         cudaFree(x);
-        ffn_ctx_destroy(ctx);
+        ffn_ctx_destroy(direct);
+        ffn_ctx_destroy(lut);
         return;
     }
-    // x[i] = bf16 pattern (i mod 65536); y = silu(x): check the last 70,000 and a sample.
+    // x[i] = bf16 pattern (i mod 65536); y = act(x): checked at the start, across 2^31, the end.
     uint16_t *h = malloc(65536 * 2);
     for (int i = 0; i < 65536; i++) h[i] = (uint16_t)i;
     for (int64_t i = 0; i < n; i += 65536) {
@@ -780,29 +785,36 @@ static void ffn__test_big(void) {
     }
     const struct ffn_tensor tx = ffn_tensor_vec(x, FFN_DTYPE_BF16, n),
                             ty = ffn_tensor_vec(y, FFN_DTYPE_BF16, n);
-    ffn_test_check(&ffn__rep,
-                   ffn_act_forward(ctx, FFN_ACT_SILU, &ty, &tx) == FFN_STATUS_OK &&
-                       ffn_ctx_synchronize(ctx) == FFN_STATUS_OK,
-                   "big: %s", ffn_ctx_last_error(ctx));
     const int64_t tail = 70000, starts[] = {0, ((int64_t)1 << 31) - 5000, n - tail};
     uint16_t *got = malloc(tail * 2);
-    int bad = 0;
-    for (int k = 0; k < 3; k++) {
-        FFN__CUDA(cudaMemcpy(got, y + starts[k], tail * 2, cudaMemcpyDeviceToHost));
-        for (int64_t i = 0; i < tail; i++) {
-            const float xv = ffn_bf16_to_f32((uint16_t)((starts[k] + i) & 0xffff));
-            const struct ffn_cm_out w =
-                ffn__expect(FFN_KOP_ACT_FWD, FFN_ACT_SILU, false, false, FFN_DTYPE_BF16, xv, 0, 0);
-            bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
+    for (int pass = 0; pass < 2; pass++) {
+        ffn_ctx_t ctx = pass ? lut : direct;
+        const enum ffn_act act = pass ? FFN_ACT_GELU_ERF : FFN_ACT_SILU;
+        FFN__CUDA(cudaMemset(y, 0xff, (size_t)n * 2));
+        ffn_test_check(&ffn__rep,
+                       ffn_act_forward(ctx, act, &ty, &tx) == FFN_STATUS_OK &&
+                           ffn_ctx_synchronize(ctx) == FFN_STATUS_OK,
+                       "big: %s", ffn_ctx_last_error(ctx));
+        int bad = 0;
+        for (int k = 0; k < 3; k++) {
+            FFN__CUDA(cudaMemcpy(got, y + starts[k], tail * 2, cudaMemcpyDeviceToHost));
+            for (int64_t i = 0; i < tail; i++) {
+                const float xv = ffn_bf16_to_f32((uint16_t)((starts[k] + i) & 0xffff));
+                const struct ffn_cm_out w =
+                    ffn__expect(FFN_KOP_ACT_FWD, act, false, false, FFN_DTYPE_BF16, xv, 0, 0);
+                bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
+            }
         }
+        ffn_test_check(&ffn__rep, bad == 0, "big (%s): %d of %lld elements differ",
+                       pass ? "table" : "kernel", bad, (long long)(3 * tail));
     }
-    ffn_test_check(&ffn__rep, bad == 0, "big: %d of %lld elements differ", bad,
-                   (long long)(3 * tail));
-    printf("big: %lld elements in one call\n", (long long)n);
+    printf("big: %lld elements in one call, through the kernel and through the table\n",
+           (long long)n);
     free(h), free(got);
     FFN__CUDA(cudaFree(x));
     FFN__CUDA(cudaFree(y));
-    ffn_ctx_destroy(ctx);
+    ffn_ctx_destroy(direct);
+    ffn_ctx_destroy(lut);
 }
 
 int main(int argc, char **argv) {
