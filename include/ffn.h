@@ -5,7 +5,8 @@
 // ffn computes the activations of a transformer FFN (GeLU, SiLU, ReLU, sigmoid, identity,
 // quick-GeLU), the gated combines of the GLU family (SwiGLU, GeGLU, ReGLU, GLU, Bilinear:
 // h = act(gate) * up), and their backward passes, on f32 / bf16 / f16 data, with SIMD kernels
-// chosen at run time (scalar reference, AVX2+FMA, AVX-512) and OpenMP threads.
+// chosen at run time (scalar reference, AVX2+FMA, AVX-512) and OpenMP threads, or with CUDA
+// kernels on an NVIDIA GPU (a context for FFN_BACKEND_CUDA: device pointers, a stream).
 //
 // Every entry point returns an `enum ffn_status`; on failure `ffn_ctx_last_error(ctx)` says what
 // was wrong. The library never aborts, exits or prints on the caller's behalf.
@@ -144,11 +145,42 @@ enum ffn_accuracy {
 };
 
 // -------------------------------------------------------------------------------------------
-// Context: chosen kernels, thread count, last error. No global mutable state: two contexts
-// are independent; one context must not be used by two threads at once.
+// Context: backend, chosen kernels, thread count, last error. No global mutable state: two
+// contexts are independent; one context must not be used by two threads at once.
+//
+// Backends. A context runs on one backend, chosen at create (opts.backend):
+//   FFN_BACKEND_CPU   host memory, SIMD kernels and OpenMP threads (the default).
+//   FFN_BACKEND_CUDA  an NVIDIA GPU (opts.device, sm_90 and newer): every view's data is device
+//                     memory (cudaMalloc, cudaMallocManaged, or mapped pinned host memory), and
+//                     the activation entry points queue their kernel on the context's stream
+//                     (opts.stream, a cudaStream_t; NULL: the default stream) and return without
+//                     waiting: nothing is copied, nothing synchronized. ffn_ctx_synchronize()
+//                     waits for the stream; or order later work on the same stream.
+// Same entry points, views, dtypes, strides, in-place rules and numerical contract on both. A
+// build without CUDA, or a machine without a usable GPU, refuses a CUDA context with
+// FFN_STATUS_UNSUPPORTED and a message; CUDA errors (a failed launch, a sticky error from earlier
+// work, out of memory) come back as FFN_STATUS_BACKEND with CUDA's words in ffn_ctx_last_error.
+// FFN blocks (ffn_block_*) run on the CPU backend only, for now.
 // -------------------------------------------------------------------------------------------
 
 typedef struct ffn_ctx *ffn_ctx_t;
+
+enum ffn_backend {
+    FFN_BACKEND_CPU = 0,
+    FFN_BACKEND_CUDA,
+    FFN_BACKEND_COUNT
+};
+
+/// "cpu", "cuda"; "?" for an unknown value.
+FFN_API const char *ffn_backend_name(enum ffn_backend backend);
+/// Parses "cpu" | "cuda". @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+FFN_API enum ffn_status ffn_backend_from_name(const char *name, enum ffn_backend *backend_out);
+/// True when this build has the backend and it can run here: always for the CPU; for CUDA, the
+/// build has the CUDA backend and the driver reports at least one device of compute capability
+/// 9.0 or newer. Otherwise, when `why` is non-NULL, writes the reason there (NUL-terminated,
+/// truncated to why_size): "this build of ffn has no CUDA backend (configure with nvcc ...)",
+/// "no CUDA device: cudaGetDeviceCount: no CUDA-capable device is detected", ...
+FFN_API bool ffn_backend_available(enum ffn_backend backend, char *why, size_t why_size);
 
 /// Optional log sink (level 0 = error, 1 = warning, 2 = info, 3 = debug).
 typedef void (*ffn_log_fn)(int level, const char *message, void *user);
@@ -162,15 +194,25 @@ struct ffn_ctx_opts {
                                   // before the multiply, as PyTorch eager code does (bf16/f16)
     ffn_log_fn log;               // may be NULL
     void *log_user;
+    enum ffn_backend backend;     // FFN_BACKEND_CPU (0) or FFN_BACKEND_CUDA
+    int device;                   // CUDA: device ordinal (0: the first GPU)
+    void *stream;                 // CUDA: a cudaStream_t of that device (NULL: default stream);
+                                  // the caller keeps it alive while the context uses it
 };
 
-#define FFN_CTX_OPTS_INIT \
-    { sizeof(struct ffn_ctx_opts), FFN_ISA_AUTO, 0, FFN_ACCURACY_DEFAULT, false, NULL, NULL }
+#define FFN_CTX_OPTS_INIT                                                                    \
+    { sizeof(struct ffn_ctx_opts), FFN_ISA_AUTO, 0, FFN_ACCURACY_DEFAULT, false, NULL, NULL, \
+      FFN_BACKEND_CPU, 0, NULL }
 
 /// Creates a context. `opts` may be NULL (defaults). A forced ISA that the CPU cannot run
 /// gives FFN_STATUS_UNSUPPORTED; so does an unknown $FFN_ISA value (named in the message,
 /// which is written to *ctx_out's error buffer when a context could be made, else logged).
-/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_UNSUPPORTED, FFN_STATUS_OUT_OF_MEMORY
+/// A CUDA context checks the device (present, compute capability ≥ 9.0) and leaves the calling
+/// thread's current CUDA device as it was. When no context is made, the reason goes to the log
+/// callback (opts.log); ffn_backend_available() gives it too.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (unknown backend, negative device),
+///         FFN_STATUS_UNSUPPORTED (ISA; a backend this build lacks; no such device; a device too
+///         old), FFN_STATUS_BACKEND (the CUDA runtime failed), FFN_STATUS_OUT_OF_MEMORY
 FFN_API enum ffn_status ffn_ctx_create(const struct ffn_ctx_opts *opts, ffn_ctx_t *ctx_out);
 /// Frees the context; NULL is a no-op.
 FFN_API void ffn_ctx_destroy(ffn_ctx_t ctx);
@@ -184,6 +226,23 @@ FFN_API enum ffn_status ffn_ctx_set_threads(ffn_ctx_t ctx, int n_threads);
 FFN_API int ffn_ctx_threads(ffn_ctx_t ctx);
 FFN_API enum ffn_status ffn_ctx_set_accuracy(ffn_ctx_t ctx, enum ffn_accuracy accuracy);
 FFN_API enum ffn_accuracy ffn_ctx_accuracy(ffn_ctx_t ctx);
+/// The backend this context runs on (FFN_BACKEND_CPU for NULL).
+FFN_API enum ffn_backend ffn_ctx_backend(ffn_ctx_t ctx);
+/// CUDA: the device ordinal (-1 for a CPU context or NULL).
+FFN_API int ffn_ctx_device(ffn_ctx_t ctx);
+/// CUDA: the stream later calls queue their work on (a cudaStream_t of the context's device;
+/// NULL: the default stream). Work already queued stays where it is. The caller keeps the stream
+/// alive while the context uses it.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (NULL ctx), FFN_STATUS_UNSUPPORTED (a non-NULL
+///         stream for a CPU context, which has none)
+FFN_API enum ffn_status ffn_ctx_set_stream(ffn_ctx_t ctx, void *stream);
+/// The context's stream (NULL: the default stream, and always for a CPU context).
+FFN_API void *ffn_ctx_stream(ffn_ctx_t ctx);
+/// Waits until the work queued by this context has finished (CUDA: cudaStreamSynchronize of its
+/// stream; CPU: returns at once, every call is synchronous). An error of earlier asynchronous work
+/// (an illegal address, a failed kernel) surfaces here, as FFN_STATUS_BACKEND.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_ctx_synchronize(ffn_ctx_t ctx);
 
 // -------------------------------------------------------------------------------------------
 // Tensor views
@@ -244,15 +303,20 @@ FFN_API enum ffn_status ffn_gate_up_split(ffn_ctx_t ctx, const struct ffn_tensor
 // An empty shape (rows or cols 0) is a valid no-op.
 // In place: an output may be the same view as an input of the same dtype (exact alias); a
 // partial overlap is undefined.
+// On a CUDA context the views hold device memory and each call queues one kernel on the
+// context's stream (asynchronous: see ffn_ctx_synchronize). Found before the launch and refused
+// with FFN_STATUS_INVALID_ARG: a pointer the device cannot access (plain host memory, memory of
+// another device), a view that runs past the end of its allocation. A failed launch, or an
+// error left by earlier work on the device, is FFN_STATUS_BACKEND.
 // -------------------------------------------------------------------------------------------
 
 /// y = act(x), elementwise. y == x is the classic `gelu_inplace`.
-/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND (CUDA)
 FFN_API enum ffn_status ffn_act_forward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *y,
                                         const struct ffn_tensor *x);
 
 /// dx = dy * act'(x), elementwise. dx may alias x or dy.
-/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND (CUDA)
 FFN_API enum ffn_status ffn_act_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *dx, const struct ffn_tensor *x,
                                          const struct ffn_tensor *dy);
@@ -260,14 +324,14 @@ FFN_API enum ffn_status ffn_act_backward(ffn_ctx_t ctx, enum ffn_act act,
 /// Gated combine h = act(gate) * up, elementwise (the classic `swiglu_combine`; SwiGLU with
 /// FFN_ACT_SILU, GeGLU with a GeLU, ReGLU with FFN_ACT_RELU, GLU with FFN_ACT_SIGMOID, Bilinear
 /// with FFN_ACT_IDENTITY). gate and up are not interchangeable. h may alias gate or up.
-/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND (CUDA)
 FFN_API enum ffn_status ffn_glu_forward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *h,
                                         const struct ffn_tensor *gate, const struct ffn_tensor *up);
 
 /// Gated backward: dgate = dh * up * act'(gate), dup = dh * act(gate). dgate may alias gate
 /// and dup may alias up (in-place gradients over the saved pre-activations); either output may
 /// also alias dh.
-/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND (CUDA)
 FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *dgate,
                                          const struct ffn_tensor *dup,

@@ -331,7 +331,9 @@ static void ffn__usage(FILE *f) {
         "  --accurate           FFN_ACCURACY_HIGH kernels\n"
         "  --pages huge|4k      buffers (the triad's too) advised onto 2 MiB transparent huge\n"
         "                       pages (default), or left on the default 4 KiB pages\n"
-        "  --json               one JSON object per line (first line: the host header)\n",
+        "  --json               one JSON object per line (first line: the host header)\n"
+        "  --backend cpu|cuda   cuda: the GPU kernels against a same-run device copy\n"
+        "                       (ffn bench act --backend cuda --help)\n",
         FFN__MIN_REPS, FFN__QUICK_REPS);
 }
 
@@ -476,6 +478,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             o->accurate = true;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
+        } else if ((v = ffn__optval(argc, argv, &i, "--backend", &missing))) {
+            // cpu here (ffn_cmd_bench_act hands cuda to ffn_cmd_bench_act_cuda)
         } else if ((v = ffn__optval(argc, argv, &i, "--pages", &missing))) {
             if (strcmp(v, "huge") && strcmp(v, "4k")) {
                 fprintf(stderr, "ffn bench act: --pages must be huge or 4k (got '%s')\n", v);
@@ -729,6 +733,9 @@ static int ffn__run_all(const struct ffn__opts *o, const struct ffn__host *h, ff
 }
 
 int ffn_cmd_bench_act(int argc, char **argv) {
+    enum ffn_backend be;
+    if (ffn_tool_backend(argc, argv, "ffn bench act", &be)) return 2;
+    if (be == FFN_BACKEND_CUDA) return ffn_cmd_bench_act_cuda(argc, argv);
     struct ffn__opts o;
     const int prc = ffn__parse(argc, argv, &o);
     if (prc) return prc < 0 ? 0 : prc;

@@ -336,6 +336,8 @@ static void ffn__usage(FILE *f) {
     fprintf(f,
             "usage: ffn ulp [--op OP]... [--dir fwd|bwd] [--dtype f32|bf16|f16]... [--isa ISA|all]\n"
             "               [--accurate] [--all] [--threads T] [--stride N] [--exact] [--json]\n"
+            "       ffn ulp --backend cuda [...]   the CUDA kernels, swept on the GPU (--backend\n"
+            "               cuda --help)\n"
             "\n"
             "Accuracy of the activation kernels against the correctly rounded value (MPFR), in ulps\n"
             "of the output dtype, per op, direction, output, dtype and ISA; checked against the\n"
@@ -442,6 +444,9 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
             op->exact = true;
         } else if (!strcmp(a, "--json")) {
             op->json = true;
+        } else if (!strcmp(a, "--backend") && v) {
+            i++;  // cpu here (ffn_cmd_ulp hands cuda to ffn_cmd_ulp_cuda)
+        } else if (!strncmp(a, "--backend=", 10)) {
         } else {
             fprintf(stderr, "ffn ulp: unknown or incomplete option '%s' (ffn ulp --help)\n", a);
             return 2;
@@ -466,6 +471,9 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
 }
 
 int ffn_cmd_ulp(int argc, char **argv) {
+    enum ffn_backend be;
+    if (ffn_tool_backend(argc, argv, "ffn ulp", &be)) return 2;
+    if (be == FFN_BACKEND_CUDA) return ffn_cmd_ulp_cuda(argc, argv);
     struct ffn__opts op;
     const int st = ffn__parse(argc, argv, &op);
     if (st >= 0) return st;

@@ -40,6 +40,8 @@ LAYOUT = {name: i for i, name in enumerate(LAYOUT_NAMES)}
 SCHEDULE_NAMES = ["auto", "tiled", "separate"]
 SCHEDULE = {name: i for i, name in enumerate(SCHEDULE_NAMES)}
 
+BACKEND_NAMES = ["cpu", "cuda"]
+
 MATH_NAMES = ["strict", "bf16", "tf32"]
 MATH = {name: i for i, name in enumerate(MATH_NAMES)}
 
@@ -62,6 +64,7 @@ ENUMS = {
     "ffn_gate_up_layout": ["FFN_GATE_UP_" + n.upper() for n in LAYOUT_NAMES],
     "ffn_block_schedule": ["FFN_BLOCK_SCHEDULE_" + n.upper() for n in SCHEDULE_NAMES],
     "ffn_block_math": ["FFN_BLOCK_MATH_" + n.upper() for n in MATH_NAMES],
+    "ffn_backend": ["FFN_BACKEND_" + n.upper() for n in BACKEND_NAMES],
     "ffn_block_policy": ["FFN_BLOCK_POLICY_NONE", "FFN_BLOCK_POLICY_SAVE",
                          "FFN_BLOCK_POLICY_RECOMPUTE"],
     "ffn_file_dtype": ["FFN_FILE_DTYPE_" + n for n in FILE_DTYPE_NAMES],
@@ -72,7 +75,7 @@ ENUM_COUNTS = {
     "ffn_isa": "FFN_ISA_COUNT", "ffn_weight_orient": "FFN_WEIGHT_ORIENT_COUNT",
     "ffn_gate_up_layout": "FFN_GATE_UP_LAYOUT_COUNT",
     "ffn_block_schedule": "FFN_BLOCK_SCHEDULE_COUNT", "ffn_block_policy": "FFN_BLOCK_POLICY_COUNT",
-    "ffn_block_math": "FFN_BLOCK_MATH_COUNT",
+    "ffn_block_math": "FFN_BLOCK_MATH_COUNT", "ffn_backend": "FFN_BACKEND_COUNT",
     "ffn_file_dtype": "FFN_FILE_DTYPE_COUNT",
 }
 
@@ -83,11 +86,11 @@ LogFn = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
 
 class CtxOpts(ctypes.Structure):
-    # struct ffn_ctx_opts. The CUDA backend appends: enum ffn_backend backend; int device;
-    # void *stream (FFN_BACKEND_CPU = 0) -- add them here when the header has them.
+    # struct ffn_ctx_opts (backend FFN_BACKEND_CPU = 0, device ordinal, cudaStream_t or NULL)
     _fields_ = [("size", ctypes.c_size_t), ("force_isa", c_enum), ("n_threads", ctypes.c_int),
                 ("accuracy", c_enum), ("bf16_parity", ctypes.c_bool), ("log", LogFn),
-                ("log_user", ctypes.c_void_p)]
+                ("log_user", ctypes.c_void_p), ("backend", c_enum), ("device", ctypes.c_int),
+                ("stream", ctypes.c_void_p)]
 
 
 class Tensor(ctypes.Structure):

@@ -66,6 +66,9 @@ enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spe
     static const char fn[] = "ffn_block_create";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
+    // Blocks run on the CPU backend (their GEMMs are oneDNN's); a CUDA context is refused here
+    // rather than handing device pointers to CPU code.
+    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!spec || !weights || !block_out)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec, weights and block_out must not "
                          "be NULL", fn);
@@ -170,6 +173,7 @@ enum ffn_status ffn_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_token
     static const char fn[] = "ffn_block_info";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
+    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!block || !info || n_tokens < 0)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block and info must not be NULL and "
                          "n_tokens (%" PRId64 ") must be ≥ 0", fn, n_tokens);

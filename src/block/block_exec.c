@@ -318,6 +318,7 @@ enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn
     static const char fn[] = "ffn_block_forward";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
+    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!b) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     if ((unsigned)policy >= FFN_BLOCK_POLICY_COUNT)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn, (int)policy);
@@ -452,6 +453,7 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
     static const char fn[] = "ffn_block_backward";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
+    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!b) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     struct ffn_block_grads none = FFN_BLOCK_GRADS_INIT;
     const struct ffn_block_grads *g = grads ? grads : &none;

@@ -81,8 +81,62 @@ struct ffn_cpu_kernels {
     enum ffn_isa isa[FFN_KOP_COUNT][FFN_ACT_COUNT];  // which ISA each entry came from
 };
 
+// --- backends ------------------------------------------------------------------------------------
+// Core knows a backend only through this table, as it knows a CPU ISA only through the kernel
+// table (ggml's ggml_backend_i). The public entry points validate their arguments once, for every
+// backend (views, shapes, dtypes, aliasing), and hand the backend a checked call.
+
+// One element-wise call (an activation or gated combine, forward or backward, or a conversion):
+// up to 2 outputs and 3 inputs of one non-empty shape, checked by ffn_tensor_check, agreeing in
+// shape, inputs of one dtype, outputs of one dtype, no overlap but exact in-place aliases.
+struct ffn_ew_call {
+    const char *fn;  // the public entry point, for messages
+    enum ffn_kop op;
+    enum ffn_act act;
+    enum ffn_dtype in, out;  // dtype of every input, of every output
+    bool accurate;           // FFN_ACCURACY_HIGH
+    bool parity;             // gated forward: round act(gate) to `out` before the multiply
+    int n_out, n_in;
+    const struct ffn_tensor *outs[2], *ins[3];  // in kernel order (FFN_KOP_* comments)
+    const char *out_names[2], *in_names[3];
+};
+
+struct ffn_backend_i {
+    const char *name;  // "cpu", "cuda"
+    // Required. True when the backend can run here; else, with why non-NULL, the reason.
+    bool (*available)(char *why, size_t why_size);
+    // Optional (NULL: nothing to set up). Makes ctx->be_state from opts (device, stream); on
+    // failure leaves a message in ctx and ctx->be_state NULL.
+    enum ffn_status (*init)(ffn_ctx_t ctx, const struct ffn_ctx_opts *opts);
+    // Optional. Frees ctx->be_state.
+    void (*free)(ffn_ctx_t ctx);
+    // Required. Runs (or queues, on an asynchronous backend) a checked element-wise call.
+    enum ffn_status (*elementwise)(ffn_ctx_t ctx, const struct ffn_ew_call *call);
+    // Optional (NULL: the backend has no streams). Later calls queue on `stream`.
+    enum ffn_status (*set_stream)(ffn_ctx_t ctx, void *stream);
+    // Optional (NULL: calls are synchronous). Waits for the queued work.
+    enum ffn_status (*synchronize)(ffn_ctx_t ctx);
+    // FFN blocks (ffn_block_*) are the CPU backend's alone for now: a backend that gains them
+    // adds optional members here (create, forward, backward, destroy), NULL meaning "not on
+    // this backend" (ffn_ctx_require_cpu below is the check until then).
+};
+
+extern const struct ffn_backend_i ffn_backend_cpu;  // src/cpu/dispatch.c
+#ifdef FFN_HAVE_CUDA
+extern const struct ffn_backend_i ffn_backend_cuda;  // src/cuda/cuda_backend.c
+#endif
+
+// FFN_STATUS_UNSUPPORTED with a message naming `fn` when ctx is not a CPU context, else OK: for
+// the entry points that only the CPU backend serves (the FFN blocks, for now).
+enum ffn_status ffn_ctx_require_cpu(ffn_ctx_t ctx, const char *fn);
+
 // --- context ------------------------------------------------------------------------------------
 struct ffn_ctx {
+    enum ffn_backend backend;
+    const struct ffn_backend_i *be;  // the backend's table
+    void *be_state;                  // the backend's own state (CUDA: device properties)
+    int device;                      // CUDA: the device ordinal; -1 on the CPU
+    void *stream;                    // CUDA: the stream calls queue on (NULL: default stream)
     enum ffn_isa isa;  // the ISA the kernel table was filled for
     int n_threads;     // ≥ 1
     int default_threads;

@@ -17,7 +17,7 @@
 #define FT_ {NULL, 0, 0, {0}, NULL, 0}
 void ffn_abi_field_check(void);
 void ffn_abi_field_check(void) {
-    struct ffn_ctx_opts a = {0, 0, 0, 0, false, NULL, NULL};
+    struct ffn_ctx_opts a = {0, 0, 0, 0, false, NULL, NULL, 0, 0, NULL};
     struct ffn_tensor b = {NULL, 0, 0, 0, 0};
     struct ffn_weight c = W_;
     struct ffn_block_spec d = {0, 0, 0, 0, false, 0, 0, false, false, false};
@@ -63,7 +63,8 @@ int main(void) {
     STRUCT(ffn_ctx_opts);
     F(ffn_ctx_opts, size), F(ffn_ctx_opts, force_isa), F(ffn_ctx_opts, n_threads);
     F(ffn_ctx_opts, accuracy), F(ffn_ctx_opts, bf16_parity), F(ffn_ctx_opts, log);
-    F(ffn_ctx_opts, log_user);
+    F(ffn_ctx_opts, log_user), F(ffn_ctx_opts, backend), F(ffn_ctx_opts, device);
+    F(ffn_ctx_opts, stream);
     END();
     STRUCT(ffn_tensor);
     F(ffn_tensor, data), F(ffn_tensor, dtype), F(ffn_tensor, rows), F(ffn_tensor, cols);
@@ -138,6 +139,7 @@ int main(void) {
     C(FFN_GATE_UP_INTERLEAVED), C(FFN_GATE_UP_BLOCKED), C(FFN_GATE_UP_LAYOUT_COUNT);
     C(FFN_BLOCK_SCHEDULE_AUTO), C(FFN_BLOCK_SCHEDULE_TILED), C(FFN_BLOCK_SCHEDULE_SEPARATE);
     C(FFN_BLOCK_SCHEDULE_COUNT);
+    C(FFN_BACKEND_CPU), C(FFN_BACKEND_CUDA), C(FFN_BACKEND_COUNT);
     C(FFN_BLOCK_MATH_STRICT), C(FFN_BLOCK_MATH_BF16), C(FFN_BLOCK_MATH_TF32), C(FFN_BLOCK_MATH_COUNT);
     C(FFN_BLOCK_POLICY_NONE), C(FFN_BLOCK_POLICY_SAVE), C(FFN_BLOCK_POLICY_RECOMPUTE);
     C(FFN_BLOCK_POLICY_COUNT);

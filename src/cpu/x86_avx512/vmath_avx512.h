@@ -530,24 +530,17 @@ FFN_VINLINE void ffn__glu_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dgate
 // --- 2^z by table: z = n16 + r, n16 a multiple of 1/16, |r| ≤ 1/32 ------------------------------
 // Adding FFN_EXP2_MAGIC = 1.5·2^19 (ulp 1/16) rounds z to n16 and leaves 16·n16 mod 16 in the low
 // mantissa bits: vpermps reads exactly those 4 bits as the table index j, and vscalefps(·, n16)
-// scales by 2^floor(n16). So 2^z = scalef(T_j·2^r, n16), T_j = 2^(j/16) (a hi + lo pair).
-#define FFN_EXP2_MAGIC 0x1.8p19f
-// 2^r - 1 ≈ r·(C1 + C2·r + C3·r²) on |r| ≤ 1/32 + 1e-4: relative error 2.4e-9 (0.04 ulp).
-#define FFN_EXP2_C1 0x1.62e43p-1f
-#define FFN_EXP2_C2 0x1.ebff98p-3f
-#define FFN_EXP2_C3 0x1.c6b29ep-5f
+// scales by 2^floor(n16). So 2^z = scalef(T_j·2^r, n16), T_j = 2^(j/16) (a hi + lo pair). The
+// constants and the table are in cpu/exp2_tab.h (the CUDA kernels use them too).
+#include "cpu/exp2_tab.h"
 
+// _mm512_setr_ps may be a macro: an extra level expands the table's list into 16 arguments.
+#define FFN__SETR16(...) _mm512_setr_ps(__VA_ARGS__)
 FFN_VINLINE __m512 ffn__exp2_thi(void) {  // 2^(j/16) rounded to f32
-    return _mm512_setr_ps(0x1p+0f, 0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,
-                          0x1.3dea64p+0f, 0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f,
-                          0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f, 0x1.ae89fap+0f,
-                          0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f);
+    return FFN__SETR16(FFN_EXP2_TAB_HI);
 }
 FFN_VINLINE __m512 ffn__exp2_tlo(void) {  // 2^(j/16) - thi_j
-    return _mm512_setr_ps(0x0p+0f, 0x1.9f3122p-25f, -0x1.c15742p-27f, 0x1.ceac48p-25f,
-                          0x1.4636e2p-25f, 0x1.824684p-25f, -0x1.593abcp-25f, -0x1.5bd5ecp-27f,
-                          0x1.9fcef4p-26f, -0x1.829fdp-25f, 0x1.15506ep-27f, 0x1.51f848p-27f,
-                          -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f);
+    return FFN__SETR16(FFN_EXP2_TAB_LO);
 }
 
 // E = 2^(j/16 + r) ∈ [0.97, 1.03·1.96) for t = z + MAGIC (rounded) and r = z - n16.

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache, nvcc
+# found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
+# with relative paths only:
+#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped)
+#   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
+#             (libcjson, ...: every ldd dependency outside the list below)
+#   bench/    torch_cuda.py
+#   run.sh    the run (scripts/gpu-run.sh): tests, exhaustive ulp sweeps, benchmarks, PyTorch;
+#             logs under $OUT, a summary table last (scripts/gpu-summary.py, copied as summary.py)
+# Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
+# BUILD (default build-cuda) and JOBS (default 2) can be set; the bundle's size is checked
+# against 30 MiB.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: scripts/gpu-bundle.sh OUTDIR}
+build=${BUILD:-$root/build-cuda}
+jobs=${JOBS:-2}
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFFN_CUDA=ON \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >/dev/null
+if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
+    echo "gpu-bundle.sh: the build has no CUDA backend (is nvcc installed?)" >&2
+    exit 2
+fi
+cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib" "$out/bench"
+for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cuda_math; do
+    strip -o "$out/bin/$(basename "$b")" "$build/$b"
+done
+cp "$root/bench/torch_cuda.py" "$out/bench/"
+cp "$root/scripts/gpu-run.sh" "$out/run.sh"
+cp "$root/scripts/gpu-summary.py" "$out/summary.py"
+chmod +x "$out/run.sh"
+
+# Libraries present on the GPU machine's image (Ubuntu 24.04 + CUDA 13: glibc, gcc's runtimes,
+# OpenMP, MPFR/GMP, OpenBLAS with its Fortran runtime, Open MPI, NCCL, the CUDA libraries);
+# everything else the binaries load is copied.
+present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
+present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-|libnccl|libcudart'
+present+='|libcublas|libcuda)\.'
+for b in "$out"/bin/*; do
+    ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+    if ! [[ $name =~ $present ]]; then
+        cp -L "$path" "$out/lib/$name"
+        echo "gpu-bundle.sh: bundled $name (from $path)"
+    fi
+done
+
+size=$(du -sk "$out" | awk '{print $1}')
+echo "gpu-bundle.sh: $out: $((size / 1024)) MiB ($(find "$out" -type f | wc -l) files)"
+if [ "$size" -gt $((30 * 1024)) ]; then
+    echo "gpu-bundle.sh: warning: larger than 30 MiB" >&2
+fi
+echo "gpu-bundle.sh: on the GPU machine: OUT=<folder> $out/run.sh"
