@@ -17,6 +17,18 @@ extern "C" {
 #define FFN_CUDA_THREADS 256
 #define FFN_CUDA_UNIT 8
 
+// Chunks of 16 bytes a thread of the flat kernel (contiguous views, 16-byte aligned) takes per
+// step, by width (h16: bf16/f16, else f32) and number of inputs: about 32-64 bytes of every
+// thread in flight, twice that while the next step's loads are out.
+#define FFN_CUDA_FLAT_U(h16, ni) ((h16) ? ((ni) == 3 ? 1 : 2) : ((ni) == 1 ? 4 : 2))
+
+// Kernel kinds of an activation's getter.
+enum {
+    FFN_CUDA_K_GENERIC = 0,  // any layout, any dtype pair (ffn_cu_ew)
+    FFN_CUDA_K_FLAT32 = 1,   // contiguous, 16-byte aligned, f32 in and out (ffn_cu_flat)
+    FFN_CUDA_K_FLAT16 = 2,   // contiguous, 16-byte aligned, bf16/f16 in and out (ffn_cu_flat)
+};
+
 // flags of struct ffn_cuda_ew_args
 enum {
     FFN_CUDA_ACC = 1,    // FFN_ACCURACY_HIGH
@@ -39,17 +51,17 @@ struct ffn_cuda_ew_args {
     int32_t lpr_log2;  // log2 of the lanes per row (≤ log2 FFN_CUDA_THREADS)
 };
 
-// The kernel of op family `op` (enum ffn_kop) for each activation: a host stub for
-// cudaLaunchKernel, taking one struct ffn_cuda_ew_args; op = -1: the builder of a 16-bit
-// forward's lookup table, taking (uint16_t *tab, int in_dt, int out_dt, int acc). Defined in
-// ew_<act>.cu.
-const void *ffn_cuda_ew_gelu_tanh(int op);
-const void *ffn_cuda_ew_gelu_erf(int op);
-const void *ffn_cuda_ew_silu(int op);
-const void *ffn_cuda_ew_relu(int op);
-const void *ffn_cuda_ew_sigmoid(int op);
-const void *ffn_cuda_ew_identity(int op);
-const void *ffn_cuda_ew_quick_gelu(int op);
+// The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation: a
+// host stub for cudaLaunchKernel, taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1,
+// cols = the elements); op = -1: the builder of a 16-bit forward's lookup table, taking
+// (uint16_t *tab, int in_dt, int out_dt, int acc). Defined in ew_<act>.cu.
+const void *ffn_cuda_ew_gelu_tanh(int op, int kind);
+const void *ffn_cuda_ew_gelu_erf(int op, int kind);
+const void *ffn_cuda_ew_silu(int op, int kind);
+const void *ffn_cuda_ew_relu(int op, int kind);
+const void *ffn_cuda_ew_sigmoid(int op, int kind);
+const void *ffn_cuda_ew_identity(int op, int kind);
+const void *ffn_cuda_ew_quick_gelu(int op, int kind);
 
 // A 16-bit forward through its lookup table (lut.cu): every block copies the 128 KiB table into
 // shared memory, then maps 8 elements per 16-byte access, 4 accesses in flight per thread.

@@ -191,6 +191,134 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
     }
 }
 
+// --- the flat kernel: contiguous views, every one 16-byte aligned ------------------------------
+// The common case (whole tensors, a GEMM's output): the elements as 16-byte chunks of every view,
+// C = 4 elements of f32 or 8 of bf16/f16 a chunk (in and out of the same width: F32, or H16 with
+// bf16/f16 chosen per side at run time). A thread takes U chunks a step, blockDim apart, so that
+// each warp access is 512 contiguous bytes; the U chunks of the next step are loaded before the
+// current ones are computed (in flight while the math runs), over a grid-stride loop. The math
+// of a chunk is the fast lanes' (ffn_cm_elem_fast); a chunk with rare lanes (NaN, ±inf, the
+// tails, tiny inputs of a product: the reference's) fixes those after its fast lanes, on a path
+// the others do not take. The last n mod C elements are block 0's, one a thread.
+template <int OP, int ACT, bool H16>
+__global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_flat(const struct ffn_cuda_ew_args a) {
+    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
+    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int C = H16 ? 8 : 4;
+    constexpr int U = FFN_CUDA_FLAT_U(H16, NI);
+    constexpr int B = FFN_CUDA_THREADS;
+    constexpr bool TABS = ACT != FFN_ACT_RELU && ACT != FFN_ACT_IDENTITY;
+    __shared__ struct ffn_cm_tabs T;
+    if (TABS) {
+        const float *src = (const float *)&ffn_cu_tabs;
+        float *dst = (float *)&T;
+        for (int i = threadIdx.x; i < (int)(sizeof T / sizeof(float)); i += B) dst[i] = src[i];
+        __syncthreads();
+    }
+    const bool acc = a.flags & FFN_CUDA_ACC, par = a.flags & FFN_CUDA_PAR;
+    const bool ibf = a.in_dt == FFN_DTYPE_BF16, obf = a.out_dt == FFN_DTYPE_BF16;
+    const enum ffn_dtype odt = (enum ffn_dtype)a.out_dt;
+    const enum ffn_act act = (enum ffn_act)ACT;
+    const int64_t n = a.cols, nch = n / C, step = (int64_t)gridDim.x * (U * B);
+    const uint4 *in[NI];
+    uint4 *out[NO];
+#pragma unroll
+    for (int k = 0; k < NI; k++) in[k] = (const uint4 *)a.in[k];
+#pragma unroll
+    for (int k = 0; k < NO; k++) out[k] = (uint4 *)a.out[k];
+
+    int64_t c = (int64_t)blockIdx.x * (U * B) + threadIdx.x;
+    uint4 cur[U][NI];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (c + u * B < nch)
+#pragma unroll
+            for (int k = 0; k < NI; k++) cur[u][k] = in[k][c + u * B];
+    for (; c < nch; c += step) {
+        uint4 nxt[U][NI];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (c + step + u * B < nch)
+#pragma unroll
+                for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * B];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = c + u * B;
+            if (i >= nch) break;
+            float x[NI][C];
+#pragma unroll
+            for (int k = 0; k < NI; k++) {
+                const uint32_t w[4] = {cur[u][k].x, cur[u][k].y, cur[u][k].z, cur[u][k].w};
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    if (!H16) {
+                        x[k][j] = __uint_as_float(w[j]);
+                    } else if (ibf) {  // the low half is element 2j (little-endian)
+                        x[k][2 * j] = __uint_as_float(w[j] << 16);
+                        x[k][2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+                    } else {
+                        const float2 f = __half22float2(*(const __half2 *)&w[j]);
+                        x[k][2 * j] = f.x, x[k][2 * j + 1] = f.y;
+                    }
+                }
+            }
+            float y[NO][C];
+            uint32_t rare = 0;
+#pragma unroll
+            for (int e = 0; e < C; e++) {
+                const struct ffn_cm_res r =
+                    ffn_cm_elem_fast(&T, OP, act, acc, par, odt, x[0][e], x[NI > 1 ? 1 : 0][e],
+                                     x[NI > 2 ? 2 : 0][e]);
+                y[0][e] = r.y0;
+                if (NO > 1) y[NO - 1][e] = r.y1;
+                rare |= (uint32_t)r.rare << e;
+            }
+            if (rare) {
+#pragma unroll
+                for (int e = 0; e < C; e++)
+                    if (rare >> e & 1) {
+                        const struct ffn_cm_out o =
+                            ffn_cm_elem_ref(OP, act, par, odt, x[0][e], x[NI > 1 ? 1 : 0][e],
+                                            x[NI > 2 ? 2 : 0][e]);
+                        y[0][e] = o.y0;
+                        if (NO > 1) y[NO - 1][e] = o.y1;
+                    }
+            }
+#pragma unroll
+            for (int k = 0; k < NO; k++) {
+                uint32_t w[4];
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    if (!H16) {
+                        w[j] = __float_as_uint(y[k][j]);
+                    } else {
+                        w[j] = ffn_cu_pack2(y[k][2 * j], y[k][2 * j + 1],
+                                            obf ? FFN_DTYPE_BF16 : FFN_DTYPE_F16);
+                    }
+                }
+                out[k][i] = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < NI; k++) cur[u][k] = nxt[u][k];
+    }
+    // The last n mod C elements.
+    const int64_t e = nch * C + threadIdx.x;
+    if (blockIdx.x == 0 && e < n) {
+        const int es = H16 ? 2 : 4;
+        const int idt = a.in_dt;
+        float x[3];
+#pragma unroll
+        for (int k = 0; k < NI; k++) x[k] = ffn_cu_load1((const char *)a.in[k] + e * es, idt, false);
+        const struct ffn_cm_out o = ffn_cm_elem(&T, OP, act, acc, par, odt, x[0],
+                                                x[NI > 1 ? 1 : 0], x[NI > 2 ? 2 : 0]);
+        ffn_cu_store1((char *)a.out[0] + e * es, a.out_dt, false, o.y0);
+        if (NO > 1) ffn_cu_store1((char *)a.out[1] + e * es, a.out_dt, false, o.y1);
+    }
+}
+
 // --- the lookup table of a 16-bit forward --------------------------------------------------------
 // tab[i] = the forward's output (16-bit type out_dt) for the input whose bits are i (16-bit type
 // in_dt): the element math and the rounding of the kernel above, so a call through the table
@@ -212,17 +340,24 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     }
 }
 
-// The getters of ew_<name>.cu: the 4 kernels of activation ACT, and its table builder.
-#define FFN_CUDA_EW_GETTER(name, ACT)                                               \
-    extern "C" const void *ffn_cuda_ew_##name(int op) {                             \
-        switch (op) {                                                               \
-        case FFN_KOP_ACT_FWD: return (const void *)ffn_cu_ew<FFN_KOP_ACT_FWD, ACT>; \
-        case FFN_KOP_ACT_BWD: return (const void *)ffn_cu_ew<FFN_KOP_ACT_BWD, ACT>; \
-        case FFN_KOP_GLU_FWD: return (const void *)ffn_cu_ew<FFN_KOP_GLU_FWD, ACT>; \
-        case FFN_KOP_GLU_BWD: return (const void *)ffn_cu_ew<FFN_KOP_GLU_BWD, ACT>; \
-        case -1: return (const void *)ffn_cu_lut_build<ACT>;                        \
-        default: return NULL;                                                       \
-        }                                                                           \
+// The getters of ew_<name>.cu: the kernels of activation ACT (kind: FFN_CUDA_K_*), and its table
+// builder (op -1).
+#define FFN_CUDA_EW_CASE(OPV)                                                  \
+    case OPV:                                                                  \
+        return kind == FFN_CUDA_K_FLAT32   ? (const void *)ffn_cu_flat<OPV, ACT_, false> \
+               : kind == FFN_CUDA_K_FLAT16 ? (const void *)ffn_cu_flat<OPV, ACT_, true>  \
+                                           : (const void *)ffn_cu_ew<OPV, ACT_>;
+#define FFN_CUDA_EW_GETTER(name, ACT)                             \
+    extern "C" const void *ffn_cuda_ew_##name(int op, int kind) { \
+        constexpr int ACT_ = ACT;                                 \
+        switch (op) {                                             \
+            FFN_CUDA_EW_CASE(FFN_KOP_ACT_FWD)                     \
+            FFN_CUDA_EW_CASE(FFN_KOP_ACT_BWD)                     \
+            FFN_CUDA_EW_CASE(FFN_KOP_GLU_FWD)                     \
+            FFN_CUDA_EW_CASE(FFN_KOP_GLU_BWD)                     \
+        case -1: return (const void *)ffn_cu_lut_build<ACT_>;     \
+        default: return NULL;                                     \
+        }                                                         \
     }
 
 #endif  // FFN_CUDA_EW_KERNEL_CUH
