@@ -10,7 +10,7 @@
 #     (bin/cuda_lab: copy variants, the special-function unit's ulps, exp variants) and
 #     sass.txt.xz (the kernels' machine code). When more than 8 files result, all but
 #     summary.txt are packed into logs.tar.xz.
-#   STEPS="tests ulp bench torch lab sass" (default: tests ulp bench torch) picks step groups;
+#   STEPS="tests ulp bench torch var lab sass" (default: tests ulp bench torch) picks step groups;
 #   TOTAL (seconds, default 500) is the deadline of the whole run.
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
 # a step gets what is left, a step that fails or times out does not stop the others, and steps
@@ -101,6 +101,20 @@ if want torch; then
     step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
         --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
         --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
+fi
+
+# --- variants of the flat kernel's block size and the lookup table's partition (design) ---------
+if want var; then
+    for b in 128 512; do
+        step bench_b$b 30 bench-b$b.jsonl tools.log env FFN_CUDA_BLOCK=$b "$here/bin/ffn" bench \
+            act --backend cuda --json --op silu --op gelu_tanh --op relu --op swiglu \
+            --dtype f32 --dtype bf16 --n 1572864,117440512
+    done
+    for m in 0 1; do
+        step bench_lut$m 30 bench-lut$m.jsonl tools.log env FFN_CUDA_LUT=1 FFN_CUDA_LUT_MODE=$m \
+            "$here/bin/ffn" bench act --backend cuda --json --unary --dir fwd --dtype bf16 \
+            --n 1572864,16777216,117440512
+    done
 fi
 
 # --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------

@@ -63,18 +63,52 @@ struct ffn_cm_res {
 };
 
 // --- tables --------------------------------------------------------------------------------------
-// The kernels copy these into shared memory at block start (rows of 32 floats: a lookup by a lane's
-// own index is one conflict-free access, any pattern of indices); the host test reads them as they
-// are. 1,920 bytes.
-struct ffn_cm_tabs {
+// The source (ffn_cm_tabs_src: the lists of cpu/exp2_tab.h and cpu/gelu_erf_fast_tab.inc as they
+// are) is defined where used, with the table rows included into the initializer:
+//     const struct ffn_cm_tabs_src S = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
+//     #include "cpu/gelu_erf_fast_tab.inc"
+//     }};
+// The math reads ffn_cm_tabs, filled from it by ffn_cm_tabs_fill: the kernels' copy in shared
+// memory (each block fills its own), the host test's in plain memory. 2^(j/16) as (hi, lo) pairs,
+// one 8-byte access for both; erf rows of 32 floats. Either is one conflict-free shared-memory
+// access for any pattern of lane indices (the same index is a broadcast). 1,920 bytes.
+struct ffn_cm_tabs_src {
     float exp2_hi[16], exp2_lo[16];    // 2^(j/16) as a float pair (cpu/exp2_tab.h)
     float erf[FFN_ERF_FAST_ROWS][32];  // erf-GeLU fast lanes (cpu/gelu_erf_fast.h)
 };
 
-// Defined where used, with the table rows included into the initializer:
-//     const struct ffn_cm_tabs T = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
-//     #include "cpu/gelu_erf_fast_tab.inc"
-//     }};
+struct
+#ifdef __CUDACC__
+    __align__(8)
+#endif
+        ffn_cm_pair {
+    float hi, lo;
+};
+
+struct ffn_cm_tabs {
+    struct ffn_cm_pair exp2[16];
+    float erf[FFN_ERF_FAST_ROWS][32];
+};
+
+// Fills the words i, i + stride, ... of T from S (a block's threads: i = its index, stride = its
+// size): the exponential's pairs (exp) and the erf rows (erf), as the math needs them.
+FFN_CM void ffn_cm_tabs_fill(struct ffn_cm_tabs *T, const struct ffn_cm_tabs_src *S, int i,
+                             int stride, bool exp, bool erf) {
+    if (exp)
+        for (int k = i; k < 32; k += stride)
+            (&T->exp2[0].hi)[k] = k & 1 ? S->exp2_lo[k >> 1] : S->exp2_hi[k >> 1];
+    if (erf)
+        for (int k = i; k < FFN_ERF_FAST_ROWS * 32; k += stride)
+            (&T->erf[0][0])[k] = (&S->erf[0][0])[k];
+}
+
+// Whether act's math reads the exponential's table (tanh-GeLU, SiLU, sigmoid, quick-GeLU), the
+// erf rows (erf-GeLU).
+FFN_CM bool ffn_cm_uses_exp(enum ffn_act act) {
+    return act == FFN_ACT_GELU_TANH || act == FFN_ACT_SILU || act == FFN_ACT_SIGMOID ||
+           act == FFN_ACT_QUICK_GELU;
+}
+FFN_CM bool ffn_cm_uses_erf(enum ffn_act act) { return act == FFN_ACT_GELU_ERF; }
 
 // --- bits, fma, reciprocal -----------------------------------------------------------------------
 
@@ -206,16 +240,27 @@ FFN_CM float ffn_cm_pow2_floor(float t) {
     return ffn_cm_float(((ffn_cm_bits(t) >> 4) << 23) + 0x3f800000u);
 }
 
+// E·2^floor(n16) (E in [0.97, 2), floor(n16) in [-121, 121]: normal, so exact) as an integer add
+// into E's exponent field: bits(t) & ~15 = C + 16·floor(n16), and (C << 19) ≡ 0 mod 2^32 (C =
+// bits(MAGIC) = 0x49400000), so ((bits(t) & ~15) << 19) = floor(n16)·2^23: two integer
+// instructions (and, shift-add) where the product with ffn_cm_pow2_floor takes four.
+FFN_CM float ffn_cm_scale2(float E, float t) {
+    return ffn_cm_float(ffn_cm_bits(E) + ((ffn_cm_bits(t) & ~15u) << 19));
+}
+
 // E = 2^(j/16 + r) for t = z + MAGIC (rounded) and r = z - n16. precise: with the table's low
 // part (within 0.5 ulp + 0.04), else within ~1 ulp.
 FFN_CM float ffn_cm_exp2_frac(const struct ffn_cm_tabs *T, float t, float r, bool precise) {
     const uint32_t j = ffn_cm_bits(t) & 15u;
-    const float th = T->exp2_hi[j];
     float p = fmaf(FFN_EXP2_C3, r, FFN_EXP2_C2);
     p = fmaf(p, r, FFN_EXP2_C1);
     p = p * r;  // 2^r - 1
-    if (!precise) return fmaf(th, p, th);
-    return th + fmaf(th, p, T->exp2_lo[j]);
+    if (!precise) {
+        const float th = T->exp2[j].hi;
+        return fmaf(th, p, th);
+    }
+    const struct ffn_cm_pair tj = T->exp2[j];  // one 8-byte access
+    return tj.hi + fmaf(tj.hi, p, tj.lo);
 }
 
 // exp(-c·x·ln 2) = 2^(-x·c) for c = c_hi + c_lo (a slope times log2 e, as a float pair) and
@@ -227,7 +272,7 @@ FFN_CM float ffn_cm_exp_lin(const struct ffn_cm_tabs *T, float x, float c_hi, fl
     const float n = t - FFN_EXP2_MAGIC;
     float r = fmaf(-x, c_hi, -n);
     r = fmaf(-x, c_lo, r);
-    return ffn_cm_exp2_frac(T, t, r, precise) * ffn_cm_pow2_floor(t);
+    return ffn_cm_scale2(ffn_cm_exp2_frac(T, t, r, precise), t);
 }
 
 // --- compensated quotient N/(1 + e) (the AVX-512 ffn__quot_comp / ffn__quot_fin) -----------------
@@ -398,7 +443,7 @@ FFN_CM float ffn_cm_gelu_fast_e(const struct ffn_cm_tabs *T, float xc, float x2,
     const float n = t - FFN_EXP2_MAGIC;
     float r = fmaf(-xc, q, -n);
     r = fmaf(-xc, ql, r);
-    return ffn_cm_exp2_frac(T, t, r, false) * ffn_cm_pow2_floor(t);
+    return ffn_cm_scale2(ffn_cm_exp2_frac(T, t, r, false), t);
 }
 
 FFN_CM struct ffn_cm_res ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode,

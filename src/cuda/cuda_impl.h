@@ -16,17 +16,20 @@ extern "C" {
 // at a time (one 16-byte access per 16-bit input, two per f32 input).
 #define FFN_CUDA_THREADS 256
 #define FFN_CUDA_UNIT 8
+// Threads per block of the flat kernel: 256 by default ($FFN_CUDA_BLOCK: 64..512, a multiple of
+// 32, for measurements); each takes one 16-byte chunk of every view.
+#define FFN_CUDA_FLAT_THREADS 256
+#define FFN_CUDA_FLAT_MAX_THREADS 512
 
-// Chunks of 16 bytes a thread of the flat kernel (contiguous views, 16-byte aligned) takes per
-// step, by width (h16: bf16/f16, else f32) and number of inputs: about 32-64 bytes of every
-// thread in flight, twice that while the next step's loads are out.
-#define FFN_CUDA_FLAT_U(h16, ni) ((h16) ? ((ni) == 3 ? 1 : 2) : ((ni) == 1 ? 4 : 2))
-
-// Kernel kinds of an activation's getter.
+// Kernel kinds of an activation's getter: the generic kernel (ffn_cu_ew: any layout, any dtype
+// pair), or the flat one (ffn_cu_flat: contiguous views, all 16-byte aligned, one dtype in and
+// out) for dtype dt, FFN_CUDA_K_FLAT + dt, plus FFN_CUDA_K_PAR for a 16-bit gated forward in
+// parity mode.
 enum {
-    FFN_CUDA_K_GENERIC = 0,  // any layout, any dtype pair (ffn_cu_ew)
-    FFN_CUDA_K_FLAT32 = 1,   // contiguous, 16-byte aligned, f32 in and out (ffn_cu_flat)
-    FFN_CUDA_K_FLAT16 = 2,   // contiguous, 16-byte aligned, bf16/f16 in and out (ffn_cu_flat)
+    FFN_CUDA_K_GENERIC = 0,
+    FFN_CUDA_K_FLAT = 1,
+    FFN_CUDA_K_PAR = 1 + FFN_DTYPE_COUNT,
+    FFN_CUDA_K_COUNT = 2 * (1 + FFN_DTYPE_COUNT),
 };
 
 // flags of struct ffn_cuda_ew_args
@@ -69,7 +72,7 @@ const void *ffn_cuda_ew_quick_gelu(int op, int kind);
 #define FFN_CUDA_LUT_THREADS 1024
 #define FFN_CUDA_LUT_SMEM (65536 * 2)
 const void *ffn_cuda_lut_apply(void);  // (const uint16_t *tab, const uint16_t *x, uint16_t *y,
-                                       //  int64_t n)
+                                       //  int64_t n, int mode)
 
 #ifdef __cplusplus
 }

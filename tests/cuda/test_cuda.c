@@ -33,9 +33,11 @@
 #define FFN__GUARD_BYTE 0xa5
 
 // clang-format off
-static const struct ffn_cm_tabs ffn__tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
+static const struct ffn_cm_tabs_src ffn__tabs_src = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
 #include "cpu/gelu_erf_fast_tab.inc"
 }};
+// The math's layout of the tables (ffn_cm_tabs_fill), filled at the start of main.
+static struct ffn_cm_tabs ffn__tabs;
 // clang-format on
 
 static const int ffn__n_in[FFN_KOP_COUNT] = {1, 2, 2, 3};
@@ -849,6 +851,7 @@ static void ffn__test_big(void) {
 }
 
 int main(int argc, char **argv) {
+    ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     bool kernels = true, layouts = true, api = true, big = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--only-kernels"))
