@@ -2,7 +2,7 @@
 # scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache, nvcc
 # found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
 # with relative paths only:
-#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped)
+#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped), cuda_lab
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
 #   bench/    torch_cuda.py
@@ -30,6 +30,9 @@ mkdir -p "$out/bin" "$out/lib" "$out/bench"
 for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cuda_math; do
     strip -o "$out/bin/$(basename "$b")" "$build/$b"
 done
+# The design measurements (bench/cuda_lab.cu), built by nvcc for sm_90.
+"${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -arch=sm_90 -o "$out/bin/cuda_lab" \
+    "$root/bench/cuda_lab.cu"
 cp "$root/bench/torch_cuda.py" "$out/bench/"
 cp "$root/scripts/gpu-run.sh" "$out/run.sh"
 cp "$root/scripts/gpu-summary.py" "$out/summary.py"
@@ -50,8 +53,9 @@ done | sort -u | while read -r name path; do
     fi
 done
 
-# Large libraries travel compressed (oneDNN is ~40 MB, ~7 MB as xz); run.sh unpacks them.
-find "$out/lib" -type f -size +4M -exec xz -T0 -6 {} \;
+# Large libraries and binaries travel compressed (oneDNN is ~40 MB, ~7 MB as xz; each binary
+# carries the kernels' fatbin); run.sh unpacks them.
+find "$out/lib" "$out/bin" -type f -size +4M -exec xz -T0 -6 {} \;
 
 size=$(du -sk "$out" | awk '{print $1}')
 echo "gpu-bundle.sh: $out: $((size / 1024)) MiB ($(find "$out" -type f | wc -l) files)"

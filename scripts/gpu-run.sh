@@ -4,9 +4,14 @@
 # (all 2^32 f32 inputs of every op, both directions; bf16/f16 all 65,536), ffn's benchmark
 # against a same-run device copy, PyTorch eager and torch.compile on the same ops, then a summary
 # table (summary.py) as the last thing printed.
-#   OUT=<folder> ./run.sh        logs in $OUT (default ./out), 8 files:
+#   OUT=<folder> ./run.sh        logs in $OUT (default ./out):
 #     run.log (machine, step times), tests.log, ulp.jsonl, bench-ffn.jsonl (their stderr:
-#     tools.log), bench-torch.jsonl + torch.log, summary.txt
+#     tools.log), bench-torch.jsonl + torch.log, summary.txt; with the design steps also lab.txt
+#     (bin/cuda_lab: copy variants, the special-function unit's ulps, exp variants) and
+#     sass.txt.xz (the kernels' machine code). When more than 8 files result, all but
+#     summary.txt are packed into logs.tar.xz.
+#   STEPS="tests ulp bench torch var lab sass" (default: tests ulp bench torch) picks step groups;
+#   TOTAL (seconds, default 500) is the deadline of the whole run.
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
 # a step gets what is left, a step that fails or times out does not stop the others, and steps
 # that find no time left are recorded as skipped.
@@ -16,9 +21,11 @@ here=$PWD
 OUT=${OUT:-$here/out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-for f in "$here"/lib/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done  # gpu-bundle.sh compressed them
+for f in "$here"/lib/*.xz "$here"/bin/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done  # see gpu-bundle.sh
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 TOTAL=${TOTAL:-500}
+STEPS=${STEPS:-tests ulp bench torch}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
 t_start=$(date +%s)
 : >"$OUT/run.log"
 
@@ -62,28 +69,75 @@ step() {
 cat "$OUT/run.log"
 
 # --- tests ----------------------------------------------------------------------------------------
-step cuda_math 150 tests.log tests.log "$here/bin/test_cuda_math"
-step cuda_api 60 tests.log tests.log "$here/bin/test_cuda" --only-api
-step cuda_kernels 240 tests.log tests.log "$here/bin/test_cuda" --only-kernels
-step cuda_layouts 180 tests.log tests.log "$here/bin/test_cuda" --only-layouts
-step cuda_fault 60 tests.log tests.log "$here/bin/test_cuda_fault"
-step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
+if want tests; then
+    step cuda_math 150 tests.log tests.log "$here/bin/test_cuda_math"
+    step cuda_api 60 tests.log tests.log "$here/bin/test_cuda" --only-api
+    step cuda_kernels 240 tests.log tests.log "$here/bin/test_cuda" --only-kernels
+    step cuda_layouts 180 tests.log tests.log "$here/bin/test_cuda" --only-layouts
+    step cuda_fault 60 tests.log tests.log "$here/bin/test_cuda_fault"
+    step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
+fi
 
 # --- accuracy: every f32 input (2^32), every bf16/f16 input, both directions, both tiers -------
-step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --json
-step ulp_all_accurate 120 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all \
-    --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf --dir fwd --json
+if want ulp; then
+    step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --json
+    step ulp_all_accurate 120 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all \
+        --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf --dir fwd --json
+fi
 
 # --- benchmarks -----------------------------------------------------------------------------------
-step bench_ffn 200 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda --json
-step bench_ffn_accurate 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend \
-    cuda --json --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf --dir fwd \
-    --n 1572864,117440512
-step torch_eager 200 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-compile \
-    --json-out "$OUT/bench-torch.jsonl"
-step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
-    --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
-    --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
+if want bench; then
+    step bench_ffn 200 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda --json
+    step bench_ffn_accurate 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend \
+        cuda --json --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf \
+        --dir fwd --n 1572864,117440512
+    # With the data in L2 (as a GEMM leaves it): the small size, every op.
+    step bench_ffn_warm 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda \
+        --json --warm --n 1572864
+fi
+if want torch; then
+    step torch_eager 200 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-compile \
+        --json-out "$OUT/bench-torch.jsonl"
+    step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
+        --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
+        --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
+fi
+
+# --- variants of the flat kernel's block size and the lookup table's partition (design) ---------
+if want var; then
+    for b in 128 512; do
+        step bench_b$b 30 bench-b$b.jsonl tools.log env FFN_CUDA_BLOCK=$b "$here/bin/ffn" bench \
+            act --backend cuda --json --op silu --op gelu_tanh --op relu --op swiglu \
+            --dtype f32 --dtype bf16 --n 1572864,117440512
+    done
+    for m in 0 1; do
+        step bench_lut$m 30 bench-lut$m.jsonl tools.log env FFN_CUDA_LUT=1 FFN_CUDA_LUT_MODE=$m \
+            "$here/bin/ffn" bench act --backend cuda --json --unary --dir fwd --dtype bf16 \
+            --n 1572864,16777216,117440512
+    done
+fi
+
+# --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------
+if want lab && [ -x "$here/bin/cuda_lab" ]; then
+    step lab 120 lab.txt lab.txt "$here/bin/cuda_lab" all
+    # The 16-bit forwards through their lookup tables at every size (the default uses them from
+    # 2^25 elements on): where the table pays.
+    step bench_lut 60 bench-lut.jsonl tools.log env FFN_CUDA_LUT=1 "$here/bin/ffn" bench act \
+        --backend cuda --json --unary --dir fwd --dtype bf16 --n 1572864,16777216,117440512
+fi
+if want sass; then
+    if command -v cuobjdump >/dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
+        cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+        step sass 60 sass.txt sass.txt "$cuobj" -sass "$here/bin/ffn"
+        xz -T0 -f "$OUT/sass.txt"
+    fi
+fi
 
 # --- the summary, printed last ------------------------------------------------------------------
 python3 "$here/summary.py" "$OUT"
+# The device tool returns at most 8 files: pack the rest.
+if [ "$(find "$OUT" -maxdepth 1 -type f | wc -l)" -gt 8 ]; then
+    (cd "$OUT" && find . -maxdepth 1 -type f ! -name summary.txt ! -name logs.tar.xz -printf '%P\n' |
+        tar -cJf logs.tar.xz -T - && find . -maxdepth 1 -type f ! -name summary.txt \
+        ! -name logs.tar.xz -delete)
+fi
