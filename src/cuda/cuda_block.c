@@ -968,7 +968,7 @@ static enum ffn_status ffn__dw(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_bl
 static enum ffn_status ffn__colsum(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b,
                                    const void *A, enum ffn_dtype dt, int64_t lda, int64_t rows,
                                    int64_t n, void *g, enum ffn_dtype gdt, int64_t gs, bool acc) {
-    int64_t cap = 1024 * n;
+    int64_t cap = 4096 * n;
     if (cap > FFN_CB_PART_MAX) cap = FFN_CB_PART_MAX > n ? FFN_CB_PART_MAX : n;
     enum ffn_status st = ffn__reserve(ctx, fn, b, &b->part, (size_t)cap * sizeof(double));
     if (st) return st;

@@ -813,7 +813,8 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
            gpu, "host memory");
     expect("y overlaps x", ffn_block_forward(gpu, blk, &tover, &tx, FFN_BLOCK_POLICY_NONE),
            FFN_STATUS_INVALID_ARG, gpu, "overlaps");
-    const struct ffn_tensor tpast = ffn_tensor_2d(dyb + d, FFN_DTYPE_F32, 2 * t, d, d);
+    // dyb holds 2·t rows: t rows from row t + 1 run one row past its end.
+    const struct ffn_tensor tpast = ffn_tensor_2d(dyb + (t + 1) * d, FFN_DTYPE_F32, t, d, d);
     expect("y past its allocation", ffn_block_forward(gpu, blk, &tpast, &tx, FFN_BLOCK_POLICY_NONE),
            FFN_STATUS_INVALID_ARG, gpu, "past the end");
     const struct ffn_tensor tdy = ffn_tensor_2d(dyb, FFN_DTYPE_F32, t, d, d);

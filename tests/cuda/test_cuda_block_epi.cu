@@ -70,10 +70,13 @@ __global__ void epi_aux(void *aux, int dt, int64_t m, uint32_t b0, uint32_t stri
     }
 }
 
+// max: over every input; body_*: over the inputs whose exact result is a normal number of the
+// output dtype (not in the underflow tail); tail: the others above the bound (a zero of the wrong
+// sign, a flushed subnormal); nonfinite: NaN or inf for a finite exact result.
 struct epi_stat {
-    double max;
-    float x, m1, got;
-    unsigned long long n, n_over, n_inexact;
+    double max, body_max;
+    float x, m1, got, bx, bm1, bgot;
+    unsigned long long n, n_over, n_inexact, n_tail, n_nonfinite;
 };
 
 static __device__ float epi_ld(const void *p, int64_t i, int dt) {
@@ -85,12 +88,8 @@ static __device__ float epi_ld(const void *p, int64_t i, int dt) {
 __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int aux_dt, int64_t m,
                            uint32_t b0, uint32_t stride, uint32_t last, double bound,
                            struct epi_stat *out) {
-    __shared__ double smax[256];
-    __shared__ float sx[256], sm[256], sg[256];
-    __shared__ unsigned long long sn[256], so[256], si[256];
-    double mx = -1;
-    float bx = 0, bm = 0, bg = 0;
-    unsigned long long n = 0, over = 0, inexact = 0;
+    __shared__ struct epi_stat sh[256];
+    struct epi_stat me = {-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < m * EPI_N;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = e / EPI_N;
@@ -107,8 +106,8 @@ __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int
             m1 = epi_dys[c];
         }
         if (mode == 0) {
-            inexact += got != x;
-            n++;
+            me.n_inexact += got != x;
+            me.n++;
             continue;
         }
         if (mode == 1) {
@@ -120,24 +119,31 @@ __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int
             err = ffn_um_ulp_error(FFN_UM_ACT_BWD, 0, FFN_ACT_GELU_TANH, (enum ffn_dtype)dt, got,
                                    exact, x, m1, 1.0f);
         }
-        n++;
-        over += err > bound;
-        if (err > mx) mx = err, bx = x, bm = m1, bg = got;
+        me.n++;
+        me.n_over += err > bound;
+        if (err > me.max) me.max = err, me.x = x, me.m1 = m1, me.got = got;
+        const double r = ffn_um_round(exact, (enum ffn_dtype)dt);
+        const bool body = isfinite(r) && fabs(r) >= 0x1p-126;
+        if (body && err > me.body_max) me.body_max = err, me.bx = x, me.bm1 = m1, me.bgot = got;
+        if (!body && err > bound) me.n_tail++;
+        if (isfinite(exact) && !isfinite(got)) me.n_nonfinite++;
     }
     const int t = threadIdx.x;
-    smax[t] = mx, sx[t] = bx, sm[t] = bm, sg[t] = bg, sn[t] = n, so[t] = over, si[t] = inexact;
+    sh[t] = me;
     __syncthreads();
     for (int s = 128; s > 0; s >>= 1) {
         if (t < s) {
-            if (smax[t + s] > smax[t]) smax[t] = smax[t + s], sx[t] = sx[t + s], sm[t] = sm[t + s], sg[t] = sg[t + s];
-            sn[t] += sn[t + s], so[t] += so[t + s], si[t] += si[t + s];
+            struct epi_stat *a = &sh[t];
+            const struct epi_stat *b = &sh[t + s];
+            if (b->max > a->max) a->max = b->max, a->x = b->x, a->m1 = b->m1, a->got = b->got;
+            if (b->body_max > a->body_max)
+                a->body_max = b->body_max, a->bx = b->bx, a->bm1 = b->bm1, a->bgot = b->bgot;
+            a->n += b->n, a->n_over += b->n_over, a->n_inexact += b->n_inexact;
+            a->n_tail += b->n_tail, a->n_nonfinite += b->n_nonfinite;
         }
         __syncthreads();
     }
-    if (t == 0) {
-        struct epi_stat r = {smax[0], sx[0], sm[0], sg[0], sn[0], so[0], si[0]};
-        out[blockIdx.x] = r;
-    }
+    if (t == 0) out[blockIdx.x] = sh[0];
 }
 
 // W [N, K] bf16: row n = (s, s, s, 0...) with s = ±1 (forward) or (dy_n, 0, ...) (backward).
@@ -220,7 +226,10 @@ static void epi_collect(const struct epi_stat *d_st, struct epi_stat *acc) {
     cudaMemcpy(h, d_st, sizeof h, cudaMemcpyDeviceToHost);
     for (int b = 0; b < EPI_BLOCKS; b++) {
         if (h[b].max > acc->max) acc->max = h[b].max, acc->x = h[b].x, acc->m1 = h[b].m1, acc->got = h[b].got;
+        if (h[b].body_max > acc->body_max)
+            acc->body_max = h[b].body_max, acc->bx = h[b].bx, acc->bm1 = h[b].bm1, acc->bgot = h[b].bgot;
         acc->n += h[b].n, acc->n_over += h[b].n_over, acc->n_inexact += h[b].n_inexact;
+        acc->n_tail += h[b].n_tail, acc->n_nonfinite += h[b].n_nonfinite;
     }
 }
 
@@ -246,8 +255,9 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     __nv_bfloat16 hw[EPI_N * EPI_K];
     int fails = 0;
     printf("cuBLASLt GeLU epilogues (tanh form) against ffn's reference, %s\n", lt->path);
-    printf("  %-7s %-5s %-44s %12s %10s %6s %5s %s\n", "what", "out", "inputs", "values", "max ulp",
-           "bound", "used", "worst at");
+    printf("  %-5s %-4s %-40s %11s %9s %9s %5s %11s %9s %4s %s\n", "what", "out", "inputs",
+           "values", "max ulp", "body max", "bound", "tail > bnd", "nonfinite", "used",
+           "worst of the body at");
 
     // --- forward: the accumulator check, then GELU into f32 and into bf16 ----------------------
     epi_weights(hw, false);
@@ -257,7 +267,7 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     epi_gemm_make(lt, h, &g1, CUBLASLT_EPILOGUE_GELU, CUDA_R_32F, NULL, CUDA_R_32F, ws, ws_bytes);
     epi_gemm_make(lt, h, &g2, CUBLASLT_EPILOGUE_GELU, CUDA_R_16BF, NULL, CUDA_R_16BF, ws, ws_bytes);
     const uint32_t first = 0x0D800000u, last = 0x7F7FFFFFu;  // 2^-100 .. the largest finite f32
-    struct epi_stat s0 = {-1}, s1 = {-1}, s2 = {-1};
+    struct epi_stat s0 = {-1, -1}, s1 = {-1, -1}, s2 = {-1, -1};
     const double bf = ffn_um_bound(FFN_UM_ACT_FWD, FFN_ACT_GELU_TANH, false);
     const double bf_acc = ffn_um_bound(FFN_UM_ACT_FWD, FFN_ACT_GELU_TANH, true);
     const double bb = ffn_um_bound(FFN_UM_ACT_BWD, FFN_ACT_GELU_TANH, false);
@@ -282,7 +292,7 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
         return fails + 1;
     }
     char inputs[64];
-    snprintf(inputs, sizeof inputs, "±(every %d%s positive f32 from 2^-100)", stride,
+    snprintf(inputs, sizeof inputs, "±(each %d%s positive f32 from 2^-100)", stride,
              stride == 1 ? "st" : "th");
     if (!g0.ok || !g1.ok) {
         printf("FAIL epilogue: GELU forward f32: %s\n", !g0.ok ? g0.why : g1.why);
@@ -312,7 +322,7 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     struct epi_gemm g3, g4;
     epi_gemm_make(lt, h, &g3, CUBLASLT_EPILOGUE_DGELU, CUDA_R_32F, aux, CUDA_R_32F, ws, ws_bytes);
     epi_gemm_make(lt, h, &g4, CUBLASLT_EPILOGUE_DGELU, CUDA_R_16BF, aux, CUDA_R_16BF, ws, ws_bytes);
-    struct epi_stat s3 = {-1}, s4 = {-1};
+    struct epi_stat s3 = {-1, -1}, s4 = {-1, -1};
     epi_gen<<<1024, 256>>>((__nv_bfloat16 *)x, EPI_M, 0, 0, 0, 1);
     const uint64_t per = (uint64_t)EPI_M * EPI_N * stride;
     for (uint64_t b0 = 0; g3.ok && b0 < ((uint64_t)1 << 32); b0 += per) {
@@ -335,24 +345,30 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     rows[2].s = &s3, rows[2].ok = g3.ok;
     rows[3].s = &s4, rows[3].ok = g4.ok;
     char in_b[64];
-    snprintf(in_b, sizeof in_b, "every %d%s finite f32 pattern", stride, stride == 1 ? "st" : "th");
+    snprintf(in_b, sizeof in_b, "each %d%s finite f32 pattern", stride, stride == 1 ? "st" : "th");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const bool used = ffn_cuda_gelu_epilogue_ok(rows[r].dt, false);
         const char *in = rows[r].fwd ? inputs : rows[r].dt == FFN_DTYPE_BF16 ? "every finite bf16" : in_b;
         if (!rows[r].ok) {
-            printf("  %-7s %-5s %-44s %12s %10s %6.0f %5s (no cuBLASLt algorithm)\n", rows[r].what,
-                   rows[r].out, in, "-", "-", rows[r].bound, used ? "yes" : "no");
+            printf("  %-5s %-4s %-40s (no cuBLASLt algorithm) used: %s\n", rows[r].what,
+                   rows[r].out, in, used ? "yes" : "no");
             continue;
         }
         const struct epi_stat *s = rows[r].s;
-        char at[96];
+        char at[128];
         if (rows[r].fwd)
-            snprintf(at, sizeof at, "x=%.9g got %.9g", s->x, s->got);
+            snprintf(at, sizeof at, "x=%.9g got %.9g", s->bx, s->bgot);
         else
-            snprintf(at, sizeof at, "x=%.9g dy=%g got %.9g", s->x, s->m1, s->got);
-        printf("  %-7s %-5s %-44s %12llu %10.3f %6.0f %5s %s (%llu above the bound)\n",
-               rows[r].what, rows[r].out, in, s->n, s->max, rows[r].bound, used ? "yes" : "no", at,
-               s->n_over);
+            snprintf(at, sizeof at, "x=%.9g dy=%g got %.9g", s->bx, s->bm1, s->bgot);
+        printf("  %-5s %-4s %-40s %11llu %9.3g %9.3f %5.0f %11llu %9llu %4s %s\n", rows[r].what,
+               rows[r].out, in, s->n, s->max, s->body_max, rows[r].bound, s->n_tail,
+               s->n_nonfinite, used ? "yes" : "no", at);
+        if (rows[r].fwd)
+            printf("        worst overall at x=%.9g got %.9g; %llu values above the bound\n", s->x,
+                   s->got, s->n_over);
+        else
+            printf("        worst overall at x=%.9g dy=%g got %.9g; %llu values above the bound\n",
+                   s->x, s->m1, s->got, s->n_over);
         if (used && s->max > rows[r].bound) {
             printf("FAIL epilogue: the library uses %s into %s, %.3f ulp > %.0f\n", rows[r].what,
                    rows[r].out, s->max, rows[r].bound);
