@@ -2,10 +2,11 @@
 # scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache, nvcc
 # found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
 # with relative paths only:
-#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped), cuda_lab
+#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math, test_cuda_block (stripped), cuda_lab
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
-#   bench/    torch_cuda.py
+#   bench/    torch_cuda.py, torch_cuda_block.py
+#   data/hf/  the Hugging Face fixtures the block tests read (tests/data/hf, 3.4 MB)
 #   run.sh    the run (scripts/gpu-run.sh): tests, exhaustive ulp sweeps, benchmarks, PyTorch;
 #             logs under $OUT, a summary table last (scripts/gpu-summary.py, copied as summary.py)
 # Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
@@ -23,17 +24,25 @@ if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
     echo "gpu-bundle.sh: the build has no CUDA backend (is nvcc installed?)" >&2
     exit 2
 fi
-cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math
+cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math \
+    test_cuda_block
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/bench"
-for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cuda_math; do
+for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cuda_math \
+    tests/cuda/test_cuda_block; do
     strip -o "$out/bin/$(basename "$b")" "$build/$b"
 done
 # The design measurements (bench/cuda_lab.cu), built by nvcc for sm_90.
 "${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -arch=sm_90 -o "$out/bin/cuda_lab" \
     "$root/bench/cuda_lab.cu"
-cp "$root/bench/torch_cuda.py" "$out/bench/"
+cp "$root/bench/torch_cuda.py" "$root/bench/torch_cuda_block.py" "$out/bench/"
+mkdir -p "$out/data/hf"
+for fx in llama gemma phi3 gpt2 t5gated; do
+    mkdir -p "$out/data/hf/$fx"
+    cp "$root/tests/data/hf/$fx/model.safetensors" "$root/tests/data/hf/$fx/io.safetensors" \
+        "$out/data/hf/$fx/"
+done
 cp "$root/scripts/gpu-run.sh" "$out/run.sh"
 cp "$root/scripts/gpu-summary.py" "$out/summary.py"
 chmod +x "$out/run.sh"

@@ -15,6 +15,10 @@
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
 # a step gets what is left, a step that fails or times out does not stop the others, and steps
 # that find no time left are recorded as skipped.
+# STEPS (default: all) runs only the steps named: space-separated names or shell patterns of
+# step names; "blocks" stands for the FFN block steps (block_*), e.g. STEPS=blocks, whose files
+# are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
+# (block-torch.log) and block-summary.txt (its table printed last).
 set -u
 cd "$(dirname "$0")"
 here=$PWD
@@ -35,6 +39,15 @@ t_start=$(date +%s)
 step() {
     local name=$1 limit=$2 outf=$3 errf=$4
     shift 4
+    if [ -n "${STEPS:-}" ] && [ "$STEPS" != all ]; then
+        local p hit=
+        for p in $STEPS; do
+            [ "$p" = blocks ] && p='block_*'
+            # shellcheck disable=SC2254
+            case $name in $p) hit=1 ;; esac
+        done
+        [ -z "$hit" ] && return
+    fi
     local left=$((TOTAL - ($(date +%s) - t_start) - 15))
     if [ "$left" -lt 10 ]; then
         printf 'step\t%s\tskipped\t-\t0\n' "$name" >>"$OUT/run.log"
@@ -133,11 +146,58 @@ if want sass; then
     fi
 fi
 
+# --- FFN blocks (cuBLASLt + ffn's kernels): tests, cuBLASLt's GeLU epilogues, ffn vs PyTorch ------
+tb="$here/bin/test_cuda_block"
+step block_misuse 30 block-tests.log block-tests.log "$tb" --misuse
+step block_hf 60 block-tests.log block-tests.log "$tb" --hf "$here/data/hf/llama" --hf \
+    "$here/data/hf/gemma" --hf "$here/data/hf/phi3" --hf "$here/data/hf/gpt2" --hf \
+    "$here/data/hf/t5gated"
+step block_epilogue 60 block-tests.log block-tests.log "$tb" --epilogue --stride 1
+step block_grid 150 block-tests.log block-tests.log "$tb" --grid
+step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GELU_EPILOGUE=1 \
+    "$tb" --grid --only-act gelu_tanh
+step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
+    "$tb" --grid --only-act silu
+step block_bench 120 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json
+step block_bench_epilogue 40 bench-block.jsonl block-tools.log env FFN_CUDA_GELU_EPILOGUE=1 \
+    "$here/bin/ffn" bench block --backend cuda --json --shape gpt2-small
+step block_torch_eager 120 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --no-compile --json-out "$OUT/bench-block-torch.jsonl"
+step block_bench_f32 90 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --dtype f32 --tokens 512
+step block_bench_tf32 60 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --dtype f32 --math tf32 --tokens 8192
+step block_torch_compile 200 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --no-eager --json-out "$OUT/bench-block-torch.jsonl"
+
 # --- the summary, printed last ------------------------------------------------------------------
 python3 "$here/summary.py" "$OUT"
+if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
+    {
+        echo "== FFN blocks: steps"
+        grep -P '^step\tblock_' "$OUT/run.log"
+        echo "== block tests: failures (first 20) and summaries"
+        grep -E 'FAIL' "$OUT/block-tests.log" | head -20
+        grep -E '^(test_cuda_block|grid|  dtypes|  d=|epilogue|cuBLASLt GeLU|  (what|GELU|DGELU) |  +worst overall)' \
+            "$OUT/block-tests.log"
+        echo "== ffn vs GEMMs alone vs PyTorch"
+        python3 "$here/bench/torch_cuda_block.py" --table-only --ffn-json "$OUT/bench-block.jsonl" \
+            --torch-json "$OUT/bench-block-torch.jsonl" 2>&1
+        echo "== ffn rows (the first GEMM's implementation)"
+        python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "shape" in r:
+        print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms" % (r["seconds"] * 1e3),
+              "ratio %.3f floor %.3f host %.0f us" % (r["ratio_to_gemm"], r["floor_ratio"],
+              r["host_us"]), r["impl"])' "$OUT/bench-block.jsonl" 2>&1
+    } >"$OUT/block-summary.txt"
+    cat "$OUT/block-summary.txt"
+fi
 # The device tool returns at most 8 files: pack the rest.
 if [ "$(find "$OUT" -maxdepth 1 -type f | wc -l)" -gt 8 ]; then
-    (cd "$OUT" && find . -maxdepth 1 -type f ! -name summary.txt ! -name logs.tar.xz -printf '%P\n' |
-        tar -cJf logs.tar.xz -T - && find . -maxdepth 1 -type f ! -name summary.txt \
-        ! -name logs.tar.xz -delete)
+    (cd "$OUT" && find . -maxdepth 1 -type f ! -name '*summary.txt' ! -name logs.tar.xz \
+        -printf '%P\n' | tar -cJf logs.tar.xz -T - && find . -maxdepth 1 -type f \
+        ! -name '*summary.txt' ! -name logs.tar.xz -delete)
 fi
