@@ -2,7 +2,8 @@
 # scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache, nvcc
 # found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
 # with relative paths only:
-#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped)
+#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped); test_tp_nccl when the
+#             build has NCCL (nccl.h + libnccl; the GPU machine's own libnccl.so.2 is used)
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
 #   bench/    torch_cuda.py
@@ -24,12 +25,19 @@ if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
     exit 2
 fi
 cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math
+# The NCCL communicator's test (tests/tp/test_tp_nccl), when the build has NCCL.
+if grep -qs tp_nccl "$build/tests/tp/CTestTestfile.cmake"; then
+    cmake --build "$build" -j "$jobs" --target test_tp_nccl
+fi
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/bench"
 for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cuda_math; do
     strip -o "$out/bin/$(basename "$b")" "$build/$b"
 done
+if [ -x "$build/tests/tp/test_tp_nccl" ]; then
+    strip -o "$out/bin/test_tp_nccl" "$build/tests/tp/test_tp_nccl"
+fi
 cp "$root/bench/torch_cuda.py" "$out/bench/"
 cp "$root/scripts/gpu-run.sh" "$out/run.sh"
 cp "$root/scripts/gpu-summary.py" "$out/summary.py"

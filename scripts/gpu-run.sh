@@ -9,7 +9,7 @@
 #     tools.log), bench-torch.jsonl + torch.log, summary.txt
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
 # a step gets what is left, a step that fails or times out does not stop the others, and steps
-# that find no time left are recorded as skipped.
+# that find no time left are recorded as skipped. STEPS=name,name,... runs only those steps.
 set -u
 cd "$(dirname "$0")"
 here=$PWD
@@ -28,6 +28,7 @@ t_start=$(date +%s)
 step() {
     local name=$1 limit=$2 outf=$3 errf=$4
     shift 4
+    if [ -n "${STEPS:-}" ] && [[ ",$STEPS," != *",$name,"* ]]; then return; fi
     local left=$((TOTAL - ($(date +%s) - t_start) - 15))
     if [ "$left" -lt 10 ]; then
         printf 'step\t%s\tskipped\t-\t0\n' "$name" >>"$OUT/run.log"
@@ -68,6 +69,16 @@ step cuda_kernels 240 tests.log tests.log "$here/bin/test_cuda" --only-kernels
 step cuda_layouts 180 tests.log tests.log "$here/bin/test_cuda" --only-layouts
 step cuda_fault 60 tests.log tests.log "$here/bin/test_cuda_fault"
 step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
+
+# --- tensor parallelism over NCCL: one rank per GPU (tests/tp/test_tp_nccl; NVLS off, as the
+# multi-GPU machines require); with two GPUs or more, also two ranks (two processes)
+if [ -x "$here/bin/test_tp_nccl" ]; then
+    step tp_nccl 120 tests.log tests.log env NCCL_NVLS_ENABLE=0 "$here/bin/test_tp_nccl"
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        step tp_nccl_np2 180 tests.log tests.log env NCCL_NVLS_ENABLE=0 \
+            "$here/bin/test_tp_nccl" --ranks 2
+    fi
+fi
 
 # --- accuracy: every f32 input (2^32), every bf16/f16 input, both directions, both tiers -------
 step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --json
