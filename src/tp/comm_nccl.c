@@ -184,13 +184,16 @@ static enum ffn_status ffn__nccl_enter(ffn_ctx_t ctx, struct ffn_comm *c, int *p
         return ffn_error(ctx, FFN_STATUS_BACKEND,
                          "ffn_comm (nccl): an earlier wait timed out; the communicator must be "
                          "aborted (ncclCommAbort) and made again");
-    if (ctx->backend != FFN_BACKEND_CUDA || ctx->device != n->device)
+    if (ctx->backend != FFN_BACKEND_CUDA)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                          "ffn_comm (nccl): the communicator works on CUDA device %d; this context "
-                         "is %s%s%.0d (NCCL's calls are queued on a CUDA context's stream)",
-                         n->device, ffn_backend_name(ctx->backend),
-                         ctx->backend == FFN_BACKEND_CUDA ? " device " : "",
-                         ctx->backend == FFN_BACKEND_CUDA ? ctx->device : 0);
+                         "is a %s context (NCCL's calls are queued on a CUDA context's stream)",
+                         n->device, ffn_backend_name(ctx->backend));
+    if (ctx->device != n->device)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "ffn_comm (nccl): the communicator works on CUDA device %d; this context "
+                         "on device %d",
+                         n->device, ctx->device);
     cudaError_t e = cudaGetDevice(prev);
     if (e == cudaSuccess && *prev != n->device) e = cudaSetDevice(n->device);
     return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_error(ctx, n, "cudaSetDevice", e);
