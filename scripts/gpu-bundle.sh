@@ -3,6 +3,7 @@
 # found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
 # with relative paths only:
 #   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math, test_cuda_block (stripped), cuda_lab
+#             test_tp_nccl when the build has NCCL (the GPU machine's own libnccl.so.2 is used)
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
 #   bench/    torch_cuda.py, torch_cuda_block.py
@@ -26,6 +27,10 @@ if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
 fi
 cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math \
     test_cuda_block
+# The NCCL communicator's test (tests/tp/test_tp_nccl), when the build has NCCL.
+if grep -qs tp_nccl "$build/tests/tp/CTestTestfile.cmake"; then
+    cmake --build "$build" -j "$jobs" --target test_tp_nccl
+fi
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/bench"
@@ -43,6 +48,9 @@ for fx in llama gemma phi3 gpt2 t5gated; do
     cp "$root/tests/data/hf/$fx/model.safetensors" "$root/tests/data/hf/$fx/io.safetensors" \
         "$out/data/hf/$fx/"
 done
+if [ -x "$build/tests/tp/test_tp_nccl" ]; then
+    strip -o "$out/bin/test_tp_nccl" "$build/tests/tp/test_tp_nccl"
+fi
 cp "$root/scripts/gpu-run.sh" "$out/run.sh"
 cp "$root/scripts/gpu-summary.py" "$out/summary.py"
 chmod +x "$out/run.sh"

@@ -91,6 +91,16 @@ if want tests; then
     step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
 fi
 
+# --- tensor parallelism over NCCL: one rank per GPU (tests/tp/test_tp_nccl; NVLS off, as the
+# multi-GPU machines require); with two GPUs or more, also two ranks (two processes)
+if [ -x "$here/bin/test_tp_nccl" ]; then
+    step tp_nccl 120 tests.log tests.log env NCCL_NVLS_ENABLE=0 "$here/bin/test_tp_nccl"
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        step tp_nccl_np2 180 tests.log tests.log env NCCL_NVLS_ENABLE=0 \
+            "$here/bin/test_tp_nccl" --ranks 2
+    fi
+fi
+
 # --- accuracy: every f32 input (2^32), every bf16/f16 input, both directions, both tiers -------
 if want ulp; then
     step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --json
@@ -143,6 +153,16 @@ if want sass; then
         cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
         step sass 60 sass.txt sass.txt "$cuobj" -sass "$here/bin/ffn"
         xz -T0 -f "$OUT/sass.txt"
+    fi
+fi
+
+# --- tensor parallelism over NCCL: one rank per GPU (tests/tp/test_tp_nccl; NVLS off, as the
+# multi-GPU machines require); with two GPUs or more, also two ranks (two processes)
+if [ -x "$here/bin/test_tp_nccl" ]; then
+    step tp_nccl 120 tests.log tests.log env NCCL_NVLS_ENABLE=0 "$here/bin/test_tp_nccl"
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        step tp_nccl_np2 180 tests.log tests.log env NCCL_NVLS_ENABLE=0 \
+            "$here/bin/test_tp_nccl" --ranks 2
     fi
 fi
 
