@@ -5,7 +5,9 @@
 #   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math (stripped)
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
-#   bench/    torch_cuda.py
+#   bench/    torch_cuda.py, py_bench.py
+#   lib/libffn.so, python/ffn/, tests/python/{ffntest,test_cuda}.py
+#             the Python package on CUDA tensors and its GPU tests, against this libffn.so
 #   run.sh    the run (scripts/gpu-run.sh): tests, exhaustive ulp sweeps, benchmarks, PyTorch;
 #             logs under $OUT, a summary table last (scripts/gpu-summary.py, copied as summary.py)
 # Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
@@ -23,7 +25,8 @@ if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
     echo "gpu-bundle.sh: the build has no CUDA backend (is nvcc installed?)" >&2
     exit 2
 fi
-cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math
+cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math \
+    ffn_shared
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/bench"
@@ -31,6 +34,12 @@ for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cud
     strip -o "$out/bin/$(basename "$b")" "$build/$b"
 done
 cp "$root/bench/torch_cuda.py" "$out/bench/"
+# The Python package (ctypes over lib/libffn.so) and its GPU tests; run.sh sets FFN_LIBRARY.
+strip --strip-unneeded -o "$out/lib/libffn.so" "$(readlink -f "$build/libffn.so")"
+mkdir -p "$out/python/ffn" "$out/tests/python"
+cp "$root"/python/ffn/*.py "$out/python/ffn/"
+cp "$root/tests/python/ffntest.py" "$root/tests/python/test_cuda.py" "$out/tests/python/"
+cp "$root/bench/py_bench.py" "$out/bench/"
 cp "$root/scripts/gpu-run.sh" "$out/run.sh"
 cp "$root/scripts/gpu-summary.py" "$out/summary.py"
 chmod +x "$out/run.sh"
@@ -41,7 +50,7 @@ chmod +x "$out/run.sh"
 present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
 present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-|libnccl|libcudart'
 present+='|libcublas|libcuda)\.'
-for b in "$out"/bin/*; do
+for b in "$out"/bin/* "$out/lib/libffn.so"; do
     ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
     if ! [[ $name =~ $present ]]; then

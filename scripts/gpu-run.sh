@@ -10,6 +10,7 @@
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
 # a step gets what is left, a step that fails or times out does not stop the others, and steps
 # that find no time left are recorded as skipped.
+# STEPS=<names or globs, comma-separated> runs only those steps (e.g. STEPS='python_*').
 set -u
 cd "$(dirname "$0")"
 here=$PWD
@@ -21,12 +22,25 @@ TOTAL=${TOTAL:-500}
 t_start=$(date +%s)
 : >"$OUT/run.log"
 
+_selected() {
+    local pat
+    for pat in ${STEPS//,/ }; do
+        # shellcheck disable=SC2053  # a glob on purpose
+        [[ $1 == $pat ]] && return 0
+    done
+    return 1
+}
+
 # step NAME LIMIT OUTFILE ERRFILE CMD...: runs CMD within LIMIT seconds and the run's deadline,
 # stdout appended to $OUT/OUTFILE, stderr to $OUT/ERRFILE (the same file for logs); records
 # "step NAME STATUS RC SECONDS" in run.log.
 step() {
     local name=$1 limit=$2 outf=$3 errf=$4
     shift 4
+    if [ -n "${STEPS:-}" ] && ! _selected "$name"; then
+        echo "== $name: not selected (STEPS=$STEPS)"
+        return
+    fi
     local left=$((TOTAL - ($(date +%s) - t_start) - 15))
     if [ "$left" -lt 10 ]; then
         printf 'step\t%s\tskipped\t-\t0\n' "$name" >>"$OUT/run.log"
@@ -67,6 +81,9 @@ step cuda_kernels 240 tests.log tests.log "$here/bin/test_cuda" --only-kernels
 step cuda_layouts 180 tests.log tests.log "$here/bin/test_cuda" --only-layouts
 step cuda_fault 60 tests.log tests.log "$here/bin/test_cuda_fault"
 step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
+# The Python package on CUDA tensors (tests/python/test_cuda.py), against lib/libffn.so.
+step python_cuda 240 tests.log tests.log env FFN_LIBRARY="$here/lib/libffn.so" \
+    FFN_TEST_REQUIRE_CUDA=1 PYTHONDONTWRITEBYTECODE=1 python3 "$here/tests/python/test_cuda.py"
 
 # --- accuracy: every f32 input (2^32), every bf16/f16 input, both directions, both tiers -------
 step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --json
@@ -83,6 +100,10 @@ step torch_eager 200 torch.log torch.log python3 "$here/bench/torch_cuda.py" --n
 step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
     --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
     --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
+# ffn.glu from Python on CUDA tensors: per-call cost, GB/s against torch's eager ops.
+step python_bench_cuda 120 py-bench.md torch.log env FFN_LIBRARY="$here/lib/libffn.so" \
+    PYTHONDONTWRITEBYTECODE=1 python3 "$here/bench/py_bench.py" --only cuda \
+    --json "$OUT/py-bench.jsonl"
 
 # --- the summary, printed last ------------------------------------------------------------------
 python3 "$here/summary.py" "$OUT"
