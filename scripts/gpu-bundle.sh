@@ -48,8 +48,8 @@ chmod +x "$out/run.sh"
 # OpenMP, MPFR/GMP, OpenBLAS with its Fortran runtime, Open MPI, NCCL, the CUDA libraries);
 # everything else the binaries load is copied.
 present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
-present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-|libnccl|libcudart'
-present+='|libcublas|libcuda)\.'
+present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-[a-z]+|libnccl'
+present+='|libcudart|libcublas|libcuda|libhwloc|libevent[a-z_-]*|libudev|libz)\.'
 for b in "$out"/bin/* "$out/lib/libffn.so"; do
     ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
@@ -58,6 +58,9 @@ done | sort -u | while read -r name path; do
         echo "gpu-bundle.sh: bundled $name (from $path)"
     fi
 done
+
+# Large libraries travel compressed (oneDNN is ~40 MB, ~7 MB as xz); run.sh unpacks them.
+find "$out/lib" -type f -size +4M -exec xz -T0 -6 {} \;
 
 size=$(du -sk "$out" | awk '{print $1}')
 echo "gpu-bundle.sh: $out: $((size / 1024)) MiB ($(find "$out" -type f | wc -l) files)"

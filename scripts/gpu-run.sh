@@ -17,6 +17,7 @@ here=$PWD
 OUT=${OUT:-$here/out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+for f in "$here"/lib/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done  # gpu-bundle.sh compressed them
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 TOTAL=${TOTAL:-500}
 t_start=$(date +%s)
