@@ -775,9 +775,13 @@ def main():
             file=sys.stderr)
     prog = unittest.main(verbosity=2, exit=False)
     ok = prog.result.wasSuccessful()
+    if SKIP and REQUIRE:
+        print("test_cuda: FAIL: FFN_TEST_REQUIRE_CUDA=1, but every test was skipped: %s" % SKIP,
+              file=sys.stderr)
+        sys.exit(1)
     if SKIP:
         print("test_cuda: skipped: %s" % SKIP, file=sys.stderr)
-        sys.exit(1 if REQUIRE else 77)
+        sys.exit(77)
     sys.exit(0 if ok else 1)
 
 
