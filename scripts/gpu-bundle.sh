@@ -8,6 +8,8 @@
 #             (libcjson, ...: every ldd dependency outside the list below)
 #   bench/    torch_cuda.py, torch_cuda_block.py
 #   data/hf/  the Hugging Face fixtures the block tests read (tests/data/hf, 3.4 MB)
+#   lib/libffn.so, python/ffn/, tests/python/{ffntest,test_cuda}.py, bench/py_bench.py
+#             the Python package on CUDA tensors and its GPU tests, against this libffn.so
 #   run.sh    the run (scripts/gpu-run.sh): tests, exhaustive ulp sweeps, benchmarks, PyTorch;
 #             logs under $OUT, a summary table last (scripts/gpu-summary.py, copied as summary.py)
 # Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
@@ -26,7 +28,7 @@ if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
     exit 2
 fi
 cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math \
-    test_cuda_block
+    test_cuda_block ffn_shared
 # The NCCL communicator's test (tests/tp/test_tp_nccl), when the build has NCCL.
 if grep -qs tp_nccl "$build/tests/tp/CTestTestfile.cmake"; then
     cmake --build "$build" -j "$jobs" --target test_tp_nccl
@@ -51,6 +53,12 @@ done
 if [ -x "$build/tests/tp/test_tp_nccl" ]; then
     strip -o "$out/bin/test_tp_nccl" "$build/tests/tp/test_tp_nccl"
 fi
+# The Python package (ctypes over lib/libffn.so) and its GPU tests; run.sh sets FFN_LIBRARY.
+strip --strip-unneeded -o "$out/lib/libffn.so" "$(readlink -f "$build/libffn.so")"
+mkdir -p "$out/python/ffn" "$out/tests/python"
+cp "$root"/python/ffn/*.py "$out/python/ffn/"
+cp "$root/tests/python/ffntest.py" "$root/tests/python/test_cuda.py" "$out/tests/python/"
+cp "$root/bench/py_bench.py" "$out/bench/"
 cp "$root/scripts/gpu-run.sh" "$out/run.sh"
 cp "$root/scripts/gpu-summary.py" "$out/summary.py"
 chmod +x "$out/run.sh"
@@ -61,7 +69,7 @@ chmod +x "$out/run.sh"
 present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
 present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-[a-z]+|libnccl'
 present+='|libcudart|libcublas|libcuda|libhwloc|libevent[a-z_-]*|libudev|libz)\.'
-for b in "$out"/bin/*; do
+for b in "$out"/bin/* "$out/lib/libffn.so"; do
     ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
     if ! [[ $name =~ $present ]]; then

@@ -10,14 +10,14 @@
 #     (bin/cuda_lab: copy variants, the special-function unit's ulps, exp variants) and
 #     sass.txt.xz (the kernels' machine code). When more than 8 files result, all but
 #     summary.txt are packed into logs.tar.xz.
-#   STEPS="tests ulp bench torch var lab sass" (default: tests ulp bench torch) picks step groups;
-#   TOTAL (seconds, default 500) is the deadline of the whole run.
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
 # a step gets what is left, a step that fails or times out does not stop the others, and steps
 # that find no time left are recorded as skipped.
-# STEPS (default: all) runs only the steps named: space-separated names or shell patterns of
-# step names; "blocks" stands for the FFN block steps (block_*), e.g. STEPS=blocks, whose files
-# are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
+# STEPS picks what runs: space- or comma-separated group names or step names (shell patterns
+# allowed). Groups: tests (the CUDA kernel tests), python (the package on CUDA tensors), tp (NCCL),
+# ulp (exhaustive sweeps), bench, torch, blocks (block tests, block benchmarks, PyTorch blocks),
+# and the design groups var, lab, sass. Default: all but the design groups. The block steps'
+# files are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
 # (block-torch.log) and block-summary.txt (its table printed last).
 set -u
 cd "$(dirname "$0")"
@@ -28,10 +28,29 @@ export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 for f in "$here"/lib/*.xz "$here"/bin/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done  # see gpu-bundle.sh
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 TOTAL=${TOTAL:-500}
-STEPS=${STEPS:-tests ulp bench torch}
-want() { [[ " $STEPS " == *" $1 "* ]]; }
+STEPS=${STEPS:-tests python tp ulp bench torch blocks}
+group=
+# selected NAME: NAME or its group ($group, set before each group's steps) is in STEPS.
+selected() {
+    local p
+    for p in ${STEPS//,/ }; do
+        # shellcheck disable=SC2053  # a pattern on purpose
+        [[ $1 == $p || $group == "$p" ]] && return 0
+    done
+    return 1
+}
+want() { group=$1; }  # the steps that follow belong to group $1
 t_start=$(date +%s)
 : >"$OUT/run.log"
+
+_selected() {
+    local pat
+    for pat in ${STEPS//,/ }; do
+        # shellcheck disable=SC2053  # a glob on purpose
+        [[ $1 == $pat ]] && return 0
+    done
+    return 1
+}
 
 # step NAME LIMIT OUTFILE ERRFILE CMD...: runs CMD within LIMIT seconds and the run's deadline,
 # stdout appended to $OUT/OUTFILE, stderr to $OUT/ERRFILE (the same file for logs); records
@@ -39,15 +58,7 @@ t_start=$(date +%s)
 step() {
     local name=$1 limit=$2 outf=$3 errf=$4
     shift 4
-    if [ -n "${STEPS:-}" ] && [ "$STEPS" != all ]; then
-        local p hit=
-        for p in $STEPS; do
-            [ "$p" = blocks ] && p='block_*'
-            # shellcheck disable=SC2254
-            case $name in $p) hit=1 ;; esac
-        done
-        [ -z "$hit" ] && return
-    fi
+    selected "$name" || return 0
     local left=$((TOTAL - ($(date +%s) - t_start) - 15))
     if [ "$left" -lt 10 ]; then
         printf 'step\t%s\tskipped\t-\t0\n' "$name" >>"$OUT/run.log"
@@ -91,9 +102,19 @@ if want tests; then
     step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
 fi
 
+# --- the Python package on CUDA tensors (tests/python/test_cuda.py), against lib/libffn.so ------
+if want python; then
+    step python_cuda 240 tests.log tests.log env FFN_LIBRARY="$here/lib/libffn.so" \
+        FFN_TEST_REQUIRE_CUDA=1 PYTHONDONTWRITEBYTECODE=1 python3 "$here/tests/python/test_cuda.py"
+    # ffn.glu from Python on CUDA tensors: per-call cost, GB/s against torch's eager ops.
+    step python_bench_cuda 120 py-bench.md torch.log env FFN_LIBRARY="$here/lib/libffn.so" \
+        PYTHONDONTWRITEBYTECODE=1 python3 "$here/bench/py_bench.py" --only cuda \
+        --json "$OUT/py-bench.jsonl"
+fi
+
 # --- tensor parallelism over NCCL: one rank per GPU (tests/tp/test_tp_nccl; NVLS off, as the
 # multi-GPU machines require); with two GPUs or more, also two ranks (two processes)
-if [ -x "$here/bin/test_tp_nccl" ]; then
+if want tp && [ -x "$here/bin/test_tp_nccl" ]; then
     step tp_nccl 120 tests.log tests.log env NCCL_NVLS_ENABLE=0 "$here/bin/test_tp_nccl"
     if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
         step tp_nccl_np2 180 tests.log tests.log env NCCL_NVLS_ENABLE=0 \
@@ -152,20 +173,11 @@ if want sass; then
     if command -v cuobjdump >/dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
         cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
         step sass 60 sass.txt sass.txt "$cuobj" -sass "$here/bin/ffn"
-        xz -T0 -f "$OUT/sass.txt"
+        [ -e "$OUT/sass.txt" ] && xz -T0 -f "$OUT/sass.txt"
     fi
 fi
 
-# --- tensor parallelism over NCCL: one rank per GPU (tests/tp/test_tp_nccl; NVLS off, as the
-# multi-GPU machines require); with two GPUs or more, also two ranks (two processes)
-if [ -x "$here/bin/test_tp_nccl" ]; then
-    step tp_nccl 120 tests.log tests.log env NCCL_NVLS_ENABLE=0 "$here/bin/test_tp_nccl"
-    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
-        step tp_nccl_np2 180 tests.log tests.log env NCCL_NVLS_ENABLE=0 \
-            "$here/bin/test_tp_nccl" --ranks 2
-    fi
-fi
-
+want blocks
 # --- FFN blocks (cuBLASLt + ffn's kernels): tests, cuBLASLt's GeLU epilogues, ffn vs PyTorch ------
 tb="$here/bin/test_cuda_block"
 step block_misuse 30 block-tests.log block-tests.log "$tb" --misuse
