@@ -8,27 +8,10 @@
 
 #include <ffn.h>
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        if ((call) != FFN_STATUS_OK) {                                               \
-            fprintf(stderr, "%s\n", ffn_ctx_last_error(ctx)); /* says what is wrong */ \
-            return 1;                                                                \
-        }                                                                            \
+#define CHECK(call) /* on failure, the context's message says what was wrong */          \
+    do {                                                                                     \
+        if ((call) != FFN_STATUS_OK) return fprintf(stderr, "%s\n", ffn_ctx_last_error(ctx)), 1; \
     } while (0)
-
-// A stored tensor as a block weight, used where it lies: f32, bf16 or f16 (an absent tensor has
-// no name and gives data == NULL). GGUF's Q8_0 / Q4_0 need ffn_file_tensor_to_f32 first.
-static int weight(const struct ffn_file_tensor *t, enum ffn_weight_orient o, struct ffn_weight *w) {
-    enum ffn_dtype dt = FFN_DTYPE_F32;
-    *w = ffn_weight_dense(NULL, dt, o);
-    if (!t->name) return 0;
-    if (ffn_file_dtype_to_dtype(t->dtype, &dt) != FFN_STATUS_OK) {
-        fprintf(stderr, "%s is %s: dequantise it first\n", t->name, ffn_file_dtype_name(t->dtype));
-        return 1;
-    }
-    *w = ffn_weight_dense(t->data, dt, o);
-    return 0;
-}
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "tests/data/hf/llama";
@@ -52,11 +35,15 @@ int main(int argc, char **argv) {
     spec.d_model = l.d_model, spec.d_ff = l.d_ff, spec.act = l.act, spec.gated = l.gated;
     spec.gate_up_layout = l.layout;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    if (weight(&l.gate, l.orient, &w.gate) || weight(&l.up, l.orient, &w.up) ||
-        weight(&l.gate_up, l.orient, &w.gate_up) || weight(&l.down, l.orient, &w.down) ||
-        weight(&l.b_gate, l.orient, &w.b_gate) || weight(&l.b_up, l.orient, &w.b_up) ||
-        weight(&l.b_gate_up, l.orient, &w.b_gate_up) || weight(&l.b_down, l.orient, &w.b_down))
-        return 1;
+    const struct ffn_file_tensor *t[] = {&l.gate,   &l.up,   &l.gate_up,   &l.down,
+                                         &l.b_gate, &l.b_up, &l.b_gate_up, &l.b_down};
+    struct ffn_weight *wt[] = {&w.gate, &w.up, &w.gate_up, &w.down,
+                               &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
+    for (int i = 0; i < 8; i++) {  // f32, bf16, f16 as stored (GGUF Q8_0/Q4_0: dequantise first,
+        enum ffn_dtype dt;         // ffn_file_tensor_to_f32); an absent tensor has no name
+        if (t[i]->name && ffn_file_dtype_to_dtype(t[i]->dtype, &dt) == FFN_STATUS_OK)
+            *wt[i] = ffn_weight_dense(t[i]->data, dt, l.orient);
+    }
     spec.bias_gate = w.b_gate.data || w.b_gate_up.data;
     spec.bias_up = w.b_up.data || w.b_gate_up.data;
     spec.bias_down = w.b_down.data != NULL;
