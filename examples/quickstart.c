@@ -8,9 +8,10 @@
 
 #include <ffn.h>
 
-#define CHECK(call) /* on failure, the context's message says what was wrong */          \
-    do {                                                                                     \
-        if ((call) != FFN_STATUS_OK) return fprintf(stderr, "%s\n", ffn_ctx_last_error(ctx)), 1; \
+#define CHECK(call) /* on failure, the context's message says what was wrong */ \
+    do {                                                                         \
+        if ((call) != FFN_STATUS_OK)                                             \
+            return fprintf(stderr, "%s\n", ffn_ctx_last_error(ctx)), 1;          \
     } while (0)
 
 int main(int argc, char **argv) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks every relative link of README.md and the Markdown pages under docs/ (and the other
 READMEs): the file must exist, and a #fragment must name a heading of the target (GitHub's
-anchors: lower case, punctuation dropped, spaces to '-'). Prints each broken link; exit 1 if any.
+anchors: lower case, punctuation dropped, spaces to '-'). Also that the README's C program is
+examples/quickstart.c as it is. Prints each problem; exit 1 if any.
 Usage: scripts/check-links.py [ROOT]   (ctest: docs_links)"""
 import pathlib, re, sys
 
@@ -39,5 +40,10 @@ for page in pages:
         elif frag and dest.suffix == ".md" and frag not in anchors(dest):
             print(f"{page.relative_to(root)}: {target}: no heading #{frag}")
             bad += 1
-print(f"{len(pages)} pages, {bad} broken links")
+example = (root / "examples/quickstart.c").read_text(encoding="utf-8")
+example = example[example.index("#include"):]
+if f"```c\n{example}```" not in (root / "README.md").read_text(encoding="utf-8"):
+    print("README.md: the C program differs from examples/quickstart.c (from its first #include)")
+    bad += 1
+print(f"{len(pages)} pages, {bad} problems")
 sys.exit(1 if bad else 0)
