@@ -1,42 +1,39 @@
 // activation_f16.wgsl — array<f16> variants (suffix _f16) of the kernels in activation.wgsl, for
 // adapters with the "shader-f16" feature. Not a module by itself: the host compiles
 //     "enable f16;\n" + activation.wgsl + activation_f16.wgsl
-// (ffn-webgpu.js does this when the device has the feature). Same ABI as the f32 kernels; each
-// thread handles 4 pairs of elements, which it moves through u32 words (bitcast, so no f16 value
-// is ever flushed), widens to f32, computes in f32 and rounds to nearest even exactly as the
-// packed-f16 kernels do.
+// (ffn-webgpu.js does this when the device has the feature). Same ABI as the f32 kernels; the
+// buffers hold the bytes of an array<f16> padded to 4 bytes, declared as array<vec2<f16>> so that
+// a pair of elements is one 4-byte access. Each thread handles 4 pairs, which it moves through u32
+// words (bitcast, so no f16 value is ever flushed), widens to f32, computes in f32 and rounds to
+// nearest even exactly as the packed-f16 kernels do.
 
-@group(0) @binding(0) var<storage, read_write> xh_io: array<f16>;
-@group(0) @binding(0) var<storage, read> in0_h: array<f16>;
-@group(0) @binding(1) var<storage, read> in1_h: array<f16>;
-@group(0) @binding(2) var<storage, read_write> out2_h: array<f16>;
-@group(0) @binding(2) var<storage, read> in2_h: array<f16>;
-@group(0) @binding(3) var<storage, read_write> out3_h: array<f16>;
-@group(0) @binding(4) var<storage, read_write> out4_h: array<f16>;
+@group(0) @binding(0) var<storage, read_write> xh_io: array<vec2<f16>>;
+@group(0) @binding(0) var<storage, read> in0_h: array<vec2<f16>>;
+@group(0) @binding(1) var<storage, read> in1_h: array<vec2<f16>>;
+@group(0) @binding(2) var<storage, read_write> out2_h: array<vec2<f16>>;
+@group(0) @binding(2) var<storage, read> in2_h: array<vec2<f16>>;
+@group(0) @binding(3) var<storage, read_write> out3_h: array<vec2<f16>>;
+@group(0) @binding(4) var<storage, read_write> out4_h: array<vec2<f16>>;
 
 // BEGIN GENERATED KERNELS (node webgpu/gen-kernels.mjs; edit the generator, not this part)
 
 // --- f16 -------------------------------------------------------------------------------------------
 
 fn store_xh_io(i: u32, w: u32, n: u32) {
-    let h = bitcast<vec2<f16>>(w);
-    xh_io[2u * i] = h.x;
-    if (2u * i + 1u < n) { xh_io[2u * i + 1u] = h.y; }
+    if (2u * i + 1u < n) { xh_io[i] = bitcast<vec2<f16>>(w); return; }
+    xh_io[i].x = bitcast<vec2<f16>>(w).x;
 }
 fn store_out2_h(i: u32, w: u32, n: u32) {
-    let h = bitcast<vec2<f16>>(w);
-    out2_h[2u * i] = h.x;
-    if (2u * i + 1u < n) { out2_h[2u * i + 1u] = h.y; }
+    if (2u * i + 1u < n) { out2_h[i] = bitcast<vec2<f16>>(w); return; }
+    out2_h[i].x = bitcast<vec2<f16>>(w).x;
 }
 fn store_out3_h(i: u32, w: u32, n: u32) {
-    let h = bitcast<vec2<f16>>(w);
-    out3_h[2u * i] = h.x;
-    if (2u * i + 1u < n) { out3_h[2u * i + 1u] = h.y; }
+    if (2u * i + 1u < n) { out3_h[i] = bitcast<vec2<f16>>(w); return; }
+    out3_h[i].x = bitcast<vec2<f16>>(w).x;
 }
 fn store_out4_h(i: u32, w: u32, n: u32) {
-    let h = bitcast<vec2<f16>>(w);
-    out4_h[2u * i] = h.x;
-    if (2u * i + 1u < n) { out4_h[2u * i + 1u] = h.y; }
+    if (2u * i + 1u < n) { out4_h[i] = bitcast<vec2<f16>>(w); return; }
+    out4_h[i].x = bitcast<vec2<f16>>(w).x;
 }
 
 @compute @workgroup_size(256)
@@ -49,10 +46,10 @@ fn gelu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     while (u0 < nu) {
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.x], xh_io[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.y], xh_io[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.z], xh_io[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.w], xh_io[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(xh_io[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(xh_io[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(xh_io[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
@@ -89,10 +86,10 @@ fn gelu_erf_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
     while (u0 < nu) {
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.x], xh_io[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.y], xh_io[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.z], xh_io[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.w], xh_io[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(xh_io[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(xh_io[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(xh_io[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
@@ -129,10 +126,10 @@ fn silu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     while (u0 < nu) {
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.x], xh_io[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.y], xh_io[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.z], xh_io[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.w], xh_io[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(xh_io[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(xh_io[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(xh_io[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
@@ -169,10 +166,10 @@ fn relu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     while (u0 < nu) {
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.x], xh_io[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.y], xh_io[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.z], xh_io[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(xh_io[2u * u.i.w], xh_io[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(xh_io[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(xh_io[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(xh_io[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
@@ -210,10 +207,10 @@ fn swiglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let u = units4(u0, st, nu);
         var gate_w = U4(0u);
         var up_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -253,10 +250,10 @@ fn geglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let u = units4(u0, st, nu);
         var gate_w = U4(0u);
         var up_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -296,10 +293,10 @@ fn geglu_erf_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let u = units4(u0, st, nu);
         var gate_w = U4(0u);
         var up_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -339,10 +336,10 @@ fn reglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let u = units4(u0, st, nu);
         var gate_w = U4(0u);
         var up_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -382,10 +379,10 @@ fn gelu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
         var dy_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); dy_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); dy_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); dy_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); dy_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(in0_h[u.i.x]); dy_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(in0_h[u.i.y]); dy_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(in0_h[u.i.z]); dy_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(in0_h[u.i.w]); dy_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
@@ -425,10 +422,10 @@ fn gelu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
         var dy_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); dy_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); dy_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); dy_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); dy_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(in0_h[u.i.x]); dy_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(in0_h[u.i.y]); dy_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(in0_h[u.i.z]); dy_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(in0_h[u.i.w]); dy_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
@@ -468,10 +465,10 @@ fn silu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
         var dy_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); dy_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); dy_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); dy_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); dy_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(in0_h[u.i.x]); dy_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(in0_h[u.i.y]); dy_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(in0_h[u.i.z]); dy_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(in0_h[u.i.w]); dy_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
@@ -511,10 +508,10 @@ fn relu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let u = units4(u0, st, nu);
         var x_w = U4(0u);
         var dy_w = U4(0u);
-        x_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); dy_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { x_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); dy_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { x_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); dy_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { x_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); dy_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); }
+        x_w.x = bitcast<u32>(in0_h[u.i.x]); dy_w.x = bitcast<u32>(in1_h[u.i.x]);
+        if (u.ok.y) { x_w.y = bitcast<u32>(in0_h[u.i.y]); dy_w.y = bitcast<u32>(in1_h[u.i.y]); }
+        if (u.ok.z) { x_w.z = bitcast<u32>(in0_h[u.i.z]); dy_w.z = bitcast<u32>(in1_h[u.i.z]); }
+        if (u.ok.w) { x_w.w = bitcast<u32>(in0_h[u.i.w]); dy_w.w = bitcast<u32>(in1_h[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
@@ -555,10 +552,10 @@ fn swiglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         var gate_w = U4(0u);
         var up_w = U4(0u);
         var dh_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u])); dh_w.x = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.x], in2_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); dh_w.y = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.y], in2_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); dh_w.z = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.z], in2_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); dh_w.w = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.w], in2_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]); dh_w.x = bitcast<u32>(in2_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); dh_w.y = bitcast<u32>(in2_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); dh_w.z = bitcast<u32>(in2_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); dh_w.w = bitcast<u32>(in2_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -610,10 +607,10 @@ fn geglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         var gate_w = U4(0u);
         var up_w = U4(0u);
         var dh_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u])); dh_w.x = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.x], in2_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); dh_w.y = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.y], in2_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); dh_w.z = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.z], in2_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); dh_w.w = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.w], in2_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]); dh_w.x = bitcast<u32>(in2_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); dh_w.y = bitcast<u32>(in2_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); dh_w.z = bitcast<u32>(in2_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); dh_w.w = bitcast<u32>(in2_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -665,10 +662,10 @@ fn geglu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         var gate_w = U4(0u);
         var up_w = U4(0u);
         var dh_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u])); dh_w.x = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.x], in2_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); dh_w.y = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.y], in2_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); dh_w.z = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.z], in2_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); dh_w.w = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.w], in2_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]); dh_w.x = bitcast<u32>(in2_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); dh_w.y = bitcast<u32>(in2_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); dh_w.z = bitcast<u32>(in2_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); dh_w.w = bitcast<u32>(in2_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
@@ -720,10 +717,10 @@ fn reglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         var gate_w = U4(0u);
         var up_w = U4(0u);
         var dh_w = U4(0u);
-        gate_w.x = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.x], in0_h[2u * u.i.x + 1u])); up_w.x = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.x], in1_h[2u * u.i.x + 1u])); dh_w.x = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.x], in2_h[2u * u.i.x + 1u]));
-        if (u.ok.y) { gate_w.y = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.y], in0_h[2u * u.i.y + 1u])); up_w.y = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.y], in1_h[2u * u.i.y + 1u])); dh_w.y = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.y], in2_h[2u * u.i.y + 1u])); }
-        if (u.ok.z) { gate_w.z = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.z], in0_h[2u * u.i.z + 1u])); up_w.z = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.z], in1_h[2u * u.i.z + 1u])); dh_w.z = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.z], in2_h[2u * u.i.z + 1u])); }
-        if (u.ok.w) { gate_w.w = bitcast<u32>(vec2<f16>(in0_h[2u * u.i.w], in0_h[2u * u.i.w + 1u])); up_w.w = bitcast<u32>(vec2<f16>(in1_h[2u * u.i.w], in1_h[2u * u.i.w + 1u])); dh_w.w = bitcast<u32>(vec2<f16>(in2_h[2u * u.i.w], in2_h[2u * u.i.w + 1u])); }
+        gate_w.x = bitcast<u32>(in0_h[u.i.x]); up_w.x = bitcast<u32>(in1_h[u.i.x]); dh_w.x = bitcast<u32>(in2_h[u.i.x]);
+        if (u.ok.y) { gate_w.y = bitcast<u32>(in0_h[u.i.y]); up_w.y = bitcast<u32>(in1_h[u.i.y]); dh_w.y = bitcast<u32>(in2_h[u.i.y]); }
+        if (u.ok.z) { gate_w.z = bitcast<u32>(in0_h[u.i.z]); up_w.z = bitcast<u32>(in1_h[u.i.z]); dh_w.z = bitcast<u32>(in2_h[u.i.z]); }
+        if (u.ok.w) { gate_w.w = bitcast<u32>(in0_h[u.i.w]); up_w.w = bitcast<u32>(in1_h[u.i.w]); dh_w.w = bitcast<u32>(in2_h[u.i.w]); }
         let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));

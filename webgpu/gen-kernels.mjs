@@ -95,8 +95,7 @@ function kernel(name, kindName, act, vname) {
         put('let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);');
         put('let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);');
     } else {
-        const word = (buf, i) => vname === 'f16pk' ? `${buf}[${i}]`
-            : `bitcast<u32>(vec2<f16>(${buf}[2u * ${i}], ${buf}[2u * ${i} + 1u]))`;
+        const word = (buf, i) => vname === 'f16pk' ? `${buf}[${i}]` : `bitcast<u32>(${buf}[${i}])`;
         for (const [nm] of ins) put(`var ${nm}_w = U4(0u);`);
         for (let k = 0; k < 4; k++) {
             const body = ins.map(([nm, buf]) => `${nm}_w.${LANES[k]} = ${word(buf, `u.i.${LANES[k]}`)};`).join(' ');
@@ -189,9 +188,8 @@ function storeHelpers(vname) {
             L.push(`    ${buf}[i] = (${buf}[i] & 0xffff0000u) | (w & 0xffffu);`);
         } else {
             L.push(`fn store_${buf}(i: u32, w: u32, n: u32) {`);
-            L.push('    let h = bitcast<vec2<f16>>(w);');
-            L.push(`    ${buf}[2u * i] = h.x;`);
-            L.push(`    if (2u * i + 1u < n) { ${buf}[2u * i + 1u] = h.y; }`);
+            L.push(`    if (2u * i + 1u < n) { ${buf}[i] = bitcast<vec2<f16>>(w); return; }`);
+            L.push(`    ${buf}[i].x = bitcast<vec2<f16>>(w).x;`);
         }
         L.push('}');
     }

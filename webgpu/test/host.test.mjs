@@ -1,8 +1,8 @@
 // host.test.mjs — node:test unit tests of ffn-webgpu.js without a GPU: the module imports in
 // Node, the dispatch grid and the kernels' grid-stride loop cover every element once, the tables
 // match the entry points and bind group ABI of activation.wgsl, a mock GPUDevice sees one pipeline
-// per entry point, the right bindings, grid and probe-derived constants, and the generated part of
-// the WGSL is up to date. Run: node --test webgpu/test/host.test.mjs
+// per entry point, the right bindings, grid and probe-derived constants, the generated part of
+// the WGSL is up to date, and no error-free transformation is cancellable by a reassociating compiler. Run: node --test webgpu/test/host.test.mjs
 import test from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import {
     KERNELS, KINDS, VARIANTS, WORKGROUP_SIZE, MAX_WORKGROUPS_PER_DIM,
     dispatchGrid, bufferSize, entryPoint, kernelBindings, loadWgslSources, FfnWebGPU,
 } from '../ffn-webgpu.js';
+import { emulateReassociation } from './fastmath.mjs';
 
 test('dispatchGrid: 1-D up to 65535 workgroups', () => {
     assert.deepEqual(dispatchGrid(0), [0, 1]);
@@ -179,6 +180,42 @@ test('FfnWebGPU.create probes the device and passes what it found as pipeline co
     assert.equal(log.pipelines.length, 0);
     assert.equal(ffn.fmaExact, false);
     assert.equal(ffn.f16Cvt, true);
+});
+
+// A compiler may cancel (a + b) - a -> b (NVIDIA's does: the GeLU family's 60-225 ulp on an H200).
+// Every error-free transformation of the kernels launders its intermediates through opaque(), so
+// the emulation of that compiler (fastmath.mjs, which reproduces the H200 results of the unlaundered
+// kernels on SwiftShader) must find nothing to cancel; and it must find the unlaundered forms.
+test('no error-free transformation of the WGSL can be cancelled by a reassociating compiler', async () => {
+    const src = await loadWgslSources();
+    for (const [name, code] of Object.entries(src)) {
+        const r = emulateReassociation(code);
+        assert.deepEqual(r.where, [], `${name}: cancellable in ${r.where.join(', ')}`);
+        assert.equal(r.source, code);
+    }
+    const unlaundered = `
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = a + b;
+    let bb = s - a;
+    return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+}
+fn fast_two_sum4(a: V4, b: V4) -> DF4 {
+    let s = a + b;
+    return DF4(s, b - (s - a));
+}
+fn split(t: DF4) -> DF4 {
+    let d = t.hi - t.lo;
+    return DF4(d, t.hi - d);
+}
+fn laundered(a: f32, b: f32) -> vec2<f32> {
+    let s = opaque(a + b);
+    return vec2<f32>(s, b - opaque(s - a));
+}`;
+    const r = emulateReassociation(unlaundered);
+    assert.deepEqual(r.where, ['two_sum', 'fast_two_sum4', 'split']);
+    assert.match(r.source, /vec2<f32>\(s, \(a - \(a\)\) \+ \(b - b\)\)/);  // error term 0
+    assert.match(r.source, /DF4\(s, b - \(b\)\)/);
+    assert.match(r.source, /DF4\(d, \(t\.lo\)\)/);  // hi - (hi - lo) -> lo
 });
 
 test('the generated kernels in the WGSL files are what gen-kernels.mjs writes', () => {
