@@ -718,9 +718,7 @@ fn exp_acc4(th: V4, tl: V4) -> V4 {
     return q * bitcast<V4>((bitcast<U4>(k) + 127u) << U4(23u));  // q * 2^n
 }
 
-// Lane j of v, and v with lane j replaced (j >= 4: v unchanged).
-fn lane4(v: V4, j: u32) -> f32 { return select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u); }
-fn lane8(a: V4, b: V4, j: u32) -> f32 { return lane4(select(a, b, j >= 4u), j & 3u); }
+// v with lane j replaced (j >= 4: v unchanged).
 fn with_lane4(v: V4, j: u32, r: f32) -> V4 { return select(v, V4(r), U4(j) == U4(0u, 1u, 2u, 3u)); }
 // Bit l set for every lane l where b is true.
 fn bits4(b: B4) -> u32 { return select(0u, 1u, b.x) | select(0u, 2u, b.y) | select(0u, 4u, b.z) | select(0u, 8u, b.w); }
@@ -1158,7 +1156,7 @@ fn gelu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane4(x_0, j), 1.0);
+            let yj = gelu_tanh_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1190,7 +1188,7 @@ fn gelu_erf_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane4(x_0, j), 1.0);
+            let yj = gelu_erf_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1222,7 +1220,7 @@ fn silu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane4(x_0, j), 1.0);
+            let yj = silu_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1254,7 +1252,7 @@ fn relu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane4(x_0, j), 1.0);
+            let yj = relu_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1287,7 +1285,7 @@ fn swiglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = silu_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1320,7 +1318,7 @@ fn geglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = gelu_tanh_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1353,7 +1351,7 @@ fn geglu_erf_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = gelu_erf_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1386,7 +1384,7 @@ fn reglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = relu_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1419,7 +1417,7 @@ fn gelu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = gelu_tanh_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1452,7 +1450,7 @@ fn gelu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = gelu_erf_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1485,7 +1483,7 @@ fn silu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = silu_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1518,7 +1516,7 @@ fn relu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = relu_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1553,9 +1551,9 @@ fn swiglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = silu_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = silu_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = silu_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1594,9 +1592,9 @@ fn geglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = gelu_tanh_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = gelu_tanh_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = gelu_tanh_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1635,9 +1633,9 @@ fn geglu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = gelu_erf_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = gelu_erf_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = gelu_erf_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1676,9 +1674,9 @@ fn reglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = relu_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = relu_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = relu_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1736,7 +1734,7 @@ fn gelu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_tanh_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1770,7 +1768,7 @@ fn gelu_erf_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_erf_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1804,7 +1802,7 @@ fn silu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = silu_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1838,7 +1836,7 @@ fn relu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = relu_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1874,7 +1872,7 @@ fn swiglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = silu_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1910,7 +1908,7 @@ fn geglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1946,7 +1944,7 @@ fn geglu_erf_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1982,7 +1980,7 @@ fn reglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = relu_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2018,7 +2016,7 @@ fn gelu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_tanh_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2054,7 +2052,7 @@ fn gelu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_erf_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2090,7 +2088,7 @@ fn silu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = silu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2126,7 +2124,7 @@ fn relu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = relu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2166,10 +2164,10 @@ fn swiglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = silu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = silu_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2211,10 +2209,10 @@ fn geglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_tanh_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2256,10 +2254,10 @@ fn geglu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @built
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_erf_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2301,10 +2299,10 @@ fn reglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = relu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = relu_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2363,7 +2361,7 @@ fn gelu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_tanh_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2403,7 +2401,7 @@ fn gelu_erf_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_erf_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2443,7 +2441,7 @@ fn silu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = silu_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2483,7 +2481,7 @@ fn relu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = relu_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2526,7 +2524,7 @@ fn swiglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = silu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2569,7 +2567,7 @@ fn geglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2612,7 +2610,7 @@ fn geglu_erf_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @built
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2655,7 +2653,7 @@ fn reglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = relu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2698,7 +2696,7 @@ fn gelu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_tanh_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2741,7 +2739,7 @@ fn gelu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @built
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_erf_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2784,7 +2782,7 @@ fn silu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = silu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2827,7 +2825,7 @@ fn relu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = relu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2875,10 +2873,10 @@ fn swiglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = silu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = silu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2930,10 +2928,10 @@ fn geglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_tanh_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2985,10 +2983,10 @@ fn geglu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @buil
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_erf_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -3040,10 +3038,10 @@ fn reglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = relu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = relu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }

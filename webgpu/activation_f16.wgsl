@@ -64,7 +64,7 @@ fn gelu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_tanh_mul(unpack_h2(bitcast<u32>(xh_io[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -104,7 +104,7 @@ fn gelu_erf_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_erf_mul(unpack_h2(bitcast<u32>(xh_io[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -144,7 +144,7 @@ fn silu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = silu_mul(unpack_h2(bitcast<u32>(xh_io[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -184,7 +184,7 @@ fn relu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = relu_mul(unpack_h2(bitcast<u32>(xh_io[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -227,7 +227,7 @@ fn swiglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = silu_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -270,7 +270,7 @@ fn geglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -313,7 +313,7 @@ fn geglu_erf_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -356,7 +356,7 @@ fn reglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = relu_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -399,7 +399,7 @@ fn gelu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_tanh_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -442,7 +442,7 @@ fn gelu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_erf_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -485,7 +485,7 @@ fn silu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = silu_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -528,7 +528,7 @@ fn relu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = relu_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -576,10 +576,10 @@ fn swiglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = silu_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = silu_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -631,10 +631,10 @@ fn geglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_tanh_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -686,10 +686,10 @@ fn geglu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_erf_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -741,10 +741,10 @@ fn reglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = relu_dmul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in1_h[u.i[j >> 1u]]))[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = relu_mul(unpack_h2(bitcast<u32>(in0_h[u.i[j >> 1u]]))[j & 1u], unpack_h2(bitcast<u32>(in2_h[u.i[j >> 1u]]))[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }

@@ -13,11 +13,12 @@
 // kernels); ratio = gbps / triad_gbps. cache "flushed": a 256 MiB buffer is cleared between reps,
 // so inputs come from memory; "warm": the previous rep left them in the L2 cache (as a preceding
 // GEMM would at n = 512 x 3072); "arith": the same kernels at the largest n with every load from
-// 2048 units and every store to 2048 others (L1-resident: no DRAM traffic, same arithmetic and
-// lanes), the time the kernel's arithmetic and instruction issue take; arith_share = that time over
-// the copy limit's time for the kernel's bytes at that n: above 0.9 the kernel cannot reach 90 % of
-// the copy limit. The "floor" row times a pass with one workgroup of the copy kernel (n = 1): the
-// fixed cost in every row's time. --sweep KERNELS (default swiglu_combine): at n <= --sweep-n
+// 2048 units (L1-resident) and every store behind a test the results never pass (no memory
+// traffic, the same arithmetic and lanes), the time the kernel's arithmetic and instruction issue
+// take; arith_share = that time over the copy limit's time for the kernel's bytes at that n: above
+// 0.9 the kernel cannot reach 90 % of the copy limit. The "floor" row times a pass with one
+// workgroup of the copy kernel (n = 1): the fixed cost in every row's time. Before any row, --warmup
+// S seconds (default 2) of copies bring the GPU's clocks up from idle. --sweep KERNELS (default swiglu_combine): at n <= --sweep-n
 // (default 2^22) also time grids of 2x and 4x the host's units per thread (the kernels take any
 // grid). --sources DIR times the .wgsl files in DIR instead (alternatives; rows get label L).
 import fs from 'node:fs';
@@ -70,18 +71,24 @@ fn copy_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     }
 }`;
 
-// The compute-only form of the generated kernels ("arith" rows): unit i loads from i & ARITH_MASK
-// and stores to (i & ARITH_MASK) + ARITH_MASK + 1, so that an in-place kernel never reads its own
-// results back. Everything else, the lanes' tails and the grid included, is unchanged.
+// The compute-only form of the generated kernels ("arith" rows): unit i loads from i & ARITH_MASK,
+// and a store happens only where the result's bits are ARITH_NEVER (a NaN no kernel makes from
+// finite data), so nothing is written while the compiler must still compute every result (stores
+// of all threads to the same few units would contend in the L2 cache instead). The general path's
+// loads, the lanes' tails and the grid are unchanged.
 const ARITH_MASK = 2047;
+const ARITH_NEVER = '0x7fc0deadu';
 export function computeOnlySource(src) {
     const a = src.indexOf('// BEGIN GENERATED KERNELS'), b = src.indexOf('// END GENERATED KERNELS');
     if (a < 0 || b < a) throw new Error('bench: no generated kernels in the source');
-    const out = `(u.i.$2 & ${ARITH_MASK}u) + ${ARITH_MASK + 1}u`;
+    const never = (v, vec) => vec ? `any(bitcast<vec4<u32>>(${v}) == vec4<u32>(${ARITH_NEVER}))`
+        : `bitcast<u32>(${v}) == ${ARITH_NEVER}`;
     const mid = src.slice(a, b)
-        .replace(/(store_\w+\()u\.i\.([xyzw])\b/g, `$1${out}`)
-        .replace(/(\w+)\[u\.i\.([xyzw])\] =/g, `$1[${out}] =`)
-        .replace(/\[u\.i\.([xyzw])\]/g, `[u.i.$1 & ${ARITH_MASK}u]`);
+        .replace(/\[u\.i\.([xyzw])\]/g, `[u.i.$1 & ${ARITH_MASK}u]`)
+        .replace(/\[u\.i\[([^\]]+)\]\]/g, `[u.i[$1] & ${ARITH_MASK}u]`)
+        // stores: `buf[i] = v;` and `store_buf(i, v, n);` (v a vec4 for the _4 buffers)
+        .replace(/^(\s*(?:if \([^)]*\) \{ )?)(\w+\[u\.i\.[xyzw] & \d+u\]) = ([^;]+);/gm, (m, pre, lhs, v) => `${pre}if (${never(v, false)}) { ${lhs} = ${v}; }`)
+        .replace(/(store_(\w+)\(([^,]+), (.+), n\));/g, (m, call, buf, i, v) => `if (${never(v, /(_4|^x4_io)$/.test(buf))}) { ${call}; }`);
     return src.slice(0, a) + mid + src.slice(b);
 }
 
@@ -157,10 +164,12 @@ async function main() {
     const repsArg = arg('--reps');
     const outFile = arg('--out');
     const lines = [];
-    const emit = (o) => {
+    if (outFile) fs.writeFileSync(outFile, '');
+    const emit = (o) => {  // each line also goes to --out at once (a run cut short keeps its rows)
         const s = JSON.stringify(o);
         lines.push(s);
         console.log(s);
+        if (outFile) fs.appendFileSync(outFile, s + '\n');
     };
 
     const { adapter, device, features, errors } = await requestNodeDevice({
@@ -273,6 +282,12 @@ async function main() {
         return copy;
     }
 
+    // Clocks up from idle: the first tenths of a second of a run would otherwise run at a fraction
+    // of the GPU's clock.
+    {
+        const warm = Number(arg('--warmup', 2)), t0 = performance.now();
+        while ((performance.now() - t0) / 1000 < warm) await copyLimit(nmax, false, 50);
+    }
     // The floor: one workgroup of the copy kernel (n = 1) in a timed pass.
     {
         const f = await copyLimit(1, false, 100);
@@ -365,14 +380,16 @@ async function main() {
     for (const r of rows.filter((r) => r.sweep || (sweep.includes(r.kernel.replace(/_(vec4|f16pk|f16)$/, '')) && r.n <= sweepN && r.cache !== 'arith')))
         console.error(`sweep ${r.kernel} n=${r.n} ${r.cache} units/thread ${r.units_per_thread} grid ${r.grid.join('x')}: ${(r.seconds * 1e6).toPrecision(4)} us`);
     for (const e of errors.slice(0, 5)) console.error('GPU error: ' + e);
-    if (outFile) fs.writeFileSync(outFile, lines.join('\n') + '\n');
     return errors.length ? 1 : 0;
 }
 
-main().then(
-    (rc) => process.exit(rc),
-    (e) => {
-        console.error('bench:', e && e.stack ? e.stack : e);
-        process.exit(1);
-    },
-);
+// Run as a program (imported, e.g. by the unit tests, it only exports computeOnlySource).
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname)) {
+    main().then(
+        (rc) => process.exit(rc),
+        (e) => {
+            console.error('bench:', e && e.stack ? e.stack : e);
+            process.exit(1);
+        },
+    );
+}

@@ -12,6 +12,7 @@ import {
     dispatchGrid, bufferSize, entryPoint, kernelBindings, loadWgslSources, FfnWebGPU,
 } from '../ffn-webgpu.js';
 import { emulateReassociation } from './fastmath.mjs';
+import { computeOnlySource } from '../bench.mjs';
 
 test('dispatchGrid: 1-D up to 65535 workgroups', () => {
     assert.deepEqual(dispatchGrid(0), [0, 1]);
@@ -225,7 +226,8 @@ test('the generated kernels in the WGSL files are what gen-kernels.mjs writes', 
 
 // Dawn's null backend validates WGSL and pipelines without running them: every entry point of
 // both modules (the f16 one with `enable f16;`, which SwiftShader cannot compile: it lacks
-// shader-f16), with the pipeline constants the SwiftShader runs do not take (fma, f16 builtins).
+// shader-f16), with the pipeline constants the SwiftShader runs do not take (fma, f16 builtins),
+// and the benchmark's compute-only form of both (bench.mjs, 'arith' rows).
 test('every entry point creates a pipeline on Dawn (null backend), f16 module included', async (t) => {
     let webgpu;
     try {
@@ -238,9 +240,12 @@ test('every entry point creates a pipeline on Dawn (null backend), f16 module in
     const adapter = await gpu.requestAdapter();
     assert.ok(adapter?.features.has('shader-f16'), 'the null adapter offers shader-f16');
     const device = await adapter.requestDevice({ requiredFeatures: ['shader-f16'] });
-    const src = await loadWgslSources();
-    for (const [key, variants] of [['f32', ['f32', 'vec4', 'f16pk']], ['f16', ['f16']]]) {
-        const code = key === 'f16' ? `enable f16;\n${src['activation.wgsl']}\n${src['activation_f16.wgsl']}` : src['activation.wgsl'];
+    const plain = await loadWgslSources();
+    const co = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, computeOnlySource(v)]));
+    assert.notEqual(co['activation.wgsl'], plain['activation.wgsl']);
+    for (const [key, variants, src] of [['f32', ['f32', 'vec4', 'f16pk'], plain], ['f16', ['f16'], plain],
+        ['f32 compute-only', ['f32', 'vec4', 'f16pk'], co], ['f16 compute-only', ['f16'], co]]) {
+        const code = key.startsWith('f16') ? `enable f16;\n${src['activation.wgsl']}\n${src['activation_f16.wgsl']}` : src['activation.wgsl'];
         const module = device.createShaderModule({ code });
         const info = await module.getCompilationInfo();
         assert.deepEqual(info.messages.map((m) => `${m.type} ${m.lineNum}: ${m.message}`), [], `${key} module`);
@@ -251,7 +256,7 @@ test('every entry point creates a pipeline on Dawn (null backend), f16 module in
                     layout: 'auto',
                     compute: { module, entryPoint: entryPoint(kernel, variant), constants: { FFN_FMA_EXACT: 1, FFN_F16_CVT: 1 } },
                 });
-        if (key === 'f32') device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'ffn_probe' } });
+        if (key.startsWith('f32')) device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'ffn_probe' } });
         const err = await device.popErrorScope();
         assert.equal(err, null, err?.message);
     }
