@@ -737,11 +737,6 @@ fn units2(u0: u32, st: u32, nu: u32) -> Units2 {
     let i1 = u0 + st;
     return Units2(vec2<u32>(u0, i1), vec2<u32>(u0, i1) < vec2<u32>(nu), min(i1, nu) + st);
 }
-// Lanes (elements) below n of a vec4 unit i, and of the f16 pairs i.x, i.y (lanes lo, hi, lo, hi).
-fn vec4_lanes(i: u32, ok: bool, n: u32) -> B4 { return (U4(4u * i) + U4(0u, 1u, 2u, 3u) < U4(n)) & B4(ok); }
-fn pair_lanes(i: vec2<u32>, ok: vec2<bool>, n: u32) -> B4 {
-    return (U4(2u * i.x, 2u * i.x + 1u, 2u * i.y, 2u * i.y + 1u) < U4(n)) & B4(ok.x, ok.x, ok.y, ok.y);
-}
 
 // --- SiLU ------------------------------------------------------------------------------------------
 // silu(x) = x / (1 + e^-x); silu'(x) = s (1 + x e^-x s), s = 1 / (1 + e^-x). |x| < 64: e^-x, s
@@ -1152,7 +1147,9 @@ fn gelu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         let ok_0 = u.ok;
         let r_0 = gelu_tanh_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1184,7 +1181,9 @@ fn gelu_erf_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         let ok_0 = u.ok;
         let r_0 = gelu_erf_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1216,7 +1215,9 @@ fn silu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         let ok_0 = u.ok;
         let r_0 = silu_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1248,7 +1249,9 @@ fn relu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         let ok_0 = u.ok;
         let r_0 = relu_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1281,7 +1284,9 @@ fn swiglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         let ok_0 = u.ok;
         let r_0 = silu_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1314,7 +1319,9 @@ fn geglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = gelu_tanh_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1347,7 +1354,9 @@ fn geglu_erf_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let ok_0 = u.ok;
         let r_0 = gelu_erf_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1380,7 +1389,9 @@ fn reglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = relu_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1413,7 +1424,9 @@ fn gelu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = gelu_tanh_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1446,7 +1459,9 @@ fn gelu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let ok_0 = u.ok;
         let r_0 = gelu_erf_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1479,7 +1494,9 @@ fn silu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = silu_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1512,7 +1529,9 @@ fn relu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = relu_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1547,7 +1566,9 @@ fn swiglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
         let r_0 = silu_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1588,7 +1609,9 @@ fn geglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         let r_0 = gelu_tanh_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1629,7 +1652,9 @@ fn geglu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let r_0 = gelu_erf_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1670,7 +1695,9 @@ fn reglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         let r_0 = relu_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
@@ -1722,14 +1749,15 @@ fn gelu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1756,14 +1784,15 @@ fn gelu_erf_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1790,14 +1819,15 @@ fn silu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1824,14 +1854,15 @@ fn relu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1860,14 +1891,15 @@ fn swiglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1896,14 +1928,15 @@ fn geglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1932,14 +1965,15 @@ fn geglu_erf_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -1968,14 +2002,15 @@ fn reglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2004,14 +2039,15 @@ fn gelu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2040,14 +2076,15 @@ fn gelu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2076,14 +2113,15 @@ fn silu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2112,14 +2150,15 @@ fn relu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2150,8 +2189,8 @@ fn swiglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2159,7 +2198,8 @@ fn swiglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
             let r = silu_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2195,8 +2235,8 @@ fn geglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2204,7 +2244,8 @@ fn geglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
             let r = gelu_tanh_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2240,8 +2281,8 @@ fn geglu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @built
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2249,7 +2290,8 @@ fn geglu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @built
             let r = gelu_erf_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2285,8 +2327,8 @@ fn reglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2294,7 +2336,8 @@ fn reglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
             let r = relu_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2349,14 +2392,15 @@ fn gelu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2389,14 +2433,15 @@ fn gelu_erf_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2429,14 +2474,15 @@ fn silu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2469,14 +2515,15 @@ fn relu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2512,14 +2559,15 @@ fn swiglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2555,14 +2603,15 @@ fn geglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2598,14 +2647,15 @@ fn geglu_erf_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @built
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2641,14 +2691,15 @@ fn reglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2684,14 +2735,15 @@ fn gelu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2727,14 +2779,15 @@ fn gelu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @built
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2770,14 +2823,15 @@ fn silu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2813,14 +2867,15 @@ fn relu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2859,8 +2914,8 @@ fn swiglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2868,7 +2923,8 @@ fn swiglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
             let r = silu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2914,8 +2970,8 @@ fn geglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2923,7 +2979,8 @@ fn geglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
             let r = gelu_tanh_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -2969,8 +3026,8 @@ fn geglu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @buil
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2978,7 +3035,8 @@ fn geglu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @buil
             let r = gelu_erf_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -3024,8 +3082,8 @@ fn reglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -3033,7 +3091,8 @@ fn reglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
             let r = relu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);

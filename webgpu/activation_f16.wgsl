@@ -52,14 +52,15 @@ fn gelu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -92,14 +93,15 @@ fn gelu_erf_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -132,14 +134,15 @@ fn silu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -172,14 +175,15 @@ fn relu_inplace_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         if (u.ok.w) { x_w.w = bitcast<u32>(xh_io[u.i.w]); }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -215,14 +219,15 @@ fn swiglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -258,14 +263,15 @@ fn geglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -301,14 +307,15 @@ fn geglu_erf_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -344,14 +351,15 @@ fn reglu_combine_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -387,14 +395,15 @@ fn gelu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -430,14 +439,15 @@ fn gelu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -473,14 +483,15 @@ fn silu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -516,14 +527,15 @@ fn relu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -562,8 +574,8 @@ fn swiglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -571,7 +583,8 @@ fn swiglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
             let r = silu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -617,8 +630,8 @@ fn geglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -626,7 +639,8 @@ fn geglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
             let r = gelu_tanh_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -672,8 +686,8 @@ fn geglu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -681,7 +695,8 @@ fn geglu_erf_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builti
             let r = gelu_erf_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
@@ -727,8 +742,8 @@ fn reglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -736,7 +751,8 @@ fn reglu_backward_f16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
             let r = relu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);

@@ -92,8 +92,8 @@ function kernel(name, kindName, act, vname) {
             put(`var ${nm}_1 = ZERO4;`);
         }
         put(`if (u.ok.y) { ${ins.map(([nm, buf]) => `${nm}_1 = ${buf}[u.i.y];`).join(' ')} }`);
-        put('let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);');
-        put('let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);');
+        put('let ok_0 = B4(u.ok.x);');
+        put('let ok_1 = B4(u.ok.y);');
     } else {
         const word = (buf, i) => vname === 'f16pk' ? `${buf}[${i}]` : `bitcast<u32>(${buf}[${i}])`;
         for (const [nm] of ins) put(`var ${nm}_w = U4(0u);`);
@@ -105,9 +105,12 @@ function kernel(name, kindName, act, vname) {
             put(`let ${nm}_0 = V4(unpack_h2(${nm}_w.x), unpack_h2(${nm}_w.y));`);
             put(`let ${nm}_1 = V4(unpack_h2(${nm}_w.z), unpack_h2(${nm}_w.w));`);
         }
-        put('let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);');
-        put('let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);');
+        put('let ok_0 = u.ok.xxyy;');
+        put('let ok_1 = u.ok.zzww;');
     }
+    // --- lanes: a lane is valid when its unit is (u.ok); the lanes past n of the last, partial vec4
+    // or f16 pair are computed from the buffer's padding (and perhaps by the general path) but
+    // never stored, which costs nothing per element, unlike lane-exact masks ---
     // --- fast path: one call per group of 4 lanes (with 2 groups, a loop over the two: the GPU
     // compiler unrolls it, a CPU renderer's JIT compiles the fast path once) ---
     const G = V.groups, two = outs.length === 2;
@@ -115,7 +118,9 @@ function kernel(name, kindName, act, vname) {
     if (G === 1) {
         put(`let r_0 = ${K.fast(act, V.lp).replaceAll('_G', '_0')};`);
         for (const t of targets) put(`var ${t}_0 = r_0.${t};`);
-        put('var m = bits4(ok_0 & !r_0.ok);');
+        put('let bad = ok_0 & !r_0.ok;');
+        put('var m = 0u;');
+        put('if (any(bad)) { m = bits4(bad); }');
     } else {
         for (const t of targets) put(`var ${t}_0 = ZERO4; var ${t}_1 = ZERO4;`);
         put('var m = 0u;');
@@ -125,7 +130,8 @@ function kernel(name, kindName, act, vname) {
         for (const [nm] of ins) call = call.replaceAll(`${nm}_G`, sel(nm));
         put(`let r = ${call};`, 3);
         for (const t of targets) put(`if (g == 0u) { ${t}_0 = r.${t}; } else { ${t}_1 = r.${t}; }`, 3);
-        put('m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));', 3);
+        put('let bad = select(ok_1, ok_0, g == 0u) & !r.ok;', 3);
+        put('if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }', 3);
         put('}');
     }
     // --- general path for the flagged lanes, one at a time (a loop the compiler cannot unroll, so
