@@ -20,8 +20,7 @@
 // workgroup of the copy kernel (n = 1): the fixed cost in every row's time. Before any row, --warmup
 // S seconds (default 2) of copies bring the GPU's clocks up from idle. --sweep KERNELS (default swiglu_combine): at n <= --sweep-n
 // (default 2^22) also time grids of 2x and 4x the host's units per thread (the kernels take any
-// grid) and run them as "stream" rows: 8 dispatches per pass into distinct outputs, inputs shared,
-// time per dispatch. --sources DIR times the .wgsl files in DIR instead (rows get label L).
+// grid). --sources DIR times the .wgsl files in DIR instead (rows get label L).
 import fs from 'node:fs';
 import { FfnWebGPU, KERNELS, KINDS, VARIANTS, bufferSize, dispatchGrid, loadWgslSources } from './ffn-webgpu.js';
 import { requestNodeDevice, adapterSummary } from './ffn-webgpu-node.mjs';
@@ -357,46 +356,6 @@ async function main() {
             emit(row);
         }
     }
-    // "stream" rows: at n <= --sweep-n, the --sweep kernels (not in place) as a layer sequence runs
-    // them: STREAM_K dispatches in one pass, inputs shared (L2-warm after the first), each into its
-    // own output buffers (no barrier between them); time per dispatch, without the fixed cost of a
-    // timed pass (the floor row).
-    const STREAM_K = 8;
-    for (const n of ns.filter((n) => n <= sweepN)) {
-        const reps = Number(repsArg ?? 100);
-        const copy = copyAt.get(`${n}|warm`) ?? copyAt.get(`${n}|${caches[0]}`);
-        for (const kernel of kernels.filter((k) => sweep.includes(k) && KERNELS[k].kind !== 'unary')) {
-            const K = KERNELS[kernel], kind = KINDS[K.kind];
-            for (const variant of variants) {
-                const V = VARIANTS[variant], D = data[V.dtype];
-                const size = bufferSize(n, variant), made = [];
-                const ds = [];
-                for (let k = 0; k < STREAM_K; k++) {
-                    const bufs = {};
-                    kind.inputs.forEach((name, j) => (bufs[name] = D.ins[j]));
-                    kind.outputs.forEach((name) => { const b = mk(size); made.push(b); bufs[name] = b; });
-                    ds.push(ffn.prepare(kernel, variant, bufs, n));
-                }
-                const t = await timePasses((p) => { for (const d of ds) d.encode(p); }, reps, false, null, STREAM_K);
-                for (const d of ds) d.destroy();
-                for (const b of made) b.destroy();
-                const nbytes = kind.bindings.length * n * V.elemBytes, med = median(t), gbps = nbytes / med / 1e9;
-                const row = {
-                    impl: 'ffn-webgpu', op: K.kind.startsWith('gated') ? GLU_OP[K.act] : K.act, act: K.act,
-                    glu: K.kind.startsWith('gated'), dir: K.kind.endsWith('bwd') ? 'bwd' : 'fwd', dtype: V.dtype, dist, n,
-                    threads: null, isa: 'webgpu', kernel_isa: variant, kernel: kernel + V.suffix, accuracy: 'default',
-                    reps, inner: STREAM_K, seconds: med, min_seconds: t[0], bytes: nbytes, gbps: +gbps.toFixed(2),
-                    min_gbps: +(nbytes / t[0] / 1e9).toFixed(2), triad_gbps: copy ? +copy.gbps.toFixed(2) : null,
-                    triad_kernel: copy?.kernel ?? null, ratio: copy ? +(gbps / copy.gbps).toFixed(4) : null,
-                    cache: 'stream', cpu: gpuName, mhz: null, grid: dispatchGrid(n, V.lanes),
-                    units_per_thread: V.lanes / (V.suffix === '_vec4' ? 4 : V.dtype === 'f16' ? 2 : 1), ...(label ? { label } : {}),
-                };
-                rows.push(row);
-                emit(row);
-            }
-        }
-    }
-
     // table: per kernel, n and cache: every variant's GB/s and ratio; best ratio
     const pad = (s, w) => String(s).padEnd(w);
     console.error(`\n${gpuName}; FFN_FMA_EXACT=${ffn.fmaExact} FFN_F16_CVT=${ffn.f16Cvt}; timer ${timestamps ? 'GPU timestamps' : 'host'}`);
