@@ -16,6 +16,7 @@ them. torch.compile compiles each op's math (the backward's as its explicit form
   python3 bench/torch_cuda.py --ffn-json ffn.jsonl            # torch rows + the comparison table
   python3 bench/torch_cuda.py --op swiglu --dtype bf16 --n 117440512 --no-compile
 
+`torch_cuda.py --blocks [...]` runs the FFN blocks instead (bench/torch_cuda_block.py).
 ffn's rows come from `ffn bench act --backend cuda --json` (a file, or --ffn PATH to run the tool
 here). JSON lines of the torch rows go to --json-out. Not a correctness check.
 """
@@ -366,6 +367,9 @@ def parse(argv):
 
 
 def main(argv):
+    if argv[:1] == ["--blocks"]:  # the FFN blocks: bench/torch_cuda_block.py, same timing
+        import torch_cuda_block
+        return torch_cuda_block.main(argv[1:])
     a = parse(argv)
     ffn_rows = []
     if a.ffn_json:

@@ -968,10 +968,12 @@ FFN_API enum ffn_status ffn_tensor_convert(ffn_ctx_t ctx, const struct ffn_tenso
 // function with no error anywhere. The plan is data (printable, parseable, comparable), the
 // same on every rank; ffn_tp_shard_create copies one rank's weights out of the whole block's.
 //
-// Communication goes through a communicator the library wraps but never owns: Open MPI now
-// (ffn_comm_create_mpi; MPI must be initialised by the caller, any thread level: ffn calls MPI
-// only from the calling thread, never from its OpenMP workers). A build without MPI returns
-// FFN_STATUS_UNSUPPORTED from the communicator entry points.
+// Communication goes through a communicator the library wraps but never owns: Open MPI between
+// CPU processes (ffn_comm_create_mpi; MPI must be initialised by the caller, any thread level:
+// ffn calls MPI only from the calling thread, never from its OpenMP workers), NCCL between GPUs
+// (ffn_comm_create_nccl, the caller's ncclComm_t, with a CUDA context: activations are device
+// memory and the all-reduces are queued on the context's stream). A build without MPI (NCCL)
+// returns FFN_STATUS_UNSUPPORTED from that communicator's entry point.
 //
 // Collective calls (marked "collective") must be made by every rank of the communicator in the
 // same order. They never leave a rank waiting when another fails: each one ends with an
@@ -1143,18 +1145,75 @@ typedef struct ffn_comm *ffn_comm_t;
 ///         error text), FFN_STATUS_OUT_OF_MEMORY
 FFN_API enum ffn_status ffn_comm_create_mpi(ffn_ctx_t ctx, const void *mpi_comm,
                                             ffn_comm_t *comm_out);
-/// Frees the communicator (MPI: its duplicate; call before MPI_Finalize). NULL is a no-op.
+
+/// Options of ffn_comm_create_nccl.
+struct ffn_comm_nccl_opts {
+    size_t size;         // sizeof(struct ffn_comm_nccl_opts)
+    ffn_comm_t control;  // optional: a host communicator over the same ranks, rank for rank
+                         // (ffn_comm_create_mpi), for the small host-memory calls of collective
+                         // entry points (agreements, plan texts): they then never wait for the
+                         // GPU. NULL: those go through NCCL, staged through device memory, and
+                         // wait for the context's stream (the work queued before them included).
+                         // Kept by reference: destroy it after this communicator.
+    double timeout_s;    // a wait for NCCL on the host (control calls without `control`,
+                         // ffn_comm_synchronize) gives up after this many seconds with
+                         // FFN_STATUS_BACKEND, and the communicator refuses later calls (the
+                         // owner must then ncclCommAbort its ncclComm_t); 0: no limit
+};
+
+#define FFN_COMM_NCCL_OPTS_INIT { sizeof(struct ffn_comm_nccl_opts), NULL, 0.0 }
+
+/// Wraps the caller's NCCL communicator: `nccl_comm` points to an ncclComm_t (made by the caller,
+/// e.g. ncclCommInitRank; ffn never creates, finalises, aborts or destroys it). `ctx` must be a
+/// CUDA context on the communicator's device (ncclCommCuDevice). Every later call on this
+/// communicator takes a CUDA context of that device; its all-reduces and broadcasts of device
+/// memory are queued on that context's stream (ffn_ctx_stream) and return without waiting, as
+/// NCCL's own calls do. ffn calls the NCCL that made the communicator: libnccl.so.2 already
+/// loaded in the process (or its symbols exported by the program); the library itself never
+/// links NCCL. Not collective (it reads the communicator's rank, size and device); opts may be
+/// NULL.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (NULL, a NULL ncclComm_t, a context that is not
+///         CUDA or not on the communicator's device, a control communicator of another size or
+///         rank), FFN_STATUS_UNSUPPORTED (a build without NCCL or the CUDA backend; no NCCL in
+///         the process; NCCL older than 2.10), FFN_STATUS_BACKEND (NCCL's or CUDA's error text),
+///         FFN_STATUS_OUT_OF_MEMORY
+FFN_API enum ffn_status ffn_comm_create_nccl(ffn_ctx_t ctx, const void *nccl_comm,
+                                             const struct ffn_comm_nccl_opts *opts,
+                                             ffn_comm_t *comm_out);
+
+/// Frees the communicator (MPI: its duplicate; call before MPI_Finalize; NCCL: ffn's state only,
+/// the ncclComm_t stays the caller's). NULL is a no-op.
 FFN_API void ffn_comm_destroy(ffn_comm_t comm);
 /// This process's rank and the world size (-1 for NULL).
 FFN_API int64_t ffn_comm_rank(ffn_comm_t comm);
 FFN_API int64_t ffn_comm_size(ffn_comm_t comm);
-/// "mpi" (later "nccl").
+/// "mpi" or "nccl".
 FFN_API const char *ffn_comm_backend(ffn_comm_t comm);
 
-/// In-place sum over the ranks of buf[0..n) (f32). Collective; n must agree across ranks.
+/// In-place sum over the ranks of buf[0..n) (f32), buf in the communicator's memory (MPI: host
+/// memory; NCCL: device memory, queued on ctx's stream). Collective; n must agree across ranks.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND
 FFN_API enum ffn_status ffn_comm_allreduce_f32(ffn_ctx_t ctx, ffn_comm_t comm, float *buf,
                                                int64_t n);
+/// In-place sum over the ranks of buf[0..n) of `dtype`, buf in the communicator's memory as for
+/// ffn_comm_allreduce_f32. MPI sums f32; NCCL f32, bf16 and f16 (16-bit sums round at each step
+/// of NCCL's reduction). Collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (NULL, n < 0, an unknown dtype; NCCL: buf not
+///         device memory of the communicator's device, or shorter than n elements),
+///         FFN_STATUS_UNSUPPORTED (a dtype the communicator does not sum), FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_comm_allreduce_sum(ffn_ctx_t ctx, ffn_comm_t comm, void *buf,
+                                               enum ffn_dtype dtype, int64_t n);
+/// Copies rank `root`'s buf[0..bytes) into every rank's buf, in the communicator's memory (as
+/// above). Collective; bytes and root must agree across ranks.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_comm_broadcast(ffn_ctx_t ctx, ffn_comm_t comm, void *buf, size_t bytes,
+                                           int64_t root);
+/// Waits until the communicator's work queued on ctx's stream is done (with everything queued
+/// before it there) and reports NCCL's asynchronous errors (ncclCommGetAsyncError); returns at
+/// once for MPI, whose calls are synchronous. Not collective.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND (an asynchronous error, a
+///         CUDA error, the timeout of ffn_comm_nccl_opts)
+FFN_API enum ffn_status ffn_comm_synchronize(ffn_ctx_t ctx, ffn_comm_t comm);
 
 /// Agreement: every rank passes its own status; returns FFN_STATUS_OK on every rank when all
 /// passed OK, else an error on every rank: a rank that failed returns its own status and keeps
@@ -1173,7 +1232,8 @@ struct ffn_comm_stats {
     double data_bytes;           // payload bytes (each all-reduce's buffer size)
     double data_sent_bytes;      // bytes this rank sends, ring model: 2·(P-1)/P · payload
     double data_seconds;         // wall time inside those calls (MPI: synchronous, so it
-                                 // includes waiting for the slowest rank)
+                                 // includes waiting for the slowest rank; NCCL: the time to
+                                 // queue them, the transfer runs later on the stream)
     int64_t control_calls;
     double control_bytes;
     double control_seconds;
@@ -1191,10 +1251,12 @@ FFN_API void ffn_comm_stats_reset(ffn_comm_t comm);
 typedef struct ffn_tp_block *ffn_tp_block_t;
 
 /// Makes this rank's part of a tensor-parallel block: `weights` are this rank's shard
-/// (ffn_tp_shard_weights, or views of a shard file), `opts` as for ffn_block_create. Checks
-/// that the communicator's size is plan->world and that every rank holds the same plan (rank 0's
-/// is broadcast and compared: "rank 1's plan differs from rank 0's: align: 1 vs 128").
-/// Collective.
+/// (ffn_tp_shard_weights, or views of a shard file; on a CUDA context, views of device memory),
+/// `opts` as for ffn_block_create. The local block is what ffn_block_create makes for ctx; the
+/// communicator's memory must be the context's (MPI with a CPU context, NCCL with a CUDA context
+/// of its device). Checks that the communicator's size is plan->world and that every rank holds
+/// the same plan (rank 0's is broadcast and compared: "rank 1's plan differs from rank 0's:
+/// align: 1 vs 128"). Collective. Later calls take a context of the same backend and device.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (as ffn_block_create for the rank's spec; a
 ///         plan that differs across ranks or from the communicator's size),
 ///         FFN_STATUS_UNSUPPORTED, FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
@@ -1206,8 +1268,11 @@ FFN_API enum ffn_status ffn_tp_block_create(ffn_ctx_t ctx, ffn_comm_t comm,
 FFN_API void ffn_tp_block_destroy(ffn_tp_block_t block);
 
 /// y = block(x) on every rank: the rank's local block writes its partial y, one all-reduce
-/// (sum) completes it (AFTER_REDUCE: then b_down). x, y: f32 [n_tokens, d_model], the same x
-/// and the same n_tokens on every rank. Policies as for ffn_block_forward. Collective.
+/// (sum) completes it (AFTER_REDUCE: then b_down). x, y: [n_tokens, d_model] in a dtype the
+/// communicator sums (MPI: f32; NCCL: f32, bf16, f16), the same x and the same n_tokens on every
+/// rank. Policies as for ffn_block_forward. Collective. On CUDA, everything is queued on ctx's
+/// stream: y is complete in stream order (the agreement step alone may wait: see
+/// ffn_comm_nccl_opts.control).
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (as ffn_block_forward; n_tokens differing
 ///         across ranks), FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
 FFN_API enum ffn_status ffn_tp_block_forward(ffn_ctx_t ctx, ffn_tp_block_t block,
@@ -1217,7 +1282,8 @@ FFN_API enum ffn_status ffn_tp_block_forward(ffn_ctx_t ctx, ffn_tp_block_t block
 
 /// Backward of the last training forward, from the same dy on every rank: dx (on every rank,
 /// after one all-reduce; NULL on every rank or on none) and this rank's weight gradients in
-/// its shard's layout (as ffn_block_backward for the rank's block). grads->b_down: AFTER_REDUCE:
+/// its shard's layout (as ffn_block_backward for the rank's block; dy and dx in the dtypes and
+/// memory of the forward's y). grads->b_down: AFTER_REDUCE:
 /// Σ dy on every rank; RANK0: Σ dy on rank 0 and zero elsewhere (the sum over ranks of every
 /// gradient is the whole block's). Collective.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
@@ -1228,7 +1294,8 @@ FFN_API enum ffn_status ffn_tp_block_backward(ffn_ctx_t ctx, ffn_tp_block_t bloc
 
 /// Gathers every rank's weight gradients (`local`, in the rank's shard layout) into the whole
 /// block's layout and orientation (`full`: f32, dense, as ffn_block_backward writes them for
-/// the unsharded block), on every rank: each rank places its columns, one all-reduce per
+/// the unsharded block; both in host memory: copy a GPU's gradients to the host first), on
+/// every rank: each rank places its columns, one all-reduce per
 /// tensor sums them (b_down is taken from rank 0). The members set must agree across ranks.
 /// Collective.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_BACKEND

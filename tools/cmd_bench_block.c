@@ -66,6 +66,7 @@ static void ffn__usage(FILE *f) {
             "usage: ffn bench block [--json] [--threads T] [--tokens N] [--dtype f32|bf16]\n"
             "                       [--shape NAME] [--quick] [--reps N]\n"
             "       ffn bench block --fixture DIR [--json]\n"
+            "       ffn bench block --backend cuda [--help]   (the GPU rows)\n"
             "  Times FFN block forward (fwd) and forward+backward (fwdbwd, SAVE policy) for\n"
             "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama-like (2048 -> 5632, SwiGLU)\n"
             "  at 1, 16, 256 and 4096 tokens, f32 and bf16 (weights, activations, gradients),\n"
@@ -651,9 +652,25 @@ done:
     return rc;
 }
 
+#ifdef FFN_HAVE_CUDA
+int ffn_cmd_bench_block_cuda(int argc, char **argv);  // tools/cuda/bench_block_cuda.c
+#endif
+
 int ffn_cmd_bench_block(int argc, char **argv) {
     for (int i = 1; i < argc; i++)  // tensor-parallel: its own file (tools/cmd_bench_tp.c)
         if (!strcmp(argv[i], "--tp")) return ffn_cmd_bench_tp(argc, argv);
+    enum ffn_backend be;
+    if (ffn_tool_backend(argc, argv, "ffn bench block", &be)) return 2;
+    if (be == FFN_BACKEND_CUDA) {
+#ifdef FFN_HAVE_CUDA
+        return ffn_cmd_bench_block_cuda(argc, argv);
+#else
+        char why[256];
+        ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why);
+        fprintf(stderr, "ffn bench block --backend cuda: %s\n", why);
+        return 2;
+#endif
+    }
     int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT, dt = -1;
     int64_t tokens = 0;
     const char *fixture = NULL, *shape = NULL;
@@ -683,6 +700,8 @@ int ffn_cmd_bench_block(int argc, char **argv) {
             }
             dt = (int)d, i++;
         } else if (v && !strcmp(a, "--fixture")) fixture = v, i++;
+        else if (v && !strcmp(a, "--backend")) i++;  // cpu (ffn_tool_backend read it)
+        else if (!strncmp(a, "--backend=", 10)) continue;
         else {
             fprintf(stderr, "ffn bench block: unknown or incomplete option '%s'\n",
                     ffn_tool_esc(a));

@@ -6,17 +6,19 @@
     gate, up = ffn.gate_up_split(fused)      # views of a fused [..., 2m] buffer, no copy
 
 PyTorch: ffn.torch (autograd functions, FFN / GatedFFN modules over the library's FFN blocks,
-from_hf). Everything runs in libffn (C, SIMD, OpenMP) through ctypes; this package computes
-nothing itself. Which library was loaded, and from where: ffn.library_path, ffn.library_source
-(or `python -m ffn`). API: python/README.md.
+from_hf). CUDA tensors run on the library's CUDA backend, on torch's current stream
+(ffn.backend_available("cuda") says whether this libffn can). Everything runs in libffn (C,
+SIMD, OpenMP, CUDA) through ctypes; this package computes nothing itself. Which library was
+loaded, and from where: ffn.library_path, ffn.library_source (or `python -m ffn`). API:
+python/README.md.
 """
 from . import _lib
 from ._errors import (Error, InvalidArgumentError, UnsupportedError, OutOfMemoryError,
                       BadFormatError, IoError, NotFoundError, NonFiniteError, BackendError,
                       InternalError)
 from ._lib import LibraryNotFound
-from ._context import (Context, get_context, set_defaults, get_defaults, LIBRARY_PATH,
-                       LIBRARY_SOURCE)
+from ._context import (Context, get_context, set_defaults, get_defaults, backend_available,
+                       LIBRARY_PATH, LIBRARY_SOURCE)
 from ._ops import act, act_backward, glu, glu_backward, gate_up_split, convert
 from ._model import Model, open_model
 
@@ -42,9 +44,11 @@ def isa_supported(isa):
 def info():
     """A dict describing the loaded library and the calling thread's context."""
     c = get_context()
+    cuda, why = backend_available("cuda")
     return {"library": library_path, "found_via": library_source, "version": __version__,
             "isa": c.isa, "threads": c.threads, "accuracy": c.accuracy,
-            "isas_supported": [i for i in _lib.ISA_NAMES[1:] if isa_supported(i)]}
+            "isas_supported": [i for i in _lib.ISA_NAMES[1:] if isa_supported(i)],
+            "cuda": "available" if cuda else "no: " + why}
 
 
 def __getattr__(name):
@@ -56,7 +60,8 @@ def __getattr__(name):
 
 
 __all__ = ["act", "act_backward", "glu", "glu_backward", "gate_up_split", "convert", "Context",
-           "get_context", "set_defaults", "get_defaults", "Model", "open_model", "Error",
+           "get_context", "set_defaults", "get_defaults", "backend_available", "Model",
+           "open_model", "Error",
            "InvalidArgumentError", "UnsupportedError", "OutOfMemoryError", "BadFormatError",
            "IoError", "NotFoundError", "NonFiniteError", "BackendError", "InternalError",
            "LibraryNotFound", "library_path", "library_source", "isa_supported", "info"]

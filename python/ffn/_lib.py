@@ -41,6 +41,7 @@ SCHEDULE_NAMES = ["auto", "tiled", "separate"]
 SCHEDULE = {name: i for i, name in enumerate(SCHEDULE_NAMES)}
 
 BACKEND_NAMES = ["cpu", "cuda"]
+BACKEND = {name: i for i, name in enumerate(BACKEND_NAMES)}
 
 MATH_NAMES = ["strict", "bf16", "tf32"]
 MATH = {name: i for i, name in enumerate(MATH_NAMES)}
@@ -192,6 +193,13 @@ PROTOTYPES = {
     "ffn_ctx_threads": (_int, [_vp]),
     "ffn_ctx_set_accuracy": (c_enum, [_vp, c_enum]),
     "ffn_ctx_accuracy": (c_enum, [_vp]),
+    "ffn_backend_name": (_cp, [c_enum]),
+    "ffn_backend_available": (ctypes.c_bool, [c_enum, _P(ctypes.c_char), _sz]),
+    "ffn_ctx_backend": (c_enum, [_vp]),
+    "ffn_ctx_device": (_int, [_vp]),
+    "ffn_ctx_set_stream": (c_enum, [_vp, _vp]),
+    "ffn_ctx_stream": (_vp, [_vp]),
+    "ffn_ctx_synchronize": (c_enum, [_vp]),
     "ffn_gate_up_split": (c_enum, [_vp, _T, c_enum, _T, _T]),
     "ffn_act_forward": (c_enum, [_vp, c_enum, _T, _T]),
     "ffn_act_backward": (c_enum, [_vp, c_enum, _T, _T, _T]),

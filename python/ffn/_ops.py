@@ -6,9 +6,10 @@ import ctypes
 import sys
 
 from . import _lib
-from ._context import LIB, _resolve
+from ._context import LIB, NULL_GUARD, context_for
 from ._errors import Error, InvalidArgumentError
-from ._views import check_writeable, copy_back, empty_like, operand, parse_dtype, plan
+from ._views import (check_writeable, copy_back, device_of, empty_like, operand, parse_dtype,
+                     plan, same_device)
 
 _byref = ctypes.byref
 
@@ -78,6 +79,29 @@ def _version_hook():
     return _increment_version[0] is not None
 
 
+def _on(fn, ctx, ops):
+    """(context, stream guard) of a call on ops: they must lie on one device; the context is
+    ctx (checked against that device) or the calling thread's for it."""
+    dev = same_device(fn, ops)
+    c = context_for(fn, ctx, dev)
+    return c, (NULL_GUARD if dev is None else c.stream_guard())
+
+
+def context_of(fn, ctx, named):
+    """The context of a call on the tensors of `named` ((name, tensor) pairs; None entries
+    skipped), as _on would pick it: for the autograd functions, whose backward must run where
+    the forward did."""
+    devs = [(n, device_of(fn, n, t)) for n, t in named if t is not None]
+    dev = devs[0][1]
+    if any(d != dev for _, d in devs):
+        raise InvalidArgumentError(
+            "%s: %s; the operands of one call must lie on one device (move them with "
+            ".to(device)): ffn copies nothing between devices" % (
+                fn, ", ".join("%s is on %s" % (n, "cpu" if d is None else "cuda:%d" % d)
+                              for n, d in devs)))
+    return context_for(fn, ctx, dev)
+
+
 def _describe(ops):
     return ", ".join("%s %s %s" % (op.name, tuple(op.shape), _lib.DTYPE_NAMES[op.dtype])
                      for op in ops)
@@ -87,6 +111,7 @@ def _run(fn, ctx, cfn, act, outs, ins, copy):
     """Plans one split for outs + ins, calls cfn(ctx, act, *views), copies back outputs that
     were computed into copies. Returns nothing; raises ffn.Error."""
     allops = outs + ins
+    same_device(fn, allops)
     views, used = plan(fn, allops, copy)
     try:
         # ctypes passes a Structure by reference where the prototype says POINTER(Tensor).
@@ -130,13 +155,14 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
         return ft.act(x, a, ctx=ctx)
     if out is not None:
         _no_autograd_out(fn, x, out)
-    c = _resolve(ctx)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
     ox = operand(fn, "x", x, dt)
-    if out is None:
-        out = empty_like(fn, ox, ox.shape, odt if odt is not None else ox.dtype)
-    oy = _out_operand(fn, "y", out, dt, odt)
-    _run(fn, c, LIB.ffn_act_forward, a, [oy], [ox], copy)
+    c, guard = _on(fn, ctx, [ox])
+    with guard:
+        if out is None:
+            out = empty_like(fn, ox, ox.shape, odt if odt is not None else ox.dtype)
+        oy = _out_operand(fn, "y", out, dt, odt)
+        _run(fn, c, LIB.ffn_act_forward, a, [oy], [ox], copy)
     return out
 
 
@@ -144,15 +170,16 @@ def act_backward(x, dy, act, out=None, *, ctx=None, copy=False, dtype=None, out_
     """dx = dy * act'(x), elementwise. Returns dx (`out` when given; it may be x or dy)."""
     fn = "ffn.act_backward"
     a = act_index(fn, act)
-    c = _resolve(ctx)
     if out is not None:
         _no_autograd_out(fn, out)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
     ox, ody = operand(fn, "x", x, dt), operand(fn, "dy", dy, dt)
-    if out is None:
-        out = empty_like(fn, ox, ox.shape, odt if odt is not None else ox.dtype)
-    odx = _out_operand(fn, "dx", out, dt, odt)
-    _run(fn, c, LIB.ffn_act_backward, a, [odx], [ox, ody], copy)
+    c, guard = _on(fn, ctx, [ox, ody])
+    with guard:
+        if out is None:
+            out = empty_like(fn, ox, ox.shape, odt if odt is not None else ox.dtype)
+        odx = _out_operand(fn, "dx", out, dt, odt)
+        _run(fn, c, LIB.ffn_act_backward, a, [odx], [ox, ody], copy)
     return out
 
 
@@ -167,13 +194,14 @@ def glu(gate, up, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=
         return ft.glu(gate, up, a, ctx=ctx)
     if out is not None:
         _no_autograd_out(fn, gate, up, out)
-    c = _resolve(ctx)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
     og, ou = operand(fn, "gate", gate, dt), operand(fn, "up", up, dt)
-    if out is None:
-        out = empty_like(fn, og, og.shape, odt if odt is not None else og.dtype)
-    oh = _out_operand(fn, "h", out, dt, odt)
-    _run(fn, c, LIB.ffn_glu_forward, a, [oh], [og, ou], copy)
+    c, guard = _on(fn, ctx, [og, ou])
+    with guard:
+        if out is None:
+            out = empty_like(fn, og, og.shape, odt if odt is not None else og.dtype)
+        oh = _out_operand(fn, "h", out, dt, odt)
+        _run(fn, c, LIB.ffn_glu_forward, a, [oh], [og, ou], copy)
     return out
 
 
@@ -183,7 +211,6 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
     writes there (either may be None: allocated); out=(gate, up) overwrites the inputs."""
     fn = "ffn.glu_backward"
     a = act_index(fn, act)
-    c = _resolve(ctx)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
     og, ou = operand(fn, "gate", gate, dt), operand(fn, "up", up, dt)
     odh = operand(fn, "dh", dh, dt)
@@ -191,15 +218,17 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
         out = (None, None)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise InvalidArgumentError("%s: out must be a pair (dgate, dup)" % fn)
-    outs = list(out)
-    for i in range(2):
-        if outs[i] is None:
-            outs[i] = empty_like(fn, og, og.shape, odt if odt is not None else og.dtype)
-        else:
-            _no_autograd_out(fn, outs[i])
-    odg = _out_operand(fn, "dgate", outs[0], dt, odt)
-    odu = _out_operand(fn, "dup", outs[1], dt, odt)
-    _run(fn, c, LIB.ffn_glu_backward, a, [odg, odu], [og, ou, odh], copy)
+    c, guard = _on(fn, ctx, [og, ou, odh])
+    with guard:
+        outs = list(out)
+        for i in range(2):
+            if outs[i] is None:
+                outs[i] = empty_like(fn, og, og.shape, odt if odt is not None else og.dtype)
+            else:
+                _no_autograd_out(fn, outs[i])
+        odg = _out_operand(fn, "dgate", outs[0], dt, odt)
+        odu = _out_operand(fn, "dup", outs[1], dt, odt)
+        _run(fn, c, LIB.ffn_glu_backward, a, [odg, odu], [og, ou, odh], copy)
     return outs[0], outs[1]
 
 
@@ -211,8 +240,8 @@ def gate_up_split(fused, order="gate_first", *, ctx=None, dtype=None):
     if order not in _lib.GATE_UP_ORDER:
         raise InvalidArgumentError("%s: order=%r; expected 'gate_first' or 'up_first'" % (
             fn, order))
-    c = _resolve(ctx)
     of = operand(fn, "fused", fused, parse_dtype(dtype))
+    c, _ = _on(fn, ctx, [of])
     if len(of.shape) == 0:
         raise InvalidArgumentError("%s: fused is a scalar; it needs a last dimension of 2m" % fn)
     (vf,), _ = plan(fn, [of], copy=False, last_dim=True)
@@ -237,15 +266,16 @@ def convert(x, dtype, out=None, *, ctx=None, copy=False, in_dtype=None):
     """x converted to `dtype` ("f32", "bf16", "f16"), rounding to nearest even (NaN stays NaN).
     in_dtype names the bits of a uint16/int16 x."""
     fn = "ffn.convert"
-    c = _resolve(ctx)
     odt = parse_dtype(dtype)
     if odt is None:
         raise InvalidArgumentError("%s: dtype is required" % fn)
     ox = operand(fn, "src", x, parse_dtype(in_dtype, "in_dtype"))
-    if out is None:
-        out = empty_like(fn, ox, ox.shape, odt)
-    od = _out_operand(fn, "dst", out, None, odt)
-    _run(fn, c, LIB.ffn_tensor_convert, None, [od], [ox], copy)
+    c, guard = _on(fn, ctx, [ox])
+    with guard:
+        if out is None:
+            out = empty_like(fn, ox, ox.shape, odt)
+        od = _out_operand(fn, "dst", out, None, odt)
+        _run(fn, c, LIB.ffn_tensor_convert, None, [od], [ox], copy)
     return out
 
 

@@ -11,8 +11,9 @@
 #
 # dtypes: float32, float16 and bfloat16. NumPy has no bfloat16: an ml_dtypes.bfloat16 array is
 # taken as bf16, and a uint16 / int16 array holds bf16 or f16 bits when the call says which with
-# dtype="bf16" / "f16". Torch tensors: torch.float32 / bfloat16 / float16 (CPU today; CUDA tensors
-# once libffn has its CUDA backend: device pointers, the current stream).
+# dtype="bf16" / "f16". Torch tensors: torch.float32 / bfloat16 / float16, on the CPU or on a CUDA
+# device (their device pointers pass as they are; Operand.device is the CUDA ordinal, None for
+# host memory, and every operand of a call must agree: see same_device).
 import sys
 
 from . import _lib
@@ -64,7 +65,7 @@ class Operand:
     are computed only for operands that are not C-contiguous (`contig`)."""
 
     __slots__ = ("obj", "name", "kind", "shape", "_strides", "ptr", "dtype", "bits", "writeable",
-                 "contig", "numel")
+                 "contig", "numel", "device")
 
     def view(self, rows, cols, row_stride):
         return _lib.Tensor(self.ptr, self.dtype, rows, cols, row_stride)
@@ -107,11 +108,13 @@ def operand(fn, name, obj, dtype=None):
         if obj.layout != t.strided:
             raise InvalidArgumentError("%s: %s is a %s tensor; ffn takes strided (dense) tensors"
                                        % (fn, name, obj.layout))
-        if not obj.is_cpu:
-            # The CUDA seam: with a CUDA context, device pointers would pass here as they are,
-            # on torch.cuda.current_stream().cuda_stream.
-            raise UnsupportedError("%s: %s is on %s; this libffn runs on the CPU (the CUDA backend "
-                                   "is not built in): move it with .cpu()" % (fn, name, obj.device))
+        if obj.is_cuda:
+            op.device = obj.get_device()
+        elif obj.is_cpu:
+            op.device = None
+        else:
+            raise UnsupportedError("%s: %s is on %s; ffn runs on the CPU and on CUDA devices: move "
+                                   "it with .cpu() or .cuda()" % (fn, name, obj.device))
         td = obj.dtype
         d = _torch_dtypes.get(td)
         if d is not None:
@@ -133,6 +136,7 @@ def operand(fn, name, obj, dtype=None):
             raise InvalidArgumentError("%s: %s is a %s; expected a numpy.ndarray or a torch.Tensor"
                                        % (fn, name, type(obj).__name__))
         op.kind = "numpy"
+        op.device = None
         if not _np_dtypes:
             _dtype_tables()
         nd = obj.dtype
@@ -161,6 +165,36 @@ def operand(fn, name, obj, dtype=None):
         raise InvalidArgumentError("%s: %s is %s but dtype=%s was given" % (
             fn, name, _lib.DTYPE_NAMES[op.dtype], _lib.DTYPE_NAMES[dtype]))
     return op
+
+
+def device_of(fn, name, obj):
+    """Where a torch tensor or NumPy array lies: None (host memory) or a CUDA ordinal."""
+    t = _torch()
+    if t is not None and isinstance(obj, t.Tensor):
+        if obj.is_cuda:
+            return obj.get_device()
+        if not obj.is_cpu:
+            raise UnsupportedError("%s: %s is on %s; ffn runs on the CPU and on CUDA devices: "
+                                   "move it with .cpu() or .cuda()" % (fn, name, obj.device))
+    return None
+
+
+def _where(op):
+    if op.device is not None:
+        return "cuda:%d" % op.device
+    return "cpu" if op.kind == "torch" else "host memory (NumPy)"
+
+
+def same_device(fn, ops):
+    """The device every operand lies on (None: host memory); raises when they differ."""
+    dev = ops[0].device
+    for op in ops:
+        if op.device != dev:
+            raise InvalidArgumentError(
+                "%s: %s; the operands of one call must lie on one device (move them with "
+                ".to(device)): ffn copies nothing between devices" % (
+                    fn, ", ".join("%s is on %s" % (o.name, _where(o)) for o in ops)))
+    return dev
 
 
 # --- layouts -------------------------------------------------------------------------------------

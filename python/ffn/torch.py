@@ -19,8 +19,11 @@
 # the block takes f32 or bf16 x as it lies; other dtypes are converted (a copy) and y is returned
 # in x's dtype.
 #
-# CUDA: not in this libffn yet. The seam: a Context(backend="cuda") and CUDA tensors would pass
-# device pointers and torch.cuda.current_stream().cuda_stream; today CUDA tensors are refused.
+# CUDA: the functions and modules take CUDA tensors as they lie (device pointers, on torch's
+# current stream; see _context.py). The autograd functions pick their context in the forward
+# (by the tensors' device) and run the backward on it, on the stream autograd gives the backward.
+# The block modules pass CUDA weights and activations to ffn_block_* with a CUDA context; a
+# libffn whose blocks do not run on CUDA says so (FFN_STATUS_UNSUPPORTED, its message).
 import ctypes
 import threading
 import warnings
@@ -30,8 +33,8 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from . import _lib, _ops, _views
-from ._context import LIB, _resolve, get_context
-from ._errors import InvalidArgumentError, UnsupportedError
+from ._context import LIB, context_for, device_name
+from ._errors import InvalidArgumentError
 from ._model import open_model
 
 _byref = ctypes.byref
@@ -49,6 +52,7 @@ class ActFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, act, fctx, copy):
+        fctx = _ops.context_of("ffn.torch.act", fctx, [("x", x)])
         y = _ops.act(x.detach(), act, ctx=fctx, copy=copy)
         ctx.save_for_backward(x)
         ctx.act, ctx.fctx = act, fctx
@@ -68,6 +72,7 @@ class GluFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, gate, up, act, fctx, copy):
+        fctx = _ops.context_of("ffn.torch.glu", fctx, [("gate", gate), ("up", up)])
         h = _ops.glu(gate.detach(), up.detach(), act, ctx=fctx, copy=copy)
         ctx.save_for_backward(gate, up)
         ctx.act, ctx.fctx = act, fctx
@@ -84,12 +89,12 @@ class GluFunction(torch.autograd.Function):
 
 def act(x, act, *, ctx=None, copy=False):
     """Differentiable act(x) (see ffn.act for the names). copy: as in ffn.act."""
-    return ActFunction.apply(x, _ops.act_index("ffn.torch.act", act), _resolve(ctx), copy)
+    return ActFunction.apply(x, _ops.act_index("ffn.torch.act", act), ctx, copy)
 
 
 def glu(gate, up, act, *, ctx=None, copy=False):
     """Differentiable act(gate) * up."""
-    return GluFunction.apply(gate, up, _ops.act_index("ffn.torch.glu", act), _resolve(ctx), copy)
+    return GluFunction.apply(gate, up, _ops.act_index("ffn.torch.glu", act), ctx, copy)
 
 
 class Activation(nn.Module):
@@ -101,7 +106,7 @@ class Activation(nn.Module):
         self.ctx = ctx
 
     def forward(self, x):
-        return ActFunction.apply(x, _lib.ACT[self.act], _resolve(self.ctx), True)
+        return ActFunction.apply(x, _lib.ACT[self.act], self.ctx, True)
 
     def extra_repr(self):
         return self.act
@@ -117,9 +122,8 @@ class GatedActivation(nn.Module):
         self.order, self.ctx = order, ctx
 
     def forward(self, fused):
-        c = _resolve(self.ctx)
-        gate, up = _ops.gate_up_split(fused, self.order, ctx=c)
-        return GluFunction.apply(gate, up, _lib.ACT[self.act], c, True)
+        gate, up = _ops.gate_up_split(fused, self.order, ctx=self.ctx)
+        return GluFunction.apply(gate, up, _lib.ACT[self.act], self.ctx, True)
 
     def extra_repr(self):
         return "%s, %s" % (self.act, self.order)
@@ -128,10 +132,7 @@ class GatedActivation(nn.Module):
 # --- blocks ---------------------------------------------------------------------------------------
 
 def _weight_view(name, t, bias):
-    """struct ffn_weight of a CPU tensor (no copy)."""
-    if t.device.type != "cpu":
-        raise UnsupportedError("ffn.torch: %s is on %s; this libffn runs on the CPU" % (
-            name, t.device))
+    """struct ffn_weight of a tensor (host or device memory; no copy)."""
     if t.dtype not in _TORCH_DTYPE:
         raise InvalidArgumentError("ffn.torch: %s is %s; block weights are float32, bfloat16 or "
                                    "float16" % (name, t.dtype))
@@ -251,7 +252,7 @@ class _BlockFunction(torch.autograd.Function):
         fn = "ffn.torch.%s" % type(module).__name__
         d = module.d_model
         xk, xv, lead = _rows(fn, x.detach(), d)
-        y = torch.empty(lead + (d,), dtype=xk.dtype)  # f32 or bf16, as x
+        y = torch.empty(lead + (d,), dtype=xk.dtype, device=xk.device)  # f32 or bf16, as x
         yv = _lib.Tensor(y.data_ptr(), _BLOCK_DTYPES[xk.dtype], xv.rows, d, d)
         lease = module._lease(fctx, weights)
         try:
@@ -263,6 +264,7 @@ class _BlockFunction(torch.autograd.Function):
             lease.release()
         else:
             ctx.lease, ctx.fctx, ctx.fn = lease, fctx, fn
+            ctx.dev = xk.device
             ctx.xv = xv
             ctx.x_dtype, ctx.lead, ctx.d = x.dtype, lead, d
             # The block reads x (and f32 weights) by pointer in the backward: keep them alive,
@@ -284,39 +286,46 @@ class _BlockFunction(torch.autograd.Function):
                                        "not supported: the block's saved state is consumed)" %
                                        ctx.fn)
         try:
-            dyk, dyv, _ = _rows(ctx.fn, dy, ctx.d)
-            T = ctx.xv.rows
-            need_dx = ctx.needs_input_grad[0]
-            dx = torch.empty(ctx.lead + (ctx.d,), dtype=ctx.y_dtype) if need_dx else None
-            dxv = (_lib.Tensor(dx.data_ptr(), _BLOCK_DTYPES[ctx.y_dtype], T, ctx.d, ctx.d)
-                   if need_dx else None)
-            g = _lib.BlockGrads()
-            g.size = ctypes.sizeof(_lib.BlockGrads)
-            # One dtype for every gradient: bf16 when every weight asked for is bf16 (as torch
-            # gives bf16 parameters bf16 gradients), else f32, converted after.
-            asked = [i for i in range(len(SLOTS))
-                     if ctx.wshapes[i] is not None and ctx.needs_input_grad[4 + i]]
-            gdt = (torch.bfloat16 if asked and all(ctx.wdtypes[i] == torch.bfloat16
-                                                   for i in asked) else torch.float32)
-            g.dtype = _BLOCK_DTYPES[gdt]
-            grads = []
-            for i, slot in enumerate(SLOTS):
-                gt = None
-                if i in asked:
-                    gt = torch.empty(ctx.wshapes[i], dtype=gdt)
-                    setattr(g, slot, gt.data_ptr())
-                grads.append(gt)
-            ctx.fctx.call(LIB.ffn_block_backward, lease.handle, _byref(g),
-                          _byref(dxv) if need_dx else None, _byref(dyv))
+            with ctx.fctx.stream_guard():
+                dx, grads = _BlockFunction._backward(ctx, dy, lease)
         finally:
             lease.release()
             ctx.lease = None
             ctx.keep = None
+        return (dx, None, None, None) + tuple(grads)
+
+    @staticmethod
+    def _backward(ctx, dy, lease):
+        dyk, dyv, _ = _rows(ctx.fn, dy, ctx.d)
+        T = ctx.xv.rows
+        dev = ctx.dev
+        need_dx = ctx.needs_input_grad[0]
+        dx = torch.empty(ctx.lead + (ctx.d,), dtype=ctx.y_dtype, device=dev) if need_dx else None
+        dxv = (_lib.Tensor(dx.data_ptr(), _BLOCK_DTYPES[ctx.y_dtype], T, ctx.d, ctx.d)
+               if need_dx else None)
+        g = _lib.BlockGrads()
+        g.size = ctypes.sizeof(_lib.BlockGrads)
+        # One dtype for every gradient: bf16 when every weight asked for is bf16 (as torch
+        # gives bf16 parameters bf16 gradients), else f32, converted after.
+        asked = [i for i in range(len(SLOTS))
+                 if ctx.wshapes[i] is not None and ctx.needs_input_grad[4 + i]]
+        gdt = (torch.bfloat16 if asked and all(ctx.wdtypes[i] == torch.bfloat16
+                                               for i in asked) else torch.float32)
+        g.dtype = _BLOCK_DTYPES[gdt]
+        grads = []
+        for i, slot in enumerate(SLOTS):
+            gt = None
+            if i in asked:
+                gt = torch.empty(ctx.wshapes[i], dtype=gdt, device=dev)
+                setattr(g, slot, gt.data_ptr())
+            grads.append(gt)
+        ctx.fctx.call(LIB.ffn_block_backward, lease.handle, _byref(g),
+                      _byref(dxv) if need_dx else None, _byref(dyv))
         if dx is not None and ctx.x_dtype != dx.dtype:
             dx = dx.to(ctx.x_dtype)
         grads = [gt if gt is None or ctx.wdtypes[i] == gt.dtype else gt.to(ctx.wdtypes[i])
                  for i, gt in enumerate(grads)]
-        return (dx, None, None, None) + tuple(grads)
+        return dx, grads
 
 
 class _BlockModule(nn.Module):
@@ -356,13 +365,27 @@ class _BlockModule(nn.Module):
         self.d_model, self.d_ff = (down.shape if orient == "out_in" else down.shape[::-1])
         self.d_model, self.d_ff = int(self.d_model), int(self.d_ff)
         self._pool = _BlockPool()
-        # Validate now: the library checks every shape against the spec, with its messages.
-        self._lease(_resolve(ctx), self._weights()).release()
+        # Validate now: the library checks every shape against the spec, with its messages (and
+        # a libffn whose blocks do not run where the weights lie says so here).
+        weights = self._weights()
+        self._lease(context_for(fn, ctx, self._device_of(fn, weights)), weights).release()
 
     # --- the block ---
 
     def _weights(self):
         return [getattr(self, PARAM_NAMES[s]) for s in SLOTS]
+
+    @staticmethod
+    def _device_of(fn, weights):
+        """Where the weights lie (None: host memory; a CUDA ordinal): all in one place."""
+        devs = [(PARAM_NAMES[s], _views.device_of(fn, PARAM_NAMES[s], w))
+                for s, w in zip(SLOTS, weights) if w is not None]
+        dev = devs[0][1]
+        if any(d != dev for _, d in devs):
+            raise InvalidArgumentError("%s: the weights lie on several devices (%s); move the "
+                                       "module with .to(device)" % (fn, ", ".join(
+                                           "%s %s" % (n, device_name(d)) for n, d in devs)))
+        return dev
 
     def _spec(self):
         s = _lib.BlockSpec()
@@ -406,10 +429,12 @@ class _BlockModule(nn.Module):
         """ffn_block_info as a dict: n_params, weight_bytes, cache_bytes (0 when every weight is
         f32: used in place), saved_bytes_save / _recompute, workspace_bytes, schedule,
         tile_rows."""
-        c = _resolve(self.ctx)
+        weights = self._weights()
+        fn = "ffn.torch.%s.block_info" % type(self).__name__
+        c = context_for(fn, self.ctx, self._device_of(fn, weights))
         info = _lib.BlockInfo()
         info.size = ctypes.sizeof(_lib.BlockInfo)
-        lease = self._lease(c, self._weights())
+        lease = self._lease(c, weights)
         try:
             c.call(LIB.ffn_block_info, lease.handle, int(n_tokens), _byref(info))
         finally:
@@ -419,15 +444,23 @@ class _BlockModule(nn.Module):
         return out
 
     def forward(self, x):
-        fctx = self.ctx if self.ctx is not None else get_context()
+        fn = "ffn.torch.%s" % type(self).__name__
         weights = self._weights()
+        dev = self._device_of(fn, weights)
+        xdev = _views.device_of(fn, "x", x)
+        if xdev != dev:
+            raise InvalidArgumentError("%s: x is on %s, the weights on %s; ffn copies nothing "
+                                       "between devices: move x or the module (.to(device))" % (
+                                           fn, device_name(xdev), device_name(dev)))
+        fctx = context_for(fn, self.ctx, dev)
         training = torch.is_grad_enabled() and (
             x.requires_grad or any(w is not None and w.requires_grad for w in weights))
         if not training:
             policy = _lib.POLICY_NONE
         else:
             policy = _lib.POLICY_RECOMPUTE if self.recompute else _lib.POLICY_SAVE
-        return _BlockFunction.apply(x, self, policy, fctx, *weights)
+        with fctx.stream_guard():
+            return _BlockFunction.apply(x, self, policy, fctx, *weights)
 
     def extra_repr(self):
         present = [PARAM_NAMES[s] for s, w in zip(SLOTS, self._weights()) if w is not None]
@@ -626,7 +659,7 @@ def from_hf(model_dir, layer, expert=None, copy=True, recompute=False, ctx=None)
 
     The module's source_names maps its parameters to the checkpoint's names inside the MLP
     ("w_gate" -> "gate_proj.weight"); model_desc is the checkpoint's description."""
-    c = _resolve(ctx)
+    c = context_for("ffn.torch.from_hf", ctx, None)  # read into host memory (.cuda() after)
     model = open_model(model_dir, ctx=c)
     L = model.layer(layer, expert)
     w, names = {}, {}

@@ -1,7 +1,9 @@
 // block.c — the CPU FFN block object: options, the plan (block_plan.c), the compute operand of
 // each stored tensor (the caller's memory wherever oneDNN has a kernel for its dtype, else a
 // converted copy the block owns), the oneDNN primitive cache, and the memory report.
-// Forward and backward live in block_exec.c, the GEMMs in block_dnnl.c, sizing in block_size.c.
+// Forward and backward live in block_exec.c, the GEMMs in block_dnnl.c, sizing in block_size.c;
+// the public entry points (block_api.c) reach these through ffn_block_cpu, the CPU backend's
+// block table.
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,41 +36,21 @@ static size_t ffn__cache_size(const struct ffn_block_plan *p, const enum ffn_dty
 
 static enum ffn_status ffn__check_opts(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
                                        struct ffn_block_opts *o) {
-    *o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
-    if (!opts) return FFN_STATUS_OK;
-    // Callers built against an older header pass a shorter struct: take the prefix they know.
-    const size_t min = offsetof(struct ffn_block_opts, max_tokens) + sizeof o->max_tokens;
-    if (opts->size < min || opts->size > sizeof *o)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.size=%zu, expected %zu (start "
-                         "from FFN_BLOCK_OPTS_INIT)", fn, opts->size, sizeof *o);
-    memcpy(o, opts, opts->size);
-    o->size = sizeof *o;
-    if ((unsigned)o->schedule >= FFN_BLOCK_SCHEDULE_COUNT || o->tile_rows < 0 || o->max_tokens < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts has schedule=%d, tile_rows=%"
-                         PRId64 ", max_tokens=%" PRId64 "; expected a schedule and counts ≥ 0",
-                         fn, (int)o->schedule, o->tile_rows, o->max_tokens);
-    if ((unsigned)o->math >= FFN_BLOCK_MATH_COUNT)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.math=%d is not an ffn_block_math",
-                         fn, (int)o->math);
+    enum ffn_status st = ffn_block_opts_read(ctx, fn, opts, o);
+    if (st) return st;
     if (o->math == FFN_BLOCK_MATH_TF32)
         return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: opts.math=FFN_BLOCK_MATH_TF32: the CPU "
                          "has no tf32 arithmetic (oneDNN 2.6 accepts the mode and runs f32); use "
                          "FFN_BLOCK_MATH_STRICT or FFN_BLOCK_MATH_BF16", fn);
-    if (o->save_dtype != FFN_DTYPE_F32 && o->save_dtype != FFN_DTYPE_BF16)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.save_dtype=%s; the saved "
-                         "pre-activations are f32 or bf16", fn, ffn_dtype_name(o->save_dtype));
     return FFN_STATUS_OK;
 }
 
-enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
-                                 const struct ffn_block_weights *weights,
-                                 const struct ffn_block_opts *opts, ffn_block_t *block_out) {
+enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                     const struct ffn_block_weights *weights,
+                                     const struct ffn_block_opts *opts, ffn_block_t *block_out) {
     static const char fn[] = "ffn_block_create";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
-    // Blocks run on the CPU backend (their GEMMs are oneDNN's); a CUDA context is refused here
-    // rather than handing device pointers to CPU code.
-    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!spec || !weights || !block_out)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec, weights and block_out must not "
                          "be NULL", fn);
@@ -79,6 +61,7 @@ enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spe
     struct ffn_block *b = calloc(1, sizeof *b);
     if (!b) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     b->opts = o;
+    b->hdr = (struct ffn_block_hdr){&ffn_block_cpu, FFN_BACKEND_CPU, -1};
     if ((st = ffn_block_plan_make(ctx, fn, spec, weights, &b->plan)) ||
         (st = ffn_mm_cache_create(ctx, fn, &b->mm))) {
         free(b);
@@ -100,7 +83,7 @@ enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spe
     if (cache) {
         b->cache = malloc(cache);
         if (!b->cache) {
-            ffn_block_destroy(b);
+            ffn_cpu_block_destroy(b);
             return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory for the %zu-byte "
                              "weight copy", fn, cache);
         }
@@ -139,7 +122,7 @@ static void ffn__buf_free(struct ffn_blk_buf *b) {
     b->cap = 0;
 }
 
-void ffn_block_destroy(ffn_block_t block) {
+void ffn_cpu_block_destroy(ffn_block_t block) {
     if (!block) return;
     ffn_mm_cache_destroy(block->mm);
     free(block->cache);
@@ -168,12 +151,11 @@ int64_t ffn_block_tile_rows(const struct ffn_block *b, int64_t n_tokens) {
     return rows < n_tokens ? rows : n_tokens;
 }
 
-enum ffn_status ffn_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
-                               struct ffn_block_info *info) {
+enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                                   struct ffn_block_info *info) {
     static const char fn[] = "ffn_block_info";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
-    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!block || !info || n_tokens < 0)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block and info must not be NULL and "
                          "n_tokens (%" PRId64 ") must be ≥ 0", fn, n_tokens);
@@ -198,3 +180,11 @@ enum ffn_status ffn_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_token
     snprintf(info->gemm_impl, sizeof info->gemm_impl, "%s", block->gemm_impl);
     return FFN_STATUS_OK;
 }
+
+const struct ffn_block_i ffn_block_cpu = {
+    .create = ffn_cpu_block_create,
+    .destroy = ffn_cpu_block_destroy,
+    .forward = ffn_cpu_block_forward,
+    .backward = ffn_cpu_block_backward,
+    .info = ffn_cpu_block_info,
+};

@@ -256,39 +256,6 @@ static void ffn__put_sums(void *g, enum ffn_dtype dt, int64_t stride, const doub
 
 // --- argument checks ----------------------------------------------------------------------------
 
-// Checks an activation view: f32 or bf16, [rows, d_model] (rows < 0: any).
-static enum ffn_status ffn__check_act(ffn_ctx_t ctx, const char *fn, const char *name,
-                                      const struct ffn_tensor *t, int64_t d, int64_t rows) {
-    enum ffn_status st = ffn_tensor_check(ctx, fn, name, t);
-    if (st) return st;
-    if (t->dtype != FFN_DTYPE_F32 && t->dtype != FFN_DTYPE_BF16)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s is %s; blocks take f32 or bf16 "
-                         "activations", fn, name, ffn_dtype_name(t->dtype));
-    if (t->cols != d)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s.cols=%" PRId64 ", the block has "
-                         "d_model=%" PRId64, fn, name, t->cols, d);
-    if (rows >= 0 && t->rows != rows)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows, expected %"
-                         PRId64 " (the tokens of the forward)", fn, name, t->rows, rows);
-    if (t->rows > (int64_t)(INT32_MAX / 2) || t->row_stride > (int64_t)(INT32_MAX / 2))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows (row_stride %"
-                         PRId64 "); at most 2^30 fit a GEMM call", fn, name, t->rows, t->row_stride);
-    return FFN_STATUS_OK;
-}
-
-static bool ffn__overlap(const struct ffn_tensor *a, const struct ffn_tensor *b) {
-    if (a->rows == 0 || a->cols == 0 || b->rows == 0 || b->cols == 0) return false;
-    uintptr_t alo, ahi, blo, bhi;
-    ffn_tensor_extent(a, &alo, &ahi);
-    ffn_tensor_extent(b, &blo, &bhi);
-    return alo < bhi && blo < ahi;
-}
-
-static bool ffn__same_view(const struct ffn_tensor *a, const struct ffn_tensor *b) {
-    return a->data == b->data && a->dtype == b->dtype && a->rows == b->rows &&
-           a->cols == b->cols && (a->rows <= 1 || a->row_stride == b->row_stride);
-}
-
 // Buffer X[slot] for x converted to dtype dt.
 static struct ffn_blk_buf *ffn__xbuf(struct ffn_block *b, enum ffn_dtype dt) {
     return &b->X[dt == FFN_DTYPE_F32 ? 0 : 1];
@@ -313,21 +280,20 @@ static enum ffn_status ffn__first(ffn_ctx_t ctx, const char *fn, struct ffn_bloc
 
 // --- forward ----------------------------------------------------------------------------------
 
-enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn_tensor *y,
-                                  const struct ffn_tensor *x, enum ffn_block_policy policy) {
+enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn_tensor *y,
+                                      const struct ffn_tensor *x, enum ffn_block_policy policy) {
     static const char fn[] = "ffn_block_forward";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
-    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!b) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     if ((unsigned)policy >= FFN_BLOCK_POLICY_COUNT)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn, (int)policy);
     const struct ffn_block_plan *pl = &b->plan;
     enum ffn_status st;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
-    if ((st = ffn__check_act(ctx, fn, "x", x, d, -1))) return st;
-    if ((st = ffn__check_act(ctx, fn, "y", y, d, x->rows))) return st;
-    if (ffn__overlap(x, y))
+    if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1))) return st;
+    if ((st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows))) return st;
+    if (ffn_block_views_overlap(x, y))
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: y overlaps x; the block needs x intact "
                          "until the end (and for the backward)", fn);
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
@@ -382,42 +348,6 @@ out:
 
 // --- backward ---------------------------------------------------------------------------------
 
-static void *ffn__grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias) {
-    switch (w) {
-    case FFN_BLK_GATE: return bias ? g->b_gate : g->gate;
-    case FFN_BLK_UP: return bias ? g->b_up : g->up;
-    case FFN_BLK_GATE_UP: return bias ? g->b_gate_up : g->gate_up;
-    default: return bias ? g->b_down : g->down;
-    }
-}
-
-// Rejects gradients asked for tensors the block does not have, and dtypes other than f32/bf16.
-static enum ffn_status ffn__check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block *b,
-                                        const struct ffn_block_grads *g) {
-    const size_t min = offsetof(struct ffn_block_grads, accumulate) + sizeof g->accumulate;
-    if (g->size < min)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.size=%zu, expected %zu (start "
-                         "from FFN_BLOCK_GRADS_INIT)", fn, g->size, sizeof *g);
-    // An older caller's struct ends before `dtype`: its gradients are f32.
-    if (g->size >= sizeof *g && g->dtype != FFN_DTYPE_F32 && g->dtype != FFN_DTYPE_BF16)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.dtype=%s; weight gradients are "
-                         "f32 or bf16", fn, ffn_dtype_name(g->dtype));
-    const struct ffn_block_plan *pl = &b->plan;
-    bool has[4] = {false, false, false, true}, has_b[4] = {false, false, false, pl->has_b_down};
-    for (int k = 0; k < pl->n_seg; k++) has[pl->seg[k].w.which] = true;
-    for (int k = 0; k < pl->n_bias; k++) has_b[pl->bias[k].which] = true;
-    static const char *const names[] = {"gate", "up", "gate_up", "down"};
-    for (int k = 0; k < 4; k++) {
-        if (!has[k] && ffn__grad_member(g, (enum ffn_blk_which)k, false))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.%s is set but the block has "
-                             "no %s weight", fn, names[k], names[k]);
-        if (!has_b[k] && ffn__grad_member(g, (enum ffn_blk_which)k, true))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.b_%s is set but the block has "
-                             "no %s bias", fn, names[k], names[k]);
-    }
-    return FFN_STATUS_OK;
-}
-
 // n_tokens = 0: gradients are zero (or unchanged when accumulating).
 static void ffn__zero_grads(const struct ffn_block *b, const struct ffn_block_grads *g,
                             enum ffn_dtype gdt) {
@@ -448,18 +378,18 @@ static enum ffn_status ffn__dw(ffn_ctx_t ctx, const char *fn, struct ffn_block *
     return ffn__mm(ctx, fn, b, K, N, T, &xt, D, &c, NULL, acc, NULL);
 }
 
-enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn_block_grads *grads,
-                                   const struct ffn_tensor *dx, const struct ffn_tensor *dy) {
+enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
+                                       const struct ffn_block_grads *grads,
+                                       const struct ffn_tensor *dx, const struct ffn_tensor *dy) {
     static const char fn[] = "ffn_block_backward";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
-    if (ffn_ctx_require_cpu(ctx, fn)) return FFN_STATUS_UNSUPPORTED;
     if (!b) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     struct ffn_block_grads none = FFN_BLOCK_GRADS_INIT;
     const struct ffn_block_grads *g = grads ? grads : &none;
     enum ffn_status st;
-    if ((st = ffn__check_grads(ctx, fn, b, g))) return st;
-    const enum ffn_dtype gdt = g->size >= sizeof *g ? g->dtype : FFN_DTYPE_F32;
+    enum ffn_dtype gdt;
+    if ((st = ffn_block_check_grads(ctx, fn, &b->plan, g, &gdt))) return st;
     if (b->pending == FFN_BLOCK_POLICY_NONE)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: no pending training forward (call "
                          "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
@@ -468,11 +398,11 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
     const int64_t T = b->p_tokens;
     const struct ffn_tensor *x = &b->px;
-    if ((st = ffn__check_act(ctx, fn, "dy", dy, d, T))) return st;
+    if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
     if (dx) {
-        if ((st = ffn__check_act(ctx, fn, "dx", dx, d, T))) return st;
-        if ((ffn__overlap(dx, dy) && !ffn__same_view(dx, dy)) ||
-            (ffn__overlap(dx, x) && !ffn__same_view(dx, x)))
+        if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
+        if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
+            (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: dx overlaps dy or the forward's x "
                              "without being the same view", fn);
     }
@@ -483,9 +413,9 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
         return FFN_STATUS_OK;
     }
     bool need_dp = dx != NULL;
-    for (int k = 0; k < np; k++) need_dp |= ffn__grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < np; k++) need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
     for (int k = 0; k < pl->n_bias; k++)
-        need_dp |= ffn__grad_member(g, pl->bias[k].which, true) != NULL;
+        need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
     const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype;      // W_down's compute dtype
     const enum ffn_dtype fdt = b->op[pl->seg[0].w.which].dtype;  // W_first's
     const enum ffn_dtype sd = recompute ? FFN_DTYPE_F32 : b->saved_dtype;
@@ -548,7 +478,7 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
     // Bias gradients of the first projection: column sums of dP, scattered to the layout.
     for (int k = 0; k < pl->n_bias; k++) {
         const struct ffn_blk_bias *bp = &pl->bias[k];
-        void *gb = ffn__grad_member(g, bp->which, true);
+        void *gb = ffn_block_grad_member(g, bp->which, true);
         if (!gb) continue;
         ffn__colsum(ctx, T, bp->n, ffn__at(&D, bp->seg, 0, ld, bp->col0), fdt, ld, b->colsum);
         ffn__put_sums((char *)gb + (size_t)bp->off * ffn__esz(gdt), gdt, bp->stride, b->colsum,
@@ -556,11 +486,11 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
     }
     // dW_first = dPᵀ · x, one GEMM per stored tensor (one when fused), in its orientation.
     bool any_dw = false;
-    for (int k = 0; k < np; k++) any_dw |= ffn__grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < np; k++) any_dw |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
     if (any_dw && (st = ffn__as(ctx, fn, x, fdt, ffn__xbuf(b, fdt), &xop))) goto out;
     for (int k = 0; k < np && any_dw; k++) {
         const struct ffn_blk_seg *s = &pl->seg[k];
-        char *gw = ffn__grad_member(g, s->w.which, false);
+        char *gw = ffn_block_grad_member(g, s->w.which, false);
         if (!gw) continue;
         const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
         if ((st = ffn__dw(ctx, fn, b, T, d, s->n, &xop, &dp, s->w.trans,

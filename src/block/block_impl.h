@@ -3,8 +3,11 @@
 //     layout and orientation into GEMM operands (member, element offset, leading dimension,
 //     transpose flag), bias pieces and gated-combine groups. Backend-neutral: it names stored
 //     tensors and offsets, never a library, so a GPU block can build on the same plan;
+//   - the argument checks every backend's block shares (block_plan.c): options, activation
+//     views, gradients;
 //   - the CPU block (block.c, block_dnnl.c, block_exec.c): oneDNN matmul primitives cached per
-//     shape, the library's activation kernels, workspaces.
+//     shape, the library's activation kernels, workspaces. The CUDA block is src/cuda/
+//     cuda_block.c, on the same plan; block_api.c dispatches the public entry points.
 // Never installed.
 #ifndef FFN_BLOCK_IMPL_H
 #define FFN_BLOCK_IMPL_H
@@ -89,6 +92,29 @@ enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct 
                                     const struct ffn_block_weights *weights,
                                     struct ffn_block_plan *plan);
 
+// The options with defaults filled in (opts NULL: all defaults; a shorter struct of an older
+// caller: the prefix it knows). Checks what every backend needs; a backend refuses what it
+// cannot do itself (the CPU: FFN_BLOCK_MATH_TF32).
+// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
+                                    struct ffn_block_opts *o);
+
+// Checks an activation view: f32 or bf16, [rows, d_model] (rows < 0: any), sizes a GEMM call
+// takes. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_check_act(ffn_ctx_t ctx, const char *fn, const char *name,
+                                    const struct ffn_tensor *t, int64_t d, int64_t rows);
+// True when two views share a byte (empty views share none).
+bool ffn_block_views_overlap(const struct ffn_tensor *a, const struct ffn_tensor *b);
+// True when two views are the same view (pointer, dtype, shape, row stride).
+bool ffn_block_same_view(const struct ffn_tensor *a, const struct ffn_tensor *b);
+
+// The gradient member of `g` for stored member w (bias: its bias).
+void *ffn_block_grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias);
+// Rejects a gradient asked for a tensor the block does not have, a short struct, a dtype other
+// than f32/bf16; *gdt receives the gradients' dtype (f32 for an older caller's struct).
+enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block_plan *pl,
+                                      const struct ffn_block_grads *g, enum ffn_dtype *gdt);
+
 // Strides (elements) of the logical [K, N] matrix of `w` whose member has leading dimension ld:
 // s[0] along K, s[1] along N. Its transpose [N, K] has them swapped.
 static inline void ffn_blk_mat_strides(const struct ffn_blk_mat *w, int64_t ld, int64_t s[2]) {
@@ -123,6 +149,7 @@ struct ffn_blk_buf {
 };
 
 struct ffn_block {
+    struct ffn_block_hdr hdr;  // first: the backend's table (core_impl.h)
     struct ffn_block_plan plan;
     struct ffn_block_opts opts;
 
@@ -156,6 +183,19 @@ struct ffn_block {
     struct ffn_tensor px;        // its x (the caller's view)
     int64_t p_tokens;
 };
+
+// The CPU block's entry points (ffn_block_cpu, block.c; the public ones are in block_api.c).
+enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                     const struct ffn_block_weights *weights,
+                                     const struct ffn_block_opts *opts, ffn_block_t *block_out);
+void ffn_cpu_block_destroy(ffn_block_t block);
+enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t block, const struct ffn_tensor *y,
+                                      const struct ffn_tensor *x, enum ffn_block_policy policy);
+enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t block,
+                                       const struct ffn_block_grads *grads,
+                                       const struct ffn_tensor *dx, const struct ffn_tensor *dy);
+enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                                   struct ffn_block_info *info);
 
 // Rows per tile for n_tokens under the block's schedule (n_tokens when SEPARATE).
 int64_t ffn_block_tile_rows(const struct ffn_block *b, int64_t n_tokens);

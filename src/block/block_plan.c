@@ -1,10 +1,12 @@
 // block_plan.c — the backend-neutral plan of an FFN block: validation of the spec and the weight
 // views at the API boundary, and the translation of every stored layout and orientation into
 // GEMM operands (stored member, first row, leading-dimension multiple, transpose flag), bias
-// pieces and gated-combine groups. Names no GEMM library: the CPU block (block.c) and a GPU
-// block build their GEMMs from the same plan.
+// pieces and gated-combine groups; and the checks of the other arguments (options, activation
+// views, gradients) that every backend's block makes the same way. Names no GEMM library: the CPU
+// block (block.c) and the CUDA block (src/cuda/cuda_block.c) build their GEMMs from the same plan.
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "block/block_impl.h"
@@ -277,5 +279,98 @@ enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct 
     p->down = (struct ffn_blk_mat){FFN_BLK_DOWN, 0, 1, dt};
     p->down_grad_ld = dt ? m : d;
     p->has_b_down = vec[FFN_BLK_DOWN];
+    return FFN_STATUS_OK;
+}
+
+// --- argument checks every backend's block shares ---------------------------------------------
+
+enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
+                                    struct ffn_block_opts *o) {
+    *o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
+    if (!opts) return FFN_STATUS_OK;
+    // Callers built against an older header pass a shorter struct: take the prefix they know.
+    const size_t min = offsetof(struct ffn_block_opts, max_tokens) + sizeof o->max_tokens;
+    if (opts->size < min || opts->size > sizeof *o)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.size=%zu, expected %zu (start "
+                         "from FFN_BLOCK_OPTS_INIT)", fn, opts->size, sizeof *o);
+    memcpy(o, opts, opts->size);
+    o->size = sizeof *o;
+    if ((unsigned)o->schedule >= FFN_BLOCK_SCHEDULE_COUNT || o->tile_rows < 0 || o->max_tokens < 0)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts has schedule=%d, tile_rows=%"
+                         PRId64 ", max_tokens=%" PRId64 "; expected a schedule and counts ≥ 0",
+                         fn, (int)o->schedule, o->tile_rows, o->max_tokens);
+    if ((unsigned)o->math >= FFN_BLOCK_MATH_COUNT)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.math=%d is not an ffn_block_math",
+                         fn, (int)o->math);
+    if (o->save_dtype != FFN_DTYPE_F32 && o->save_dtype != FFN_DTYPE_BF16)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.save_dtype=%s; the saved "
+                         "pre-activations are f32 or bf16", fn, ffn_dtype_name(o->save_dtype));
+    return FFN_STATUS_OK;
+}
+
+enum ffn_status ffn_block_check_act(ffn_ctx_t ctx, const char *fn, const char *name,
+                                    const struct ffn_tensor *t, int64_t d, int64_t rows) {
+    if (!t) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s is NULL", fn, name);
+    enum ffn_status st = ffn_tensor_check(ctx, fn, name, t);
+    if (st) return st;
+    if (t->dtype != FFN_DTYPE_F32 && t->dtype != FFN_DTYPE_BF16)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s is %s; blocks take f32 or bf16 "
+                         "activations", fn, name, ffn_dtype_name(t->dtype));
+    if (t->cols != d)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s.cols=%" PRId64 ", the block has "
+                         "d_model=%" PRId64, fn, name, t->cols, d);
+    if (rows >= 0 && t->rows != rows)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows, expected %"
+                         PRId64 " (the tokens of the forward)", fn, name, t->rows, rows);
+    if (t->rows > (int64_t)(INT32_MAX / 2) || t->row_stride > (int64_t)(INT32_MAX / 2))
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows (row_stride %"
+                         PRId64 "); at most 2^30 fit a GEMM call", fn, name, t->rows, t->row_stride);
+    return FFN_STATUS_OK;
+}
+
+bool ffn_block_views_overlap(const struct ffn_tensor *a, const struct ffn_tensor *b) {
+    if (a->rows == 0 || a->cols == 0 || b->rows == 0 || b->cols == 0) return false;
+    uintptr_t alo, ahi, blo, bhi;
+    ffn_tensor_extent(a, &alo, &ahi);
+    ffn_tensor_extent(b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
+
+bool ffn_block_same_view(const struct ffn_tensor *a, const struct ffn_tensor *b) {
+    return a->data == b->data && a->dtype == b->dtype && a->rows == b->rows &&
+           a->cols == b->cols && (a->rows <= 1 || a->row_stride == b->row_stride);
+}
+
+void *ffn_block_grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias) {
+    switch (w) {
+    case FFN_BLK_GATE: return bias ? g->b_gate : g->gate;
+    case FFN_BLK_UP: return bias ? g->b_up : g->up;
+    case FFN_BLK_GATE_UP: return bias ? g->b_gate_up : g->gate_up;
+    default: return bias ? g->b_down : g->down;
+    }
+}
+
+enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block_plan *pl,
+                                      const struct ffn_block_grads *g, enum ffn_dtype *gdt) {
+    const size_t min = offsetof(struct ffn_block_grads, accumulate) + sizeof g->accumulate;
+    if (g->size < min)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.size=%zu, expected %zu (start "
+                         "from FFN_BLOCK_GRADS_INIT)", fn, g->size, sizeof *g);
+    // An older caller's struct ends before `dtype`: its gradients are f32.
+    *gdt = g->size >= sizeof *g ? g->dtype : FFN_DTYPE_F32;
+    if (*gdt != FFN_DTYPE_F32 && *gdt != FFN_DTYPE_BF16)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.dtype=%s; weight gradients are "
+                         "f32 or bf16", fn, ffn_dtype_name(*gdt));
+    bool has[4] = {false, false, false, true}, has_b[4] = {false, false, false, pl->has_b_down};
+    for (int k = 0; k < pl->n_seg; k++) has[pl->seg[k].w.which] = true;
+    for (int k = 0; k < pl->n_bias; k++) has_b[pl->bias[k].which] = true;
+    for (int k = 0; k < 4; k++) {
+        if (!has[k] && ffn_block_grad_member(g, (enum ffn_blk_which)k, false))
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.%s is set but the block has "
+                             "no %s weight", fn, ffn__names[k], ffn__names[k]);
+        if (!has_b[k] && ffn_block_grad_member(g, (enum ffn_blk_which)k, true))
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.b_%s is set but the block has "
+                             "no %s bias", fn, ffn__names[k], ffn__names[k]);
+    }
     return FFN_STATUS_OK;
 }

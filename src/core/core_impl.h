@@ -99,7 +99,40 @@ struct ffn_ew_call {
     int n_out, n_in;
     const struct ffn_tensor *outs[2], *ins[3];  // in kernel order (FFN_KOP_* comments)
     const char *out_names[2], *in_names[3];
+    bool trusted;  // the views are a block's own buffers or views it has checked already: the
+                   // backend may skip its per-view pointer checks
 };
+
+// --- FFN blocks on a backend ---------------------------------------------------------------------
+// A backend that runs FFN blocks has a `block` table. The public entry points (src/block/
+// block_api.c) check the context, the block's backend and device and the policy, then call it.
+struct ffn_block_i {
+    enum ffn_status (*create)(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                              const struct ffn_block_weights *weights,
+                              const struct ffn_block_opts *opts, ffn_block_t *block_out);
+    void (*destroy)(ffn_block_t block);
+    enum ffn_status (*forward)(ffn_ctx_t ctx, ffn_block_t block, const struct ffn_tensor *y,
+                               const struct ffn_tensor *x, enum ffn_block_policy policy);
+    enum ffn_status (*backward)(ffn_ctx_t ctx, ffn_block_t block,
+                                const struct ffn_block_grads *grads, const struct ffn_tensor *dx,
+                                const struct ffn_tensor *dy);
+    enum ffn_status (*info)(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                            struct ffn_block_info *info);
+};
+
+// The first member of every backend's block object: ffn_block_destroy, which has no context,
+// finds the backend's destroy through it, and the other entry points check it against the
+// context they are given (a CPU block on a CUDA context, a block of another device).
+struct ffn_block_hdr {
+    const struct ffn_block_i *impl;
+    enum ffn_backend backend;
+    int device;  // CUDA: the device the block's memory is on; -1 on the CPU
+};
+
+extern const struct ffn_block_i ffn_block_cpu;  // src/block/block.c
+#ifdef FFN_HAVE_CUDA
+extern const struct ffn_block_i ffn_block_cuda;  // src/cuda/cuda_block.c
+#endif
 
 struct ffn_backend_i {
     const char *name;  // "cpu", "cuda"
@@ -116,9 +149,8 @@ struct ffn_backend_i {
     enum ffn_status (*set_stream)(ffn_ctx_t ctx, void *stream);
     // Optional (NULL: calls are synchronous). Waits for the queued work.
     enum ffn_status (*synchronize)(ffn_ctx_t ctx);
-    // FFN blocks (ffn_block_*) are the CPU backend's alone for now: a backend that gains them
-    // adds optional members here (create, forward, backward, destroy), NULL meaning "not on
-    // this backend" (ffn_ctx_require_cpu below is the check until then).
+    // Optional (NULL: FFN blocks do not run on this backend). Its FFN blocks.
+    const struct ffn_block_i *block;
 };
 
 extern const struct ffn_backend_i ffn_backend_cpu;  // src/cpu/dispatch.c
@@ -127,7 +159,8 @@ extern const struct ffn_backend_i ffn_backend_cuda;  // src/cuda/cuda_backend.c
 #endif
 
 // FFN_STATUS_UNSUPPORTED with a message naming `fn` when ctx is not a CPU context, else OK: for
-// the entry points that only the CPU backend serves (the FFN blocks, for now).
+// the entry points that only the CPU backend serves (the tensor-parallel blocks, whose
+// collectives take host memory).
 enum ffn_status ffn_ctx_require_cpu(ffn_ctx_t ctx, const char *fn);
 
 // --- context ------------------------------------------------------------------------------------

@@ -123,8 +123,8 @@ bool ffn_backend_available(enum ffn_backend backend, char *why, size_t why_size)
 enum ffn_status ffn_ctx_require_cpu(ffn_ctx_t ctx, const char *fn) {
     if (!ctx || ctx->backend == FFN_BACKEND_CPU) return FFN_STATUS_OK;
     return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
-                     "%s: FFN blocks run on the CPU backend only for now; this context is %s "
-                     "(create a CPU context for blocks)",
+                     "%s: runs on the CPU backend only; this context is %s (create a CPU "
+                     "context for it)",
                      fn, ffn_backend_name(ctx->backend));
 }
 

@@ -147,6 +147,7 @@ const struct ffn_backend_i ffn_backend_cpu = {
     .name = "cpu",
     .available = ffn__cpu_available,
     .elementwise = ffn__cpu_elementwise,
+    .block = &ffn_block_cpu,
 };
 
 // Checks every view, their shapes and dtypes and aliasing, then hands the call to the backend.

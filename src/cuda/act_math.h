@@ -54,19 +54,61 @@ struct ffn_cm_out {
     float y0, y1;
 };
 
+// A fast lane's outputs, and whether the lane is rare: then the outputs are to be replaced by the
+// reference's (ffn_cm_elem does it per element; the kernels gather the rare lanes of a chunk and
+// fix them outside the fast path).
+struct ffn_cm_res {
+    float y0, y1;
+    bool rare;
+};
+
 // --- tables --------------------------------------------------------------------------------------
-// The kernels copy these into shared memory at block start (rows of 32 floats: a lookup by a lane's
-// own index is one conflict-free access, any pattern of indices); the host test reads them as they
-// are. 1,920 bytes.
-struct ffn_cm_tabs {
+// The source (ffn_cm_tabs_src: the lists of cpu/exp2_tab.h and cpu/gelu_erf_fast_tab.inc as they
+// are) is defined where used, with the table rows included into the initializer:
+//     const struct ffn_cm_tabs_src S = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
+//     #include "cpu/gelu_erf_fast_tab.inc"
+//     }};
+// The math reads ffn_cm_tabs, filled from it by ffn_cm_tabs_fill: the kernels' copy in shared
+// memory (each block fills its own), the host test's in plain memory. 2^(j/16) as (hi, lo) pairs,
+// one 8-byte access for both; erf rows of 32 floats. Either is one conflict-free shared-memory
+// access for any pattern of lane indices (the same index is a broadcast). 1,920 bytes.
+struct ffn_cm_tabs_src {
     float exp2_hi[16], exp2_lo[16];    // 2^(j/16) as a float pair (cpu/exp2_tab.h)
     float erf[FFN_ERF_FAST_ROWS][32];  // erf-GeLU fast lanes (cpu/gelu_erf_fast.h)
 };
 
-// Defined where used, with the table rows included into the initializer:
-//     const struct ffn_cm_tabs T = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
-//     #include "cpu/gelu_erf_fast_tab.inc"
-//     }};
+struct
+#ifdef __CUDACC__
+    __align__(8)
+#endif
+        ffn_cm_pair {
+    float hi, lo;
+};
+
+struct ffn_cm_tabs {
+    struct ffn_cm_pair exp2[16];
+    float erf[FFN_ERF_FAST_ROWS][32];
+};
+
+// Fills the words i, i + stride, ... of T from S (a block's threads: i = its index, stride = its
+// size): the exponential's pairs (exp) and the erf rows (erf), as the math needs them.
+FFN_CM void ffn_cm_tabs_fill(struct ffn_cm_tabs *T, const struct ffn_cm_tabs_src *S, int i,
+                             int stride, bool exp, bool erf) {
+    if (exp)
+        for (int k = i; k < 32; k += stride)
+            (&T->exp2[0].hi)[k] = k & 1 ? S->exp2_lo[k >> 1] : S->exp2_hi[k >> 1];
+    if (erf)
+        for (int k = i; k < FFN_ERF_FAST_ROWS * 32; k += stride)
+            (&T->erf[0][0])[k] = (&S->erf[0][0])[k];
+}
+
+// Whether act's math reads the exponential's table (tanh-GeLU, SiLU, sigmoid, quick-GeLU), the
+// erf rows (erf-GeLU).
+FFN_CM bool ffn_cm_uses_exp(enum ffn_act act) {
+    return act == FFN_ACT_GELU_TANH || act == FFN_ACT_SILU || act == FFN_ACT_SIGMOID ||
+           act == FFN_ACT_QUICK_GELU;
+}
+FFN_CM bool ffn_cm_uses_erf(enum ffn_act act) { return act == FFN_ACT_GELU_ERF; }
 
 // --- bits, fma, reciprocal -----------------------------------------------------------------------
 
@@ -98,6 +140,19 @@ FFN_CM float ffn_cm_rcp_approx(float x) {
     float r;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
+#else
+    return 1.0f / x;
+#endif
+}
+
+// 1/x for the derivatives' inverses 1/(1 + e), x in [1, 2^117): device: the estimate and one
+// Newton step, r + r·(1 - x·r), within 0.5 ulp + ~2^-22 ulp, so the correctly rounded value but
+// within ~2^-22 ulp of a midpoint (where the result may be the other neighbour); host: the
+// correctly rounded 1/x. Three instructions where an IEEE division takes about eight and a check.
+FFN_CM float ffn_cm_rcp(float x) {
+#ifdef __CUDA_ARCH__
+    const float r = ffn_cm_rcp_approx(x);
+    return fmaf(r, fmaf(-x, r, 1.0f), r);
 #else
     return 1.0f / x;
 #endif
@@ -185,16 +240,27 @@ FFN_CM float ffn_cm_pow2_floor(float t) {
     return ffn_cm_float(((ffn_cm_bits(t) >> 4) << 23) + 0x3f800000u);
 }
 
+// E·2^floor(n16) (E in [0.97, 2), floor(n16) in [-121, 121]: normal, so exact) as an integer add
+// into E's exponent field: bits(t) & ~15 = C + 16·floor(n16), and (C << 19) ≡ 0 mod 2^32 (C =
+// bits(MAGIC) = 0x49400000), so ((bits(t) & ~15) << 19) = floor(n16)·2^23: two integer
+// instructions (and, shift-add) where the product with ffn_cm_pow2_floor takes four.
+FFN_CM float ffn_cm_scale2(float E, float t) {
+    return ffn_cm_float(ffn_cm_bits(E) + ((ffn_cm_bits(t) & ~15u) << 19));
+}
+
 // E = 2^(j/16 + r) for t = z + MAGIC (rounded) and r = z - n16. precise: with the table's low
 // part (within 0.5 ulp + 0.04), else within ~1 ulp.
 FFN_CM float ffn_cm_exp2_frac(const struct ffn_cm_tabs *T, float t, float r, bool precise) {
     const uint32_t j = ffn_cm_bits(t) & 15u;
-    const float th = T->exp2_hi[j];
     float p = fmaf(FFN_EXP2_C3, r, FFN_EXP2_C2);
     p = fmaf(p, r, FFN_EXP2_C1);
     p = p * r;  // 2^r - 1
-    if (!precise) return fmaf(th, p, th);
-    return th + fmaf(th, p, T->exp2_lo[j]);
+    if (!precise) {
+        const float th = T->exp2[j].hi;
+        return fmaf(th, p, th);
+    }
+    const struct ffn_cm_pair tj = T->exp2[j];  // one 8-byte access
+    return tj.hi + fmaf(tj.hi, p, tj.lo);
 }
 
 // exp(-c·x·ln 2) = 2^(-x·c) for c = c_hi + c_lo (a slope times log2 e, as a float pair) and
@@ -206,7 +272,7 @@ FFN_CM float ffn_cm_exp_lin(const struct ffn_cm_tabs *T, float x, float c_hi, fl
     const float n = t - FFN_EXP2_MAGIC;
     float r = fmaf(-x, c_hi, -n);
     r = fmaf(-x, c_lo, r);
-    return ffn_cm_exp2_frac(T, t, r, precise) * ffn_cm_pow2_floor(t);
+    return ffn_cm_scale2(ffn_cm_exp2_frac(T, t, r, precise), t);
 }
 
 // --- compensated quotient N/(1 + e) (the AVX-512 ffn__quot_comp / ffn__quot_fin) -----------------
@@ -276,37 +342,35 @@ FFN_CM float ffn_cm_sig_tail(const struct ffn_cm_tabs *T, float x, float c_hi, f
 #define FFN_CM_QG_L2E_LO -0x1.c08ecap-26f
 #define FFN_CM_QG_FAST_LIM 47.0f
 
-FFN_CM struct ffn_cm_out ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act act,
+FFN_CM struct ffn_cm_res ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act act,
                                      enum ffn_cm_mode mode, float x, float a, float b) {
     const bool silu = act == FFN_ACT_SILU;
     const float l2e_hi = silu ? FFN_CM_LOG2E_HI : FFN_CM_QG_L2E_HI;
     const float l2e_lo = silu ? FFN_CM_LOG2E_LO : FFN_CM_QG_L2E_LO;
     const float lim = silu ? FFN_CM_SILU_FAST_LIM : FFN_CM_QG_FAST_LIM;
     const float k = silu ? 1.0f : FFN_CM_QG_K;
-    struct ffn_cm_out o;
-    bool rare;
+    struct ffn_cm_res o;
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
         const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, l2e_hi, l2e_lo, true);
         // ACT: e < 2^24 on the lanes it serves (k·x > -16; the tail and the rare lanes replace
         // the others), so the cheaper Fast2Sum of 1 + e applies.
         o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, act_only), a, mode);
-        rare = ffn_cm_rare_sym(x, lim, !act_only);
-        if (act_only && !rare && x <= -FFN_CM_SIG_TAIL / k)
+        o.rare = ffn_cm_rare_sym(x, lim, !act_only);
+        if (act_only && !o.rare && x <= -FFN_CM_SIG_TAIL / k)
             o.y0 = ffn_cm_sig_tail(T, x, l2e_hi, l2e_lo, true);
         o.y1 = o.y0;
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float xc = fmaxf(-lim, fminf(lim, x));
         const float e = ffn_cm_exp_lin(T, xc, l2e_hi, l2e_lo, false);
-        const float inv = 1.0f / (1.0f + e);
+        const float inv = ffn_cm_rcp(1.0f + e);
         const float kx = silu ? xc : k * xc;
         const float d = inv * fmaf(kx, e * inv, 1.0f);
         o.y0 = d * (both ? a * b : a);
         o.y1 = both ? (x * inv) * b : o.y0;
-        rare = ffn_cm_rare_sym(x, lim, false) || (both && ffn_cm_subnormal(x));
+        o.rare = ffn_cm_rare_sym(x, lim, false) || (both && ffn_cm_subnormal(x));
     }
-    if (rare) return silu ? ffn_cm_ref_silu(mode, x, a, b) : ffn_cm_ref_quick_gelu(mode, x, a, b);
     return o;
 }
 
@@ -317,10 +381,11 @@ FFN_CM struct ffn_cm_out ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
 //   DACT_MUL / BOTH, |x| < 80: σ' = e/(1 + e)² = 2^n·E·inv², e = exp(-|x|) = E·2^n for either
 //     sign, inv = 1/(1 + e); σ = inv (x ≥ 0) or 2^n·E·inv (x < 0). The powers of two are applied
 //     last, after the multiplicands (the AVX-512 general form, here for the fast range only).
-FFN_CM struct ffn_cm_out ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode, float x,
+FFN_CM struct ffn_cm_res ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode, float x,
                                         float a, float b) {
-    struct ffn_cm_out o;
+    struct ffn_cm_res o;
     const bool rare = ffn_cm_rare_sym(x, 80.0f, false);
+    o.rare = rare;
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
         const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, FFN_CM_LOG2E_HI, FFN_CM_LOG2E_LO, true);
@@ -340,13 +405,12 @@ FFN_CM struct ffn_cm_out ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm
         const float p2n = ffn_cm_pow2_floor(t);
         const bool neg = (ffn_cm_bits(x) >> 31) != 0;
         const float e = E * p2n;
-        const float inv = 1.0f / (1.0f + e);
+        const float inv = ffn_cm_rcp(1.0f + e);
         const float S = neg ? E * inv : inv;
         const float da = (E * inv) * inv;
         o.y0 = (da * (both ? a * b : a)) * p2n;
         o.y1 = both ? (S * b) * (neg ? p2n : 1.0f) : o.y0;
     }
-    if (rare) return ffn_cm_ref_sigmoid(mode, x, a, b);
     return o;
 }
 
@@ -379,36 +443,33 @@ FFN_CM float ffn_cm_gelu_fast_e(const struct ffn_cm_tabs *T, float xc, float x2,
     const float n = t - FFN_EXP2_MAGIC;
     float r = fmaf(-xc, q, -n);
     r = fmaf(-xc, ql, r);
-    return ffn_cm_exp2_frac(T, t, r, false) * ffn_cm_pow2_floor(t);
+    return ffn_cm_scale2(ffn_cm_exp2_frac(T, t, r, false), t);
 }
 
-FFN_CM struct ffn_cm_out ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode,
+FFN_CM struct ffn_cm_res ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode,
                                           bool acc, float x, float a, float b) {
     const bool fwd = mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL;
-    if (fwd && acc) return ffn_cm_ref_gelu_tanh(mode, x, a, b);
     const float w = 9.0f < x ? 9.0f : x;  // NaN stays (a rare lane)
     const float x2 = w * w;
     const float e = ffn_cm_gelu_fast_e(T, w, x2, mode == FFN_CM_ACT_MUL);
-    struct ffn_cm_out o;
-    bool rare;
+    struct ffn_cm_res o;
     if (fwd) {
         // x/(1 + e) compensated (e < 2^24 for x ≥ -4.5), and for a combine one final rounding of
         // q·a, where the AVX-512 kernel divides and then multiplies. +inf is a rare lane here
         // (inf - inf in the residual).
         const bool act_only = mode == FFN_CM_ACT;
         o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, true), a, mode);
-        rare = !(x >= (act_only ? -3.5f : -4.5f) && x <= 0x1.fffffep127f) ||
-               (!act_only && fabsf(x) < 0x1p-100f);
+        o.rare = acc || !(x >= (act_only ? -3.5f : -4.5f) && x <= 0x1.fffffep127f) ||
+                 (!act_only && fabsf(x) < 0x1p-100f);
     } else {
         const bool both = mode == FFN_CM_BOTH;
-        const float inv = 1.0f / (1.0f + e);
+        const float inv = ffn_cm_rcp(1.0f + e);
         const float dA = fmaf(x2, FFN_CM_M3_HI, FFN_CM_K_HI);
         const float d = inv * fmaf(w * dA, e * inv, 1.0f);
         o.y0 = d * (both ? a * b : a);
         o.y1 = both ? (x * inv) * b : o.y0;
-        rare = !(x >= -3.5f) || (both && ffn_cm_subnormal(x));
+        o.rare = !(x >= -3.5f) || (both && ffn_cm_subnormal(x));
     }
-    if (rare) return ffn_cm_ref_gelu_tanh(mode, x, a, b);
     return o;
 }
 
@@ -440,14 +501,13 @@ FFN_CM float ffn_cm_erf_poly(const struct ffn_cm_tabs *T, int row, struct ffn_cm
     return p;
 }
 
-FFN_CM struct ffn_cm_out ffn_cm_gelu_erf(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode,
+FFN_CM struct ffn_cm_res ffn_cm_gelu_erf(const struct ffn_cm_tabs *T, enum ffn_cm_mode mode,
                                          bool acc, float x, float a, float b) {
     const bool fwd = mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL;
-    if (fwd && acc) return ffn_cm_ref_gelu_erf(mode, x, a, b);
     const struct ffn_cm_erf_iv iv = ffn_cm_erf_interval(T, x);
     const bool pos = !(x < 0.0f);
-    struct ffn_cm_out o;
-    bool rare = ffn_cm_rare_sym(x, FFN_ERF_FAST_LIM, false);
+    struct ffn_cm_res o;
+    bool rare = ffn_cm_rare_sym(x, FFN_ERF_FAST_LIM, false) || (fwd && acc);
     if (fwd) {
         const float f = ffn_cm_erf_poly(T, FFN_ERF_ROW_F, iv);
         const float y = x * (pos ? 1.0f - f : f);
@@ -466,7 +526,7 @@ FFN_CM struct ffn_cm_out ffn_cm_gelu_erf(const struct ffn_cm_tabs *T, enum ffn_c
         }
         rare = rare || (both && ffn_cm_subnormal(x));
     }
-    if (rare) return ffn_cm_ref_gelu_erf(mode, x, a, b);
+    o.rare = rare;
     return o;
 }
 
@@ -474,7 +534,7 @@ FFN_CM struct ffn_cm_out ffn_cm_gelu_erf(const struct ffn_cm_tabs *T, enum ffn_c
 // relu(x) = x > 0 ? x : +0, relu'(x) = x > 0 ? 1 : 0; identity(x) = x, identity' = 1; NaN at NaN
 // (as the reference: act' of NaN is NaN). The gated backward's dgate = (act'·dh)·up keeps the
 // reference's 0·inf = NaN; the only roundings are the products'.
-FFN_CM struct ffn_cm_out ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mode, float x,
+FFN_CM struct ffn_cm_res ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mode, float x,
                                            float a, float b) {
     const bool nan = x != x;
     float v, d;
@@ -485,7 +545,8 @@ FFN_CM struct ffn_cm_out ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
         v = x;
         d = nan ? x : 1.0f;
     }
-    struct ffn_cm_out o;
+    struct ffn_cm_res o;
+    o.rare = false;
     switch (mode) {
     case FFN_CM_ACT: o.y0 = v; break;
     case FFN_CM_ACT_MUL: o.y0 = v * a; break;
@@ -501,8 +562,10 @@ FFN_CM struct ffn_cm_out ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
 
 // --- one element of an op ------------------------------------------------------------------------
 
-FFN_CM struct ffn_cm_out ffn_cm_act(const struct ffn_cm_tabs *T, enum ffn_act act,
-                                    enum ffn_cm_mode mode, bool acc, float x, float a, float b) {
+// The fast lane of activation act in mode `mode`, and whether the lane is rare.
+FFN_CM struct ffn_cm_res ffn_cm_act_fast(const struct ffn_cm_tabs *T, enum ffn_act act,
+                                         enum ffn_cm_mode mode, bool acc, float x, float a,
+                                         float b) {
     switch (act) {
     case FFN_ACT_GELU_TANH: return ffn_cm_gelu_tanh(T, mode, acc, x, a, b);
     case FFN_ACT_GELU_ERF: return ffn_cm_gelu_erf(T, mode, acc, x, a, b);
@@ -513,24 +576,62 @@ FFN_CM struct ffn_cm_out ffn_cm_act(const struct ffn_cm_tabs *T, enum ffn_act ac
     }
 }
 
-// The outputs of one element of op family `op` (FFN_KOP_*: 0 act fwd, 1 act bwd, 2 glu fwd, 3 glu
-// bwd), in f32 before the output's rounding to `out`: inputs x (x or gate), a (dy or up), b (dh).
-// parity: gated forward with a 16-bit output, h = round(round(act(gate))·round(up)).
+// The reference's outputs for a rare lane (out of line: one copy per activation).
+FFN_CM struct ffn_cm_out ffn_cm_act_ref(enum ffn_act act, enum ffn_cm_mode mode, float x, float a,
+                                        float b) {
+    switch (act) {
+    case FFN_ACT_GELU_TANH: return ffn_cm_ref_gelu_tanh(mode, x, a, b);
+    case FFN_ACT_GELU_ERF: return ffn_cm_ref_gelu_erf(mode, x, a, b);
+    case FFN_ACT_SILU: return ffn_cm_ref_silu(mode, x, a, b);
+    case FFN_ACT_QUICK_GELU: return ffn_cm_ref_quick_gelu(mode, x, a, b);
+    case FFN_ACT_SIGMOID: return ffn_cm_ref_sigmoid(mode, x, a, b);
+    default: {  // ReLU and identity have no rare lanes; their exact math serves
+        const struct ffn_cm_res r = ffn_cm_relu_ident(act, mode, x, a, b);
+        const struct ffn_cm_out o = {r.y0, r.y1};
+        return o;
+    }
+    }
+}
+
+// The mode of op family `op` (FFN_KOP_*: 0 act fwd, 1 act bwd, 2 glu fwd, 3 glu bwd); parity's
+// gated forward evaluates act(gate) alone.
+FFN_CM enum ffn_cm_mode ffn_cm_mode_of(int op, bool parity) {
+    return op == 0 ? FFN_CM_ACT
+           : op == 1 ? FFN_CM_DACT_MUL
+           : op == 2 ? (parity ? FFN_CM_ACT : FFN_CM_ACT_MUL)
+                     : FFN_CM_BOTH;
+}
+
+// The fast lane of one element of op family `op`, in f32 before the output's rounding to `out`:
+// inputs x (x or gate), a (dy or up), b (dh); rare: the outputs are to be replaced by
+// ffn_cm_elem_ref's. parity: gated forward with a 16-bit output,
+// h = round(round(act(gate))·round(up)).
+FFN_CM struct ffn_cm_res ffn_cm_elem_fast(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
+                                          bool acc, bool parity, enum ffn_dtype out, float x,
+                                          float a, float b) {
+    const enum ffn_cm_mode mode = ffn_cm_mode_of(op, parity);
+    struct ffn_cm_res o = ffn_cm_act_fast(T, act, mode, acc, x, a, mode == FFN_CM_BOTH ? b : a);
+    if (op == 2 && parity) o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);
+    return o;
+}
+
+// The outputs of a rare lane of op family `op` (the reference; parity as above).
+FFN_CM struct ffn_cm_out ffn_cm_elem_ref(int op, enum ffn_act act, bool parity, enum ffn_dtype out,
+                                         float x, float a, float b) {
+    const enum ffn_cm_mode mode = ffn_cm_mode_of(op, parity);
+    struct ffn_cm_out o = ffn_cm_act_ref(act, mode, x, a, mode == FFN_CM_BOTH ? b : a);
+    if (op == 2 && parity) o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);
+    return o;
+}
+
+// The outputs of one element of op family `op`: the fast lane, or the reference where it is rare.
 FFN_CM struct ffn_cm_out ffn_cm_elem(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
                                      bool acc, bool parity, enum ffn_dtype out, float x, float a,
                                      float b) {
-    switch (op) {
-    case 0: return ffn_cm_act(T, act, FFN_CM_ACT, acc, x, x, x);
-    case 1: return ffn_cm_act(T, act, FFN_CM_DACT_MUL, acc, x, a, a);
-    case 2:
-        if (parity) {
-            struct ffn_cm_out o = ffn_cm_act(T, act, FFN_CM_ACT, acc, x, a, a);
-            o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);
-            return o;
-        }
-        return ffn_cm_act(T, act, FFN_CM_ACT_MUL, acc, x, a, a);
-    default: return ffn_cm_act(T, act, FFN_CM_BOTH, acc, x, a, b);
-    }
+    const struct ffn_cm_res r = ffn_cm_elem_fast(T, op, act, acc, parity, out, x, a, b);
+    if (r.rare) return ffn_cm_elem_ref(op, act, parity, out, x, a, b);
+    const struct ffn_cm_out o = {r.y0, r.y1};
+    return o;
 }
 
 // Whether act's math reads the tables (ReLU and identity do not).

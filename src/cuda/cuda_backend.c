@@ -23,7 +23,7 @@ typedef CUresult (*ffn__mem_range_fn)(CUdeviceptr *base, size_t *size, CUdevicep
 
 // Elements from which a 16-bit forward goes through its lookup table (lut.cu): the table's copy
 // into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call.
-// $FFN_CUDA_LUT=0 turns the tables off, =1 uses them from one element on (tests).
+// $FFN_CUDA_LUT=0 turns the tables off, =N uses them from N elements on (1: always; tests).
 #define FFN_CUDA_LUT_MIN ((int64_t)1 << 25)
 
 struct ffn_cuda_state {
@@ -32,11 +32,14 @@ struct ffn_cuda_state {
     int l2_bytes;
     char name[256];
     ffn__mem_range_fn mem_range;                  // cuMemGetAddressRange, or NULL
-    int occupancy[FFN_KOP_COUNT][FFN_ACT_COUNT];  // resident blocks per SM; 0: not asked yet
+    int occupancy[FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];  // blocks per SM; 0: not asked
     // Lookup tables of the 16-bit forwards, built at first use: [act][accurate][in f16][out f16].
     uint16_t *lut[FFN_ACT_COUNT][2][2][2];
     cudaStream_t lut_stream;  // where they are built (the context's own; NULL until needed)
     int64_t lut_min;          // elements from which a call uses its table
+    bool no_flat;             // $FFN_CUDA_FLAT=0: the generic kernel for every layout (tests)
+    int flat_threads;         // threads per block of the flat kernel ($FFN_CUDA_BLOCK)
+    int lut_mode;             // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;        // the apply kernel's shared-memory limit raised
 };
 
@@ -135,8 +138,16 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
         q == cudaDriverEntryPointSuccess)
         s->mem_range = (ffn__mem_range_fn)fp;
     (void)cudaGetLastError();
-    const char *lut = getenv("FFN_CUDA_LUT");
-    s->lut_min = lut && lut[0] == '0' ? INT64_MAX : lut && lut[0] == '1' ? 1 : FFN_CUDA_LUT_MIN;
+    const char *lut = getenv("FFN_CUDA_LUT"), *flat = getenv("FFN_CUDA_FLAT");
+    const long long lut_v = lut && *lut ? strtoll(lut, NULL, 10) : -1;
+    s->lut_min = lut_v == 0 ? INT64_MAX : lut_v > 0 ? lut_v : FFN_CUDA_LUT_MIN;
+    s->no_flat = flat && flat[0] == '0';
+    const char *blk = getenv("FFN_CUDA_BLOCK"), *lm = getenv("FFN_CUDA_LUT_MODE");
+    const int bv = blk ? atoi(blk) : 0;
+    s->flat_threads = bv >= 64 && bv <= FFN_CUDA_FLAT_MAX_THREADS && bv % 32 == 0
+                          ? bv
+                          : FFN_CUDA_FLAT_THREADS;
+    s->lut_mode = lm ? atoi(lm) : 0;
     ctx->be_state = s;
     if (o->stream) {
         int sd = -1;
@@ -252,15 +263,15 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
 
 // --- the element-wise call -----------------------------------------------------------------------
 
-static const void *ffn__kernel(int op, enum ffn_act act) {
+static const void *ffn__kernel(int op, enum ffn_act act, int kind) {
     switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op);
-    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op);
-    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op);
-    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op);
-    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op);
-    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op);
-    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op);
+    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind);
+    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind);
+    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind);
+    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind);
+    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind);
+    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind);
+    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind);
     default: return NULL;
     }
 }
@@ -291,7 +302,7 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
     int in_i = (int)in, out_i = (int)out, acc_i = acc;
     void *params[] = {&tab, &in_i, &out_i, &acc_i};
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
-    const void *build = ffn__kernel(-1, act);
+    const void *build = ffn__kernel(-1, act, 0);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
         cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -309,15 +320,10 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
 static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
     struct ffn_cuda_state *s = ffn__state(ctx);
     enum ffn_status st;
-    for (int k = 0; k < c->n_out; k++)
+    for (int k = 0; k < c->n_out && !c->trusted; k++)
         if ((st = ffn__check_view(ctx, c->fn, c->out_names[k], c->outs[k]))) return st;
-    for (int k = 0; k < c->n_in; k++)
+    for (int k = 0; k < c->n_in && !c->trusted; k++)
         if ((st = ffn__check_view(ctx, c->fn, c->in_names[k], c->ins[k]))) return st;
-    const void *kern = ffn__kernel(c->op, c->act);
-    if (!kern)
-        return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,
-                         ffn_act_name(c->act));
-
     struct ffn_cuda_ew_args a;
     memset(&a, 0, sizeof a);
     a.in_dt = (int32_t)c->in;
@@ -358,6 +364,22 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
     cudaError_t e = ffn__enter(ctx, &prev);
     if (e != cudaSuccess) return ffn__cuda_error(ctx, c->fn, "cudaSetDevice", e);
 
+    // The identity forward of contiguous views of one dtype is a copy of the bytes: the driver's
+    // device-to-device copy (stream-ordered, capturable), nothing at all in place.
+    if (c->op == FFN_KOP_ACT_FWD && c->act == FFN_ACT_IDENTITY && c->in == c->out && a.rows == 1 &&
+        !s->no_flat) {
+        e = a.out[0] == a.in[0] ? cudaSuccess
+                                : cudaMemcpyAsync(a.out[0], a.in[0], (size_t)a.cols * ies,
+                                                  cudaMemcpyDeviceToDevice,
+                                                  (cudaStream_t)ctx->stream);
+        ffn__leave(ctx, prev);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return ffn__cuda_error(ctx, c->fn, "cudaMemcpyAsync", e);
+        }
+        return FFN_STATUS_OK;
+    }
+
     // A large contiguous 16-bit forward of a transcendental activation: through its table.
     const bool in16 = c->in != FFN_DTYPE_F32, out16 = c->out != FFN_DTYPE_F32;
     if (c->op == FFN_KOP_ACT_FWD && in16 && out16 && a.rows == 1 && vec && !bytes &&
@@ -374,7 +396,8 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
             const void *x = a.in[0];
             void *y = a.out[0];
             int64_t n = a.cols;
-            void *params[] = {(void *)&tab, (void *)&x, &y, &n};
+            int mode = s->lut_mode;
+            void *params[] = {(void *)&tab, (void *)&x, &y, &n, &mode};
             const dim3 grid = {(unsigned)s->sm_count, 1, 1}, block = {FFN_CUDA_LUT_THREADS, 1, 1};
             if (e == cudaSuccess)
                 e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_LUT_SMEM,
@@ -388,11 +411,23 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         }
     }
 
-    // The grid: lanes of a block along a row (a power of two up to a block, so narrow rows share
-    // a block), blocks as many as the device holds at once (occupancy × SMs, asked once per
-    // kernel) and no more than the work needs; grid-stride loops cover the rest.
-    int *occ = &s->occupancy[c->op][c->act];
-    if (*occ <= 0) {
+    // The kernel: the flat one for contiguous views, all 16-byte aligned, of one dtype in and out,
+    // the generic one for everything else (row strides, offsets, mixed dtypes).
+    const bool flat = a.rows == 1 && vec && !bytes && c->in == c->out && !s->no_flat;
+    const bool par = (a.flags & FFN_CUDA_PAR) && c->op == FFN_KOP_GLU_FWD;
+    const int kind =
+        !flat ? FFN_CUDA_K_GENERIC : FFN_CUDA_K_FLAT + (int)c->in + (par ? FFN_CUDA_K_PAR : 0);
+    const void *kern = ffn__kernel(c->op, c->act, kind);
+    if (!kern) {
+        ffn__leave(ctx, prev);
+        return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,
+                         ffn_act_name(c->act));
+    }
+    // The generic kernel: blocks as many as the device holds at once (occupancy × SMs, asked
+    // once per kernel) and no more than the work needs; grid-stride loops cover the rest. The
+    // flat one: one pass, a 16-byte chunk of every view a thread.
+    int *occ = &s->occupancy[kind][c->op][c->act];
+    if (!flat && *occ <= 0) {
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, kern, FFN_CUDA_THREADS, 0);
         if (e != cudaSuccess || *occ <= 0) {
             *occ = 0;
@@ -401,19 +436,32 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
                                    e != cudaSuccess ? e : cudaErrorInvalidConfiguration);
         }
     }
-    const int64_t max_blocks = (int64_t)s->sm_count * *occ;
-    const int64_t upr = (a.cols + FFN_CUDA_UNIT - 1) / FFN_CUDA_UNIT;
-    int lg = 0;
-    while ((1 << lg) < FFN_CUDA_THREADS && ((int64_t)1 << lg) < upr) lg++;
-    a.lpr_log2 = lg;
-    const int64_t lanes = (int64_t)1 << lg, rpb = FFN_CUDA_THREADS / lanes;
-    int64_t gx = (upr + lanes - 1) / lanes;
-    if (gx > max_blocks) gx = max_blocks;
-    int64_t gy = (a.rows + rpb - 1) / rpb, gy_cap = max_blocks / gx;
-    if (gy_cap < 1) gy_cap = 1;
-    if (gy > gy_cap) gy = gy_cap;
-    if (gy > 65535) gy = 65535;
-    const dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {FFN_CUDA_THREADS, 1, 1};
+    dim3 grid = {1, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
+    if (flat) {
+        const int64_t chunks = a.cols / (in16 ? 8 : 4), bt = s->flat_threads;
+        block.x = (unsigned)bt;
+        int64_t gx = (chunks + bt - 1) / bt;
+        if (gx > INT32_MAX) gx = INT32_MAX;  // the kernel loops past it
+        if (gx < 1) gx = 1;
+        grid.x = (unsigned)gx;
+    } else {
+        // Lanes of a block along a row (a power of two up to a block, so narrow rows share a
+        // block).
+        const int64_t max_blocks = (int64_t)s->sm_count * *occ;
+        const int64_t upr = (a.cols + FFN_CUDA_UNIT - 1) / FFN_CUDA_UNIT;
+        int lg = 0;
+        while ((1 << lg) < FFN_CUDA_THREADS && ((int64_t)1 << lg) < upr) lg++;
+        a.lpr_log2 = lg;
+        const int64_t lanes = (int64_t)1 << lg, rpb = FFN_CUDA_THREADS / lanes;
+        int64_t gx = (upr + lanes - 1) / lanes;
+        if (gx > max_blocks) gx = max_blocks;
+        int64_t gy = (a.rows + rpb - 1) / rpb, gy_cap = max_blocks / gx;
+        if (gy_cap < 1) gy_cap = 1;
+        if (gy > gy_cap) gy = gy_cap;
+        if (gy > 65535) gy = 65535;
+        grid.x = (unsigned)gx;
+        grid.y = (unsigned)gy;
+    }
     void *params[] = {&a};
     e = cudaLaunchKernel(kern, grid, block, params, 0, (cudaStream_t)ctx->stream);
     ffn__leave(ctx, prev);
@@ -434,4 +482,13 @@ const struct ffn_backend_i ffn_backend_cuda = {
     .elementwise = ffn__cuda_elementwise,
     .set_stream = ffn__cuda_set_stream,
     .synchronize = ffn__cuda_synchronize,
+    .block = &ffn_block_cuda,
 };
+
+// For the CUDA block (cuda_block.c): its weight and activation views get the same checks.
+enum ffn_status ffn_cuda_check_view(ffn_ctx_t ctx, const char *fn, const char *name,
+                                    const struct ffn_tensor *t);
+enum ffn_status ffn_cuda_check_view(ffn_ctx_t ctx, const char *fn, const char *name,
+                                    const struct ffn_tensor *t) {
+    return ffn__check_view(ctx, fn, name, t);
+}

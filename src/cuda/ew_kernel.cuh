@@ -19,7 +19,7 @@
 
 // The tables (act_math.h), copied to shared memory by every block that uses them.
 // clang-format off
-static __device__ const struct ffn_cm_tabs ffn_cu_tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
+static __device__ const struct ffn_cm_tabs_src ffn_cu_tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
 #include "cpu/gelu_erf_fast_tab.inc"
 }};
 // clang-format on
@@ -115,10 +115,8 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
     constexpr int NU = OP == FFN_KOP_ACT_FWD ? 2 : 1;  // units per step (see the loop)
     __shared__ struct ffn_cm_tabs T;
     if (TABS) {
-        const float *src = (const float *)&ffn_cu_tabs;
-        float *dst = (float *)&T;
-        for (int i = threadIdx.x; i < (int)(sizeof T / sizeof(float)); i += blockDim.x)
-            dst[i] = src[i];
+        ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp((enum ffn_act)ACT),
+                         ffn_cm_uses_erf((enum ffn_act)ACT));
         __syncthreads();
     }
     const int ies = a.in_dt == FFN_DTYPE_F32 ? 4 : 2, oes = a.out_dt == FFN_DTYPE_F32 ? 4 : 2;
@@ -191,6 +189,138 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
     }
 }
 
+// --- the flat kernel: contiguous views, every one 16-byte aligned ------------------------------
+// The common case (whole tensors, a GEMM's output): every view of one dtype DT, taken as 16-byte
+// chunks, C = 4 elements of f32 or 8 of bf16/f16 a chunk. Thread t of block b takes chunk
+// b·blockDim + t of every view (each warp access is 512 contiguous bytes) and the grid covers the
+// views in one pass: blocks that finish make room for the next, which keeps the memory busier
+// than a persistent grid-stride loop (measured: 1.00 against 0.92-0.95 of a device copy; a loop
+// remains for grids past the launch limit). Dtypes, op and parity are compile-time, so the fast
+// lanes carry no branch but their own; a chunk with a rare lane (NaN, ±inf, the tails, tiny
+// inputs of a product: the reference's) recomputes its elements through ffn_cm_elem on a path the
+// other chunks do not take. The last n mod C elements are block 0's, one a thread.
+template <int DT>
+static __device__ __forceinline__ void ffn_cu_unpack(const uint4 v, float x[DT == FFN_DTYPE_F32 ? 4 : 8]) {
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        if (DT == FFN_DTYPE_F32) {
+            x[j] = __uint_as_float(w[j]);
+        } else if (DT == FFN_DTYPE_BF16) {  // the low half is element 2j (little-endian)
+            x[2 * j] = __uint_as_float(w[j] << 16);
+            x[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+        } else {
+            const float2 f = __half22float2(*(const __half2 *)&w[j]);
+            x[2 * j] = f.x, x[2 * j + 1] = f.y;
+        }
+    }
+}
+
+template <int DT>
+static __device__ __forceinline__ uint4 ffn_cu_pack(const float y[DT == FFN_DTYPE_F32 ? 4 : 8]) {
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        w[j] = DT == FFN_DTYPE_F32 ? __float_as_uint(y[j]) : ffn_cu_pack2(y[2 * j], y[2 * j + 1], DT);
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// A chunk's outputs (NO 16-byte words).
+struct ffn_cu_words {
+    uint4 w[2];
+};
+
+// A chunk with a rare lane: every element through ffn_cm_elem (the fast lane, or the reference
+// where it is rare), out of line, from the chunk's input words to its output words, so that the
+// fast path keeps its registers (only the words are live across the call).
+template <int OP, int ACT, int DT, bool PAR>
+static __device__ __noinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_cm_tabs *T, bool acc,
+                                                              uint4 v0, uint4 v1, uint4 v2) {
+    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
+    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
+    float x[3][C], y[2][C];
+    ffn_cu_unpack<DT>(v0, x[0]);
+    if (NI > 1) ffn_cu_unpack<DT>(v1, x[1]);
+    if (NI > 2) ffn_cu_unpack<DT>(v2, x[2]);
+#pragma unroll
+    for (int e = 0; e < C; e++) {
+        const struct ffn_cm_out o =
+            ffn_cm_elem(T, OP, (enum ffn_act)ACT, acc, PAR, (enum ffn_dtype)DT, x[0][e],
+                        x[NI > 1 ? 1 : 0][e], x[NI > 2 ? 2 : 0][e]);
+        y[0][e] = o.y0;
+        y[1][e] = o.y1;
+    }
+    struct ffn_cu_words r;
+    r.w[0] = ffn_cu_pack<DT>(y[0]);
+    r.w[1] = NO > 1 ? ffn_cu_pack<DT>(y[1]) : r.w[0];
+    return r;
+}
+
+template <int OP, int ACT, int DT, bool PAR>
+__global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
+    ffn_cu_flat(const struct ffn_cuda_ew_args a) {
+    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
+    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
+    constexpr bool TABS = ACT != FFN_ACT_RELU && ACT != FFN_ACT_IDENTITY;
+    constexpr enum ffn_dtype dt = (enum ffn_dtype)DT;
+    constexpr enum ffn_act act = (enum ffn_act)ACT;
+    __shared__ struct ffn_cm_tabs T;
+    if (TABS) {
+        ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp(act),
+                         ffn_cm_uses_erf(act));
+        __syncthreads();
+    }
+    const bool acc = a.flags & FFN_CUDA_ACC;
+    const int64_t n = a.cols, nch = n / C;
+    const uint4 *in[NI];
+    uint4 *out[NO];
+#pragma unroll
+    for (int k = 0; k < NI; k++) in[k] = (const uint4 *)a.in[k];
+#pragma unroll
+    for (int k = 0; k < NO; k++) out[k] = (uint4 *)a.out[k];
+
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nch; i += step) {
+        uint4 v[NI];
+#pragma unroll
+        for (int k = 0; k < NI; k++) v[k] = in[k][i];
+        float x[NI][C];
+#pragma unroll
+        for (int k = 0; k < NI; k++) ffn_cu_unpack<DT>(v[k], x[k]);
+        float y[NO][C];
+        bool rare = false;
+#pragma unroll
+        for (int e = 0; e < C; e++) {
+            const struct ffn_cm_res r = ffn_cm_elem_fast(&T, OP, act, acc, PAR, dt, x[0][e],
+                                                         x[NI > 1 ? 1 : 0][e], x[NI > 2 ? 2 : 0][e]);
+            y[0][e] = r.y0;
+            if (NO > 1) y[NO - 1][e] = r.y1;
+            rare |= r.rare;
+        }
+        struct ffn_cu_words o;
+#pragma unroll
+        for (int k = 0; k < NO; k++) o.w[k] = ffn_cu_pack<DT>(y[k]);
+        if (rare)
+            o = ffn_cu_fix<OP, ACT, DT, PAR>(&T, acc, v[0], v[NI > 1 ? 1 : 0], v[NI > 2 ? 2 : 0]);
+#pragma unroll
+        for (int k = 0; k < NO; k++) out[k][i] = o.w[k];
+    }
+    // The last n mod C elements.
+    const int64_t e = nch * C + threadIdx.x;
+    if (blockIdx.x == 0 && e < n) {
+        constexpr int es = DT == FFN_DTYPE_F32 ? 4 : 2;
+        float x[3];
+#pragma unroll
+        for (int k = 0; k < NI; k++) x[k] = ffn_cu_load1((const char *)a.in[k] + e * es, DT, false);
+        const struct ffn_cm_out o =
+            ffn_cm_elem(&T, OP, act, acc, PAR, dt, x[0], x[NI > 1 ? 1 : 0], x[NI > 2 ? 2 : 0]);
+        ffn_cu_store1((char *)a.out[0] + e * es, DT, false, o.y0);
+        if (NO > 1) ffn_cu_store1((char *)a.out[1] + e * es, DT, false, o.y1);
+    }
+}
+
 // --- the lookup table of a 16-bit forward --------------------------------------------------------
 // tab[i] = the forward's output (16-bit type out_dt) for the input whose bits are i (16-bit type
 // in_dt): the element math and the rounding of the kernel above, so a call through the table
@@ -199,9 +329,8 @@ template <int ACT>
 __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     ffn_cu_lut_build(uint16_t *tab, int in_dt, int out_dt, int acc) {
     __shared__ struct ffn_cm_tabs T;
-    const float *src = (const float *)&ffn_cu_tabs;
-    float *dst = (float *)&T;
-    for (int i = threadIdx.x; i < (int)(sizeof T / sizeof(float)); i += blockDim.x) dst[i] = src[i];
+    ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp((enum ffn_act)ACT),
+                         ffn_cm_uses_erf((enum ffn_act)ACT));
     __syncthreads();
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 65536; i += gridDim.x * blockDim.x) {
         const uint16_t h = (uint16_t)i;
@@ -212,17 +341,29 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     }
 }
 
-// The getters of ew_<name>.cu: the 4 kernels of activation ACT, and its table builder.
-#define FFN_CUDA_EW_GETTER(name, ACT)                                               \
-    extern "C" const void *ffn_cuda_ew_##name(int op) {                             \
-        switch (op) {                                                               \
-        case FFN_KOP_ACT_FWD: return (const void *)ffn_cu_ew<FFN_KOP_ACT_FWD, ACT>; \
-        case FFN_KOP_ACT_BWD: return (const void *)ffn_cu_ew<FFN_KOP_ACT_BWD, ACT>; \
-        case FFN_KOP_GLU_FWD: return (const void *)ffn_cu_ew<FFN_KOP_GLU_FWD, ACT>; \
-        case FFN_KOP_GLU_BWD: return (const void *)ffn_cu_ew<FFN_KOP_GLU_BWD, ACT>; \
-        case -1: return (const void *)ffn_cu_lut_build<ACT>;                        \
-        default: return NULL;                                                       \
-        }                                                                           \
+// The getters of ew_<name>.cu: the kernel of activation ACT for op family `op` and kind (the
+// generic one, or a flat one: FFN_CUDA_K_FLAT + dtype, + FFN_CUDA_K_PAR for the parity of a
+// 16-bit gated forward), and its table builder (op -1).
+#define FFN_CUDA_FLAT_OF(OPV, PARV)                                                   \
+    (kind == FFN_CUDA_K_FLAT + FFN_DTYPE_F32   ? (const void *)ffn_cu_flat<OPV, ACT_, FFN_DTYPE_F32, false> \
+     : kind == FFN_CUDA_K_FLAT + FFN_DTYPE_BF16 ? (const void *)ffn_cu_flat<OPV, ACT_, FFN_DTYPE_BF16, PARV> \
+     : kind == FFN_CUDA_K_FLAT + FFN_DTYPE_F16  ? (const void *)ffn_cu_flat<OPV, ACT_, FFN_DTYPE_F16, PARV>  \
+                                                : (const void *)ffn_cu_ew<OPV, ACT_>)
+#define FFN_CUDA_EW_GETTER(name, ACT)                                                   \
+    extern "C" const void *ffn_cuda_ew_##name(int op, int kind) {                       \
+        constexpr int ACT_ = ACT;                                                       \
+        const bool par = kind >= FFN_CUDA_K_PAR;                                        \
+        if (par) kind -= FFN_CUDA_K_PAR;                                                \
+        switch (op) {                                                                   \
+        case FFN_KOP_ACT_FWD: return FFN_CUDA_FLAT_OF(FFN_KOP_ACT_FWD, false);          \
+        case FFN_KOP_ACT_BWD: return FFN_CUDA_FLAT_OF(FFN_KOP_ACT_BWD, false);          \
+        case FFN_KOP_GLU_FWD:                                                           \
+            return par ? FFN_CUDA_FLAT_OF(FFN_KOP_GLU_FWD, true)                        \
+                       : FFN_CUDA_FLAT_OF(FFN_KOP_GLU_FWD, false);                      \
+        case FFN_KOP_GLU_BWD: return FFN_CUDA_FLAT_OF(FFN_KOP_GLU_BWD, false);          \
+        case -1: return (const void *)ffn_cu_lut_build<ACT_>;                           \
+        default: return NULL;                                                           \
+        }                                                                               \
     }
 
 #endif  // FFN_CUDA_EW_KERNEL_CUH

@@ -17,7 +17,7 @@ static __device__ __forceinline__ uint4 ffn__map8(const uint16_t *t, uint4 v) {
 }
 
 __global__ void __launch_bounds__(FFN_CUDA_LUT_THREADS, 1)
-    ffn_cu_lut_apply(const uint16_t *tab, const uint16_t *x, uint16_t *y, int64_t n) {
+    ffn_cu_lut_apply(const uint16_t *tab, const uint16_t *x, uint16_t *y, int64_t n, int mode) {
     extern __shared__ uint4 ffn_lut_smem[];
     const uint4 *src = (const uint4 *)tab;
     for (int i = threadIdx.x; i < FFN_CUDA_LUT_SMEM / 16; i += blockDim.x) ffn_lut_smem[i] = src[i];
@@ -25,17 +25,29 @@ __global__ void __launch_bounds__(FFN_CUDA_LUT_THREADS, 1)
     const uint16_t *t = (const uint16_t *)ffn_lut_smem;
     const uint4 *xv = (const uint4 *)x;
     uint4 *yv = (uint4 *)y;
-    const int64_t nv = n / 8, stride = (int64_t)gridDim.x * blockDim.x;
-    int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t nv = n / 8;
+    // mode 0: the blocks interleaved (block b takes vectors b·blockDim + k·gridDim·blockDim);
+    // mode 1: each block a contiguous range of the vectors.
+    int64_t v, end, stride;
+    if (mode == 1) {
+        const int64_t per = (nv + gridDim.x - 1) / gridDim.x;
+        v = (int64_t)blockIdx.x * per + threadIdx.x;
+        end = min(nv, (int64_t)(blockIdx.x + 1) * per);
+        stride = blockDim.x;
+    } else {
+        v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+        end = nv;
+        stride = (int64_t)gridDim.x * blockDim.x;
+    }
     // Four independent 16-byte loads in flight per thread before the first use.
-    for (; v + 3 * stride < nv; v += 4 * stride) {
+    for (; v + 3 * stride < end; v += 4 * stride) {
         uint4 a[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) a[k] = xv[v + k * stride];
 #pragma unroll
         for (int k = 0; k < 4; k++) yv[v + k * stride] = ffn__map8(t, a[k]);
     }
-    for (; v < nv; v += stride) yv[v] = ffn__map8(t, xv[v]);
+    for (; v < end; v += stride) yv[v] = ffn__map8(t, xv[v]);
     // The last n mod 8 elements.
     if (blockIdx.x == 0 && threadIdx.x < (int)(n - nv * 8)) {
         const int64_t i = nv * 8 + threadIdx.x;

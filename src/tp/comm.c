@@ -1,7 +1,7 @@
 // comm.c — the generic side of a communicator: the public ffn_comm_* entry points, traffic
 // statistics, and the agreement step that lets every collective entry point fail on all ranks
 // together instead of leaving one rank waiting in a collective the others never reach. The
-// backends (comm_mpi.c; NCCL later) implement struct ffn_comm_backend only.
+// backends (comm_mpi.c, comm_nccl.c) implement struct ffn_comm_backend only.
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ static double ffn__now(void) {
 }
 
 static size_t ffn__comm_esize(enum ffn_comm_dtype dt) {
-    return dt == FFN_COMM_F32 ? 4 : dt == FFN_COMM_BF16 ? 2 : 8;
+    return dt == FFN_COMM_F32 ? 4 : dt == FFN_COMM_I64 ? 8 : 2;
 }
 
 // --- generic operations over the backend ----------------------------------------------------
@@ -25,7 +25,8 @@ static size_t ffn__comm_esize(enum ffn_comm_dtype dt) {
 enum ffn_status ffn_comm_allreduce(ffn_ctx_t ctx, struct ffn_comm *c, void *buf, int64_t n,
                                    enum ffn_comm_dtype dtype, enum ffn_comm_op op, bool data) {
     const double t0 = ffn__now();
-    const enum ffn_status st = n > 0 ? c->be->allreduce(ctx, c, buf, n, dtype, op) : FFN_STATUS_OK;
+    const enum ffn_status st =
+        n > 0 ? c->be->allreduce(ctx, c, buf, n, dtype, op, !data) : FFN_STATUS_OK;
     const double dt = ffn__now() - t0, bytes = (double)n * (double)ffn__comm_esize(dtype);
     if (data) {
         c->stats.data_calls++;
@@ -44,7 +45,8 @@ enum ffn_status ffn_comm_allreduce(ffn_ctx_t ctx, struct ffn_comm *c, void *buf,
 enum ffn_status ffn_comm_bcast(ffn_ctx_t ctx, struct ffn_comm *c, void *buf, size_t bytes,
                                int64_t root) {
     const double t0 = ffn__now();
-    const enum ffn_status st = bytes ? c->be->broadcast(ctx, c, buf, bytes, root) : FFN_STATUS_OK;
+    const enum ffn_status st =
+        bytes ? c->be->broadcast(ctx, c, buf, bytes, root, true) : FFN_STATUS_OK;
     c->stats.control_calls++;
     c->stats.control_bytes += (double)bytes;
     c->stats.control_seconds += ffn__now() - t0;
@@ -131,6 +133,55 @@ enum ffn_status ffn_comm_allreduce_f32(ffn_ctx_t ctx, ffn_comm_t c, float *buf, 
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: comm and buf must not be NULL, n ≥ 0",
                          fn);
     return ffn_comm_allreduce(ctx, c, buf, n, FFN_COMM_F32, FFN_COMM_SUM, true);
+}
+
+enum ffn_status ffn_comm_allreduce_sum(ffn_ctx_t ctx, ffn_comm_t c, void *buf, enum ffn_dtype dtype,
+                                       int64_t n) {
+    static const char fn[] = "ffn_comm_allreduce_sum";
+    if (!ctx) return FFN_STATUS_INVALID_ARG;
+    ffn_error_clear(ctx);
+    if (!c || (n > 0 && !buf) || n < 0)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: comm and buf must not be NULL, n ≥ 0",
+                         fn);
+    if ((unsigned)dtype >= FFN_DTYPE_COUNT)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: dtype %d is not a dtype of ffn", fn,
+                         (int)dtype);
+    if (!(c->be->act_dtypes >> dtype & 1u))
+        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: the %s communicator does not sum %s%s",
+                         fn, c->be->name, ffn_dtype_name(dtype),
+                         c->be->act_dtypes == 1u << FFN_DTYPE_F32 ? " (f32 only)" : "");
+    static const enum ffn_comm_dtype map[FFN_DTYPE_COUNT] = {
+        [FFN_DTYPE_F32] = FFN_COMM_F32, [FFN_DTYPE_BF16] = FFN_COMM_BF16,
+        [FFN_DTYPE_F16] = FFN_COMM_F16};
+    return ffn_comm_allreduce(ctx, c, buf, n, map[dtype], FFN_COMM_SUM, true);
+}
+
+enum ffn_status ffn_comm_broadcast(ffn_ctx_t ctx, ffn_comm_t c, void *buf, size_t bytes,
+                                   int64_t root) {
+    static const char fn[] = "ffn_comm_broadcast";
+    if (!ctx) return FFN_STATUS_INVALID_ARG;
+    ffn_error_clear(ctx);
+    if (!c || (bytes && !buf))
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: comm and buf must not be NULL", fn);
+    if (root < 0 || root >= c->size)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: root %" PRId64 " is not a rank (0..%" PRId64 ")", fn, root,
+                         c->size - 1);
+    // Counted as a control call (it is not an activation all-reduce), buf in the backend's memory.
+    const double t0 = ffn__now();
+    const enum ffn_status st =
+        bytes ? c->be->broadcast(ctx, c, buf, bytes, root, false) : FFN_STATUS_OK;
+    c->stats.control_calls++;
+    c->stats.control_bytes += (double)bytes;
+    c->stats.control_seconds += ffn__now() - t0;
+    return st;
+}
+
+enum ffn_status ffn_comm_synchronize(ffn_ctx_t ctx, ffn_comm_t c) {
+    if (!ctx) return FFN_STATUS_INVALID_ARG;
+    ffn_error_clear(ctx);
+    if (!c) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "ffn_comm_synchronize: comm is NULL");
+    return c->be->sync ? c->be->sync(ctx, c) : FFN_STATUS_OK;
 }
 
 enum ffn_status ffn_comm_agree(ffn_ctx_t ctx, ffn_comm_t c, enum ffn_status local) {

@@ -26,11 +26,14 @@ static enum ffn_status ffn__mpi_error(ffn_ctx_t ctx, const char *what, int rc) {
     return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: MPI error %d: %s", what, rc, text);
 }
 
+// `host` is ignored: MPI's own memory is host memory.
 static enum ffn_status ffn__mpi_allreduce(ffn_ctx_t ctx, struct ffn_comm *c, void *buf, int64_t n,
-                                          enum ffn_comm_dtype dtype, enum ffn_comm_op op) {
-    if (dtype == FFN_COMM_BF16)
+                                          enum ffn_comm_dtype dtype, enum ffn_comm_op op,
+                                          bool host) {
+    (void)host;
+    if (dtype == FFN_COMM_BF16 || dtype == FFN_COMM_F16)
         return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
-                         "ffn_comm (mpi): MPI has no bf16 type; "
+                         "ffn_comm (mpi): MPI has no 16-bit float type; "
                          "the CPU blocks reduce f32");
     const MPI_Comm comm = ((struct ffn__mpi *)c->impl)->comm;
     const MPI_Datatype t = dtype == FFN_COMM_F32 ? MPI_FLOAT : MPI_INT64_T;
@@ -45,7 +48,8 @@ static enum ffn_status ffn__mpi_allreduce(ffn_ctx_t ctx, struct ffn_comm *c, voi
 }
 
 static enum ffn_status ffn__mpi_bcast(ffn_ctx_t ctx, struct ffn_comm *c, void *buf, size_t bytes,
-                                      int64_t root) {
+                                      int64_t root, bool host) {
+    (void)host;
     const MPI_Comm comm = ((struct ffn__mpi *)c->impl)->comm;
     for (size_t i = 0; i < bytes; i += (size_t)FFN_MPI_CHUNK) {
         const size_t k = bytes - i < (size_t)FFN_MPI_CHUNK ? bytes - i : (size_t)FFN_MPI_CHUNK;
@@ -65,8 +69,10 @@ static void ffn__mpi_destroy(struct ffn_comm *c) {
     c->impl = NULL;
 }
 
-static const struct ffn_comm_backend ffn__mpi_backend = {"mpi", ffn__mpi_allreduce, ffn__mpi_bcast,
-                                                         NULL, ffn__mpi_destroy};
+static const struct ffn_comm_backend ffn__mpi_backend = {
+    .name = "mpi", .memory = FFN_BACKEND_CPU, .act_dtypes = 1u << FFN_DTYPE_F32,
+    .allreduce = ffn__mpi_allreduce, .broadcast = ffn__mpi_bcast, .sync = NULL,
+    .destroy = ffn__mpi_destroy};
 
 enum ffn_status ffn_comm_create_mpi(ffn_ctx_t ctx, const void *mpi_comm, ffn_comm_t *comm_out) {
     static const char fn[] = "ffn_comm_create_mpi";

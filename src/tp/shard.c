@@ -359,7 +359,22 @@ enum ffn_status ffn_tp_grads_gather(ffn_ctx_t ctx, ffn_comm_t comm, const struct
                        "%s: grads.size too small (start from "
                        "FFN_BLOCK_GRADS_INIT)",
                        fn);
-    else if (!(st = ffn_tp_plan_range(ctx, plan, comm->rank, &c0, &n)) && plan->world != comm->size)
+    else if (local->dtype != FFN_DTYPE_F32 || full->dtype != FFN_DTYPE_F32)
+        st = ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                       "%s: gradients are gathered in f32 (local.dtype %s, full.dtype %s)", fn,
+                       ffn_dtype_name(local->dtype), ffn_dtype_name(full->dtype));
+    for (int k = 0; k < 8 && !st; k++)  // host code reads and writes them
+        for (int side = 0; side < 2 && !st; side++) {
+            const void *p = ffn__g(side ? full : local, k % 4, k >= 4);
+            if (p && ffn_tp_mem_is_device(ctx, p))
+                st = ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                               "%s: %s.%s%s is device memory; the gather works on host memory "
+                               "(copy the GPU's gradients to the host first)",
+                               fn, side ? "full" : "local", k >= 4 ? "b_" : "",
+                               ffn__member_names[k % 4]);
+        }
+    if (!st && !(st = ffn_tp_plan_range(ctx, plan, comm->rank, &c0, &n)) &&
+        plan->world != comm->size)
         st = ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                        "%s: the plan is for %" PRId64
                        " ranks, the "

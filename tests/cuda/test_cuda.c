@@ -33,9 +33,11 @@
 #define FFN__GUARD_BYTE 0xa5
 
 // clang-format off
-static const struct ffn_cm_tabs ffn__tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
+static const struct ffn_cm_tabs_src ffn__tabs_src = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
 #include "cpu/gelu_erf_fast_tab.inc"
 }};
+// The math's layout of the tables (ffn_cm_tabs_fill), filled at the start of main.
+static struct ffn_cm_tabs ffn__tabs;
 // clang-format on
 
 static const int ffn__n_in[FFN_KOP_COUNT] = {1, 2, 2, 3};
@@ -62,6 +64,9 @@ static const float ffn__specials[] = {
     20.0f,     -20.0f,     -1.2784645f,      -0.75179f,  1e-7f,     -1e-7f,     5.0f,   -5.0f,
     2e13f,     -2e13f,     65504.0f,         -65504.0f,  65520.0f,  1.0f,       -1.0f,  -3.5f,
     -4.5f,     9.0f,       -16.0f,           -9.4f,      80.0f,     -80.0f,     47.0f,  -47.0f,
+    // e^-x at the double subnormals' end (-745.1332: 2^-1075), σ(1.702x) and erfc's tails there
+    745.0f,    -745.0f,    745.1f,           -745.1f,    745.14f,   -745.14f,   437.8f, -437.8f,
+    -38.5f,    -38.53125f, -38.6f,           37.6f,      -37.6f,    744.5f,     -744.5f, 708.5f,
 };
 #define FFN__N_SPECIALS (sizeof ffn__specials / sizeof ffn__specials[0])
 
@@ -74,9 +79,14 @@ static float ffn__rand_x(uint64_t *s) {
     return ffn_f32_from_bits((uint32_t)ffn_test_rand(s));  // any bit pattern, NaNs included
 }
 
-// The multipliers (dy, up, dh): log-uniform over 2^±6, and 1 in 32 a special value.
+// The multipliers (dy, up, dh): log-uniform over 2^±6, and 1 in 32 a special value; with
+// ffn__inf_m, ±inf at random (every output then says whether its act or act' was zero or not,
+// on the host and on the device alike: the libms' subnormal tails, e.g. libdevice's exp(-745) = 0
+// where glibc's is 2^-1074, show as NaN against ±inf).
+static bool ffn__inf_m;
 static float ffn__rand_m(uint64_t *s) {
     static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-140f, -0x1p-130f, 1.0f};
+    if (ffn__inf_m) return ffn_test_rand(s) % 2 ? INFINITY : -INFINITY;
     if (ffn_test_rand(s) % 32 == 0) return sp[ffn_test_rand(s) % 8];
     return ffn_test_logrand(s, -6.0, 6.0);
 }
@@ -286,14 +296,10 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
     return near;
 }
 
-static void ffn__test_kernels(void) {
-    float *x32 = malloc(FFN__N_F32 * sizeof *x32), *x16 = malloc(65536 * sizeof *x16);
-    uint64_t s = 0xc0da5eedull;
-    for (int64_t i = 0; i < FFN__N_F32; i++) x32[i] = ffn__rand_x(&s);
-    ffn_ctx_t ctx[2][2];
-    for (int acc = 0; acc < 2; acc++)
-        for (int par = 0; par < 2; par++) ctx[acc][par] = ffn__ctx(acc, par);
-    int64_t near = 0, configs = 0, outputs = 0;
+// Every op × activation × dtype pair × tier (× parity) on `ctx` (accuracy, parity), inputs as
+// the file's header says. Counts configurations, outputs and one-ulp differences.
+static void ffn__kernels_pass(ffn_ctx_t ctx[2][2], const float *x32, float *x16, bool mult_only,
+                              int64_t *configs, int64_t *outputs, int64_t *near) {
     for (int op = 0; op < FFN_KOP_COUNT; op++)
         for (int act = 0; act < FFN_ACT_COUNT; act++)
             for (int in = 0; in < FFN_DTYPE_COUNT; in++)
@@ -306,6 +312,7 @@ static void ffn__test_kernels(void) {
                             const bool fwd = op == FFN_KOP_ACT_FWD || op == FFN_KOP_GLU_FWD;
                             if (acc && !(gelu && fwd)) continue;
                             if (par && !(op == FFN_KOP_GLU_FWD && out != FFN_DTYPE_F32)) continue;
+                            if (mult_only && op == FFN_KOP_ACT_FWD) continue;
                             const struct ffn__cfg c = {(enum ffn_kop)op,
                                                        (enum ffn_act)act,
                                                        (enum ffn_dtype)in,
@@ -321,20 +328,43 @@ static void ffn__test_kernels(void) {
                                 xs = x16;
                                 n = 65536;
                             }
-                            near += ffn__check_vector(ctx[acc][par], &c, xs, n,
-                                                      0x1234ull + (uint64_t)configs);
-                            configs++;
-                            outputs += n * (op == FFN_KOP_GLU_BWD ? 2 : 1);
+                            *near += ffn__check_vector(ctx[acc][par], &c, xs, n,
+                                                       0x1234ull + (uint64_t)*configs);
+                            (*configs)++;
+                            *outputs += n * (op == FFN_KOP_GLU_BWD ? 2 : 1);
                         }
-    printf("kernels: %lld configurations, %lld outputs, %lld one ulp from the host math\n",
-           (long long)configs, (long long)outputs, (long long)near);
-    // rcp.approx against 1/x changes a correction term by ~2^-23 of itself, libdevice's exp/erfc
-    // against glibc's a double by an ulp or two: a result moves across a rounding boundary in
-    // perhaps one of 2^21 outputs. A systematic difference would show in thousands.
-    ffn_test_check(&ffn__rep, (double)near <= 16 + 1e-5 * (double)outputs,
-                   "kernels: %lld outputs one ulp from the host math", (long long)near);
-    for (int acc = 0; acc < 2; acc++)
-        for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[acc][par]);
+}
+
+static void ffn__test_kernels(void) {
+    float *x32 = malloc(FFN__N_F32 * sizeof *x32), *x16 = malloc(65536 * sizeof *x16);
+    uint64_t s = 0xc0da5eedull;
+    for (int64_t i = 0; i < FFN__N_F32; i++) x32[i] = ffn__rand_x(&s);
+    for (size_t i = 0; i < FFN__N_SPECIALS; i++) x32[i] = ffn__specials[i];  // each once at least
+    // Contiguous views: the flat kernels (same width in and out) and the generic one (mixed
+    // widths); then the generic kernel for every pair ($FFN_CUDA_FLAT=0); then infinite
+    // multipliers.
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1) setenv("FFN_CUDA_FLAT", "0", 1);
+        ffn__inf_m = pass == 2;
+        ffn_ctx_t ctx[2][2];
+        for (int acc = 0; acc < 2; acc++)
+            for (int par = 0; par < 2; par++) ctx[acc][par] = ffn__ctx(acc, par);
+        unsetenv("FFN_CUDA_FLAT");
+        int64_t near = 0, configs = 0, outputs = 0;
+        ffn__kernels_pass(ctx, x32, x16, pass == 2, &configs, &outputs, &near);
+        static const char *const what[3] = {"kernels", "kernels (generic)", "kernels (dy, up, dh ±inf)"};
+        printf("%s: %lld configurations, %lld outputs, %lld one ulp from the host math\n",
+               what[pass], (long long)configs, (long long)outputs, (long long)near);
+        // rcp.approx against 1/x changes a correction term by ~2^-23 of itself, libdevice's
+        // exp/erfc against glibc's a double by an ulp or two: a result moves across a rounding
+        // boundary in perhaps one of 2^21 outputs. A systematic difference would show in
+        // thousands.
+        ffn_test_check(&ffn__rep, (double)near <= 16 + 1e-5 * (double)outputs,
+                       "%s: %lld outputs one ulp from the host math", what[pass], (long long)near);
+        for (int acc = 0; acc < 2; acc++)
+            for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[acc][par]);
+    }
+    ffn__inf_m = false;
     free(x32), free(x16);
 }
 
@@ -776,7 +806,8 @@ static void ffn__test_big(void) {
         ffn_ctx_destroy(lut);
         return;
     }
-    // x[i] = bf16 pattern (i mod 65536); y = act(x): checked at the start, across 2^31, the end.
+    // x[i] = bf16 pattern (i mod 65536); y = act(x): checked at the start, the middle, and the end
+    // across 2^31.
     uint16_t *h = malloc(65536 * 2);
     for (int i = 0; i < 65536; i++) h[i] = (uint16_t)i;
     for (int64_t i = 0; i < n; i += 65536) {
@@ -785,7 +816,9 @@ static void ffn__test_big(void) {
     }
     const struct ffn_tensor tx = ffn_tensor_vec(x, FFN_DTYPE_BF16, n),
                             ty = ffn_tensor_vec(y, FFN_DTYPE_BF16, n);
-    const int64_t tail = 70000, starts[] = {0, ((int64_t)1 << 31) - 5000, n - tail};
+    // Windows of `tail` elements: the start, the middle, and the end, which spans 2^31 (the end is
+    // only 1000 past it).
+    const int64_t tail = 70000, starts[] = {0, ((int64_t)1 << 30) + 12345, n - tail};
     uint16_t *got = malloc(tail * 2);
     for (int pass = 0; pass < 2; pass++) {
         ffn_ctx_t ctx = pass ? lut : direct;
@@ -818,6 +851,7 @@ static void ffn__test_big(void) {
 }
 
 int main(int argc, char **argv) {
+    ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     bool kernels = true, layouts = true, api = true, big = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--only-kernels"))

@@ -26,9 +26,11 @@
 #include "testutil.h"
 
 // clang-format off
-static const struct ffn_cm_tabs ffn__tabs = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
+static const struct ffn_cm_tabs_src ffn__tabs_src = {{FFN_EXP2_TAB_HI}, {FFN_EXP2_TAB_LO}, {
 #include "cpu/gelu_erf_fast_tab.inc"
 }};
+// The math's layout of the tables (ffn_cm_tabs_fill), filled at the start of main.
+static struct ffn_cm_tabs ffn__tabs;
 // clang-format on
 
 // Gated ops sweep the gate; up and dh cycle through these (as `ffn ulp`; exact in bf16 and f16).
@@ -218,6 +220,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
 }
 
 int main(int argc, char **argv) {
+    ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     struct ffn__opts op;
     if (ffn__parse(argc, argv, &op)) return 2;
     struct ffn_test_report rep = {.name = "test_cuda_math"};

@@ -5,7 +5,7 @@
 # - bf16 / f16 tensors exhaustively against torch's own bf16 / f16 ops, and the parity mode of
 #   the gated combine against PyTorch's eager rounding;
 # - the C scalar reference (Context(isa="scalar")) on the same tensors;
-# - strided tensors, in place, bad input (library messages, outputs untouched), the CUDA seam.
+# - strided tensors, in place, bad input (library messages, outputs untouched), other devices.
 #
 # Tolerances (ffntest.py has the table): ffn's contract in ulps of the f32 reference. torch's
 # GeLUs are written 0.5x(1 + tanh u) and x·0.5(1 + erf(x/√2)): even in float64 they lose all
@@ -288,8 +288,9 @@ class TestTorchLayouts(unittest.TestCase):
         self.assertIn("autograd", str(cm.exception))
         self.fused.requires_grad_(False)
 
-    def test_cuda_seam(self):
-        # Tensors off the CPU are refused with a message (the CUDA backend will take them).
+    def test_other_devices(self):
+        # Tensors neither on the CPU nor on a CUDA device are refused with a message (CUDA
+        # tensors: test_cuda.py, test_cuda_nogpu.py).
         meta = torch.empty(4, 4, device="meta")
         with self.assertRaises(ffn.UnsupportedError) as cm:
             ffn.act(meta, "silu")

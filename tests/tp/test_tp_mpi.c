@@ -303,6 +303,19 @@ static void test_failures(void) {
     st = ffn_comm_agree(ctx, comm, rank == 0 ? FFN_STATUS_IO : FFN_STATUS_OK);
     EXPECT(st == FFN_STATUS_IO, "agree: status %d", (int)st);
     EXPECT(ffn_comm_agree(ctx, comm, FFN_STATUS_OK) == FFN_STATUS_OK, "agree OK");
+    // The public sum and broadcast on host memory; MPI sums f32 only; sync returns at once.
+    float v[3] = {1.0f, (float)rank, -2.5f};
+    EXPECT(!ffn_comm_allreduce_sum(ctx, comm, v, FFN_DTYPE_F32, 3) && v[0] == (float)world &&
+               v[1] == (float)(world * (world - 1) / 2) && v[2] == -2.5f * (float)world,
+           "allreduce_sum f32: %g %g %g", v[0], v[1], v[2]);
+    uint16_t h16[2] = {0x3f80, 0x3f80};
+    st = ffn_comm_allreduce_sum(ctx, comm, h16, FFN_DTYPE_BF16, 2);
+    EXPECT(st == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "does not sum bf16"),
+           "allreduce_sum bf16 on MPI: status %d", (int)st);
+    char bb[5] = {'r', (char)('0' + rank), 'x', 'y', 'z'};
+    EXPECT(!ffn_comm_broadcast(ctx, comm, bb, 5, world - 1) && bb[1] == (char)('0' + world - 1),
+           "broadcast from the last rank");
+    EXPECT(ffn_comm_synchronize(ctx, comm) == FFN_STATUS_OK, "sync");
     // Traffic was counted: the forwards above reduced T·d floats each.
     struct ffn_comm_stats cs = FFN_COMM_STATS_INIT;
     EXPECT(!ffn_comm_stats(ctx, comm, &cs) && cs.data_calls > 0 && cs.data_bytes > 0 &&

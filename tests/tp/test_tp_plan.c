@@ -436,6 +436,15 @@ static void test_comm_without_mpi(void) {
            "ffn_comm_create_mpi before MPI_Init: status %d", (int)st);
     EXPECT(ffn_comm_rank(NULL) == -1 && ffn_comm_size(NULL) == -1, "NULL comm");
     ffn_comm_destroy(NULL);
+    // NCCL with a CPU context (or in a build without NCCL): refused, naming why.
+    void *fake_nccl = &fake;
+    comm = (ffn_comm_t)&fake;
+    const enum ffn_status sn = ffn_comm_create_nccl(ctx, &fake_nccl, NULL, &comm);
+    EXPECT(comm == NULL &&
+               ((sn == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "CUDA context")) ||
+                (sn == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "no NCCL"))),
+           "ffn_comm_create_nccl with a CPU context: status %d: %s", (int)sn,
+           ffn_ctx_last_error(ctx));
 }
 
 int main(void) {

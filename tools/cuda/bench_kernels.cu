@@ -48,6 +48,18 @@ __global__ void ffn__flush(const uint4 *p, int64_t n, float *sink) {
     if (acc == 0x12345678u) *sink += 1.0f;  // keeps the loads; practically never true
 }
 
+// Keeps one SM busy for about `cycles` clock cycles.
+__global__ void ffn__spin(int64_t cycles) {
+    const int64_t t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
+extern "C" int ffn_benchcu_spin(void *stream, int64_t cycles) {
+    ffn__spin<<<1, 1, 0, (cudaStream_t)stream>>>(cycles);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int ffn_benchcu_fill(void *stream, void *p, int dt, int64_t n, int dist, uint64_t seed) {
     ffn__fill<<<2048, 256, 0, (cudaStream_t)stream>>>(p, dt, n, dist, seed);
     return (int)cudaGetLastError();

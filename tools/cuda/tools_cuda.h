@@ -48,6 +48,10 @@ int ffn_benchcu_fill(void *stream, void *p, int dt, int64_t n, int dist, uint64_
 // call behind it.
 int ffn_benchcu_flush(void *stream, const void *p, size_t bytes, float *sink);
 
+// Keeps the stream busy for about `cycles` GPU clock cycles (one thread): the warm benchmark's
+// stand-in for the flush, which hides the host's queuing of the timed call without touching L2.
+int ffn_benchcu_spin(void *stream, int64_t cycles);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,10 +24,25 @@
 #define FFN_GELU_C 0.044715                                          // tanh-GeLU cubic term
 #define FFN_QUICK_GELU_A 1.702                                       // quick-GeLU slope
 
+// e^t. On the device, CUDA's exp (libdevice 13.0) returns 0 for every t ≤ -745, where the
+// correctly rounded value (glibc's) is still the smallest subnormal 2^-1074 down to
+// t = -745.1332 (ln 2^-1075): the squared half, (e^(t/2))², rounds once into the subnormals
+// instead, so both sides agree there (a difference that shows as inf·0 = NaN against inf·2^-1074
+// = inf once a derivative is multiplied by an infinite dy).
+FFN_REF_FN double ffn_ref_exp(double t) {
+#if defined(__CUDA_ARCH__)
+    if (t < -708.0) {
+        const double h = exp(0.5 * t);
+        return h * h;
+    }
+#endif
+    return exp(t);
+}
+
 // σ(t) = 1/(1+e^-t), evaluated so that exp never overflows: for t < 0, e^t/(1+e^t).
 FFN_REF_FN double ffn_ref_sigmoid(double t) {
-    if (t >= 0) return 1.0 / (1.0 + exp(-t));
-    const double e = exp(t);
+    if (t >= 0) return 1.0 / (1.0 + ffn_ref_exp(-t));
+    const double e = ffn_ref_exp(t);
     return e / (1.0 + e);
 }
 
@@ -50,7 +65,7 @@ FFN_REF_FN double ffn_ref_gelu_erf(double x) { return 0.5 * x * erfc(-x * FFN_IN
 
 // gelu_erf'(x) = Φ(x) + x·φ(x), φ(x) = e^{-x²/2}/√(2π).
 FFN_REF_FN double ffn_ref_gelu_erf_d(double x) {
-    return 0.5 * erfc(-x * FFN_INV_SQRT_2) + x * FFN_INV_SQRT_2PI * exp(-0.5 * x * x);
+    return 0.5 * erfc(-x * FFN_INV_SQRT_2) + x * FFN_INV_SQRT_2PI * ffn_ref_exp(-0.5 * x * x);
 }
 
 // silu(x) = x·σ(x);  silu'(x) = σ(x) + x·σ(x)·σ(-x).
