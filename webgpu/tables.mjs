@@ -27,12 +27,15 @@ function accuracy(specs) {
             else cell.set(id, `${prev} / ${v}`);  // f32 and vec4 differ: show both
         }
     }
-    const head = ['kernel', 'output', 'f32 bound', ...cols.map((c) => c.name), 'f16 bound', ...cols.map((c) => `${c.name} (f16)`)];
+    // a results file without f32 (or f16) rows, e.g. the fma run's f32 only, gets no such column
+    const has = (c, dt) => keys.some((k) => cell.has(`${c.name}|${k}|${dt}`));
+    const c32 = cols.filter((c) => has(c, 'f32')), c16 = cols.filter((c) => has(c, 'f16'));
+    const head = ['kernel', 'output', 'f32 bound', ...c32.map((c) => c.name), 'f16 bound', ...c16.map((c) => `${c.name} (f16)`)];
     const out = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
     for (const k of keys) {
         const [kernel, output] = k.split('|');
-        const f32 = cols.map((c) => cell.get(`${c.name}|${k}|f32`) ?? '-');
-        const f16 = cols.map((c) => cell.get(`${c.name}|${k}|f16`) ?? '-');
+        const f32 = c32.map((c) => cell.get(`${c.name}|${k}|f32`) ?? '-');
+        const f16 = c16.map((c) => cell.get(`${c.name}|${k}|f16`) ?? '-');
         out.push(`| ${kernel} | ${output} | ${tol.get(`${k}|f32`)} | ${f32.join(' | ')} | ${tol.get(`${k}|f16`)} | ${f16.join(' | ')} |`);
     }
     for (const { name, r } of cols) {
@@ -71,7 +74,8 @@ function throughput(file, nArg) {
     out.push('', `${hdr.cpu}; n = ${n}, L2 flushed between reps; copy limit ${copy?.triad_gbps} GB/s (${copy?.triad_kernel}); ` +
         `FFN_FMA_EXACT=${hdr.fma_exact} FFN_F16_CVT=${hdr.f16_cvt}; timer: ${hdr.timer}` +
         (floor ? `; a timed pass of one workgroup: ${(floor.seconds * 1e6).toFixed(2)} us` : ''));
-    for (const r of data.filter((r) => base(r) === 'swiglu_combine' && r.n === 1572864 && r.dtype === 'f32'))
+    for (const r of data.filter((r) => base(r) === 'swiglu_combine' && r.n === 1572864 && r.dtype === 'f32' &&
+        (r.cache === 'flushed' || r.cache === 'warm')))
         out.push(`swiglu_combine n = 512 x 3072 ${r.kernel_isa} L2 ${r.cache}: ${(r.seconds * 1e6).toFixed(2)} us (min ${(r.min_seconds * 1e6).toFixed(2)})`);
     return out.join('\n');
 }
