@@ -65,6 +65,26 @@ static void ffn__leave(ffn_ctx_t ctx, int prev) {
     if (prev != ctx->device) (void)cudaSetDevice(prev);
 }
 
+// Every entry point runs with the calling thread's stream-capture mode relaxed: its host-side
+// checks (pointer attributes, allocation ranges, occupancy, the stream's device) are "potentially
+// unsafe" calls that would invalidate the caller's capture in the default global mode
+// (torch.cuda.graph captures so); relaxed, they run on the host and only the kernels and copies
+// go into the graph. The previous mode is restored on the way out.
+int ffn_cuda_capture_relax(void) {
+    enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
+    if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (int)m;
+}
+
+void ffn_cuda_capture_restore(int mode) {
+    if (mode < 0) return;
+    enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
+    if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) (void)cudaGetLastError();
+}
+
 // --- availability and the context ----------------------------------------------------------------
 
 static bool ffn__cuda_available(char *why, size_t why_size) {
@@ -185,13 +205,17 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
 
 static enum ffn_status ffn__cuda_set_stream(ffn_ctx_t ctx, void *stream) {
     if (stream) {
+        const int mode = ffn_cuda_capture_relax();
         int sd = -1;
-        if (cudaStreamGetDevice((cudaStream_t)stream, &sd) == cudaSuccess && sd != ctx->device)
+        const bool other = cudaStreamGetDevice((cudaStream_t)stream, &sd) == cudaSuccess &&
+                           sd != ctx->device;
+        (void)cudaGetLastError();
+        ffn_cuda_capture_restore(mode);
+        if (other)
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                              "ffn_ctx_set_stream: the stream belongs to CUDA device %d, the "
                              "context to device %d",
                              sd, ctx->device);
-        (void)cudaGetLastError();
     }
     ctx->stream = stream;
     return FFN_STATUS_OK;
@@ -317,7 +341,7 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
     return t->rows <= 1 || t->row_stride == t->cols;
 }
 
-static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
     struct ffn_cuda_state *s = ffn__state(ctx);
     enum ffn_status st;
     for (int k = 0; k < c->n_out && !c->trusted; k++)
@@ -472,6 +496,13 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
     }
     return FFN_STATUS_OK;
+}
+
+static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_elementwise_run(ctx, c);
+    ffn_cuda_capture_restore(mode);
+    return st;
 }
 
 const struct ffn_backend_i ffn_backend_cuda = {

@@ -36,6 +36,7 @@
 
 #include "block/block_impl.h"
 #include "cuda/cuda_block.h"
+#include "cuda/cuda_impl.h"
 #include "cuda/cuda_lt.h"
 
 // cuBLASLt's workspace (the size NVIDIA recommends for Hopper's kernels).
@@ -1136,10 +1137,50 @@ out:
     return st;
 }
 
+// The entry points with the thread's stream-capture mode relaxed (ffn_cuda_capture_relax): a
+// forward or backward may be captured into the caller's CUDA graph once a first call has reserved
+// the block's memory for that many tokens.
+static enum ffn_status ffn__cuda_create_cap(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                            const struct ffn_block_weights *weights,
+                                            const struct ffn_block_opts *opts,
+                                            ffn_block_t *block_out) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_create(ctx, spec, weights, opts, block_out);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
+static enum ffn_status ffn__cuda_forward_cap(ffn_ctx_t ctx, ffn_block_t block,
+                                             const struct ffn_tensor *y, const struct ffn_tensor *x,
+                                             enum ffn_block_policy policy) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_forward(ctx, block, y, x, policy);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
+static enum ffn_status ffn__cuda_backward_cap(ffn_ctx_t ctx, ffn_block_t block,
+                                              const struct ffn_block_grads *grads,
+                                              const struct ffn_tensor *dx,
+                                              const struct ffn_tensor *dy) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_backward(ctx, block, grads, dx, dy);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
+static enum ffn_status ffn__cuda_info_cap(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                                          struct ffn_block_info *info) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_info(ctx, block, n_tokens, info);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
 const struct ffn_block_i ffn_block_cuda = {
-    .create = ffn__cuda_create,
+    .create = ffn__cuda_create_cap,
     .destroy = ffn__cuda_destroy,
-    .forward = ffn__cuda_forward,
-    .backward = ffn__cuda_backward,
-    .info = ffn__cuda_info,
+    .forward = ffn__cuda_forward_cap,
+    .backward = ffn__cuda_backward_cap,
+    .info = ffn__cuda_info_cap,
 };

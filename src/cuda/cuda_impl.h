@@ -12,6 +12,11 @@
 extern "C" {
 #endif
 
+// The calling thread's stream-capture mode relaxed for the length of a call (cuda_backend.c):
+// returns the previous mode for ffn_cuda_capture_restore (-1: unchanged).
+int ffn_cuda_capture_relax(void);
+void ffn_cuda_capture_restore(int mode);
+
 // Threads per block of the element-wise kernel; each thread takes 8 consecutive elements of a row
 // at a time (one 16-byte access per 16-bit input, two per f32 input).
 #define FFN_CUDA_THREADS 256

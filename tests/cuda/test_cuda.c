@@ -641,6 +641,42 @@ static void ffn__test_api(void) {
     bad = 0;
     for (int64_t i = 0; i < n; i++) bad += h16[i] != ffn_f32_to_bf16(h[i]);
     ffn_test_check(r, bad == 0, "convert f32->bf16: %d differ", bad);
+    // Captured into a CUDA graph in the global mode (torch.cuda.graph's): the stream is set during
+    // the capture, the checks run, the kernel is captured, not run; a replay computes it.
+    float *d2 = NULL;
+    FFN__CUDA(cudaMalloc((void **)&d2, n * sizeof *d2));
+    FFN__CUDA(cudaMemset(d2, 0, n * sizeof *d2));
+    struct ffn_tensor y2 = ffn_tensor_vec(d2, FFN_DTYPE_F32, n);
+    ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "default stream");
+    FFN__CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const enum ffn_status cst = ffn_ctx_set_stream(ctx, stream);
+    const enum ffn_status cfw = ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y2, &x);
+    cudaGraph_t graph = NULL;
+    const cudaError_t cend = cudaStreamEndCapture(stream, &graph);
+    ffn_test_check(r, cst == FFN_STATUS_OK && cfw == FFN_STATUS_OK && cend == cudaSuccess,
+                   "captured call: set_stream %s, forward %s (%s), end of capture %s",
+                   ffn_status_string(cst), ffn_status_string(cfw), ffn_ctx_last_error(ctx),
+                   cudaGetErrorName(cend));
+    FFN__CUDA(cudaStreamSynchronize(stream));
+    float *cap = malloc(n * sizeof *cap);
+    FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += cap[i] != 0.0f;
+    ffn_test_check(r, bad == 0, "captured, not run: %d outputs written", bad);
+    if (cend == cudaSuccess) {
+        cudaGraphExec_t exec = NULL;
+        FFN__CUDA(cudaGraphInstantiate(&exec, graph, 0));
+        FFN__CUDA(cudaGraphLaunch(exec, stream));
+        FFN__CUDA(cudaStreamSynchronize(stream));
+        FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
+        bad = memcmp(cap, out, n * sizeof *cap) != 0;
+        ffn_test_check(r, !bad, "graph replay = the direct call");
+        FFN__CUDA(cudaGraphExecDestroy(exec));
+        FFN__CUDA(cudaGraphDestroy(graph));
+    }
+    (void)cudaGetLastError();
+    free(cap);
+    FFN__CUDA(cudaFree(d2));
     ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK && !ffn_ctx_stream(ctx),
                    "back to the default stream");
     FFN__CUDA(cudaStreamDestroy(stream));
