@@ -90,15 +90,24 @@ __global__ void ffn_cu_colsum_part_vec(const void *A, int64_t lda, int64_t rows,
     for (int k = 0; k < V; k++) part[(int64_t)blockIdx.y * n + t * V + k] = s[k];
 }
 
-// g[j·gs] = Σ_chunk part[chunk, j] (+ g[j·gs] when acc), rounded once to g's dtype.
+// g[j·gs] = Σ_chunk part[chunk, j] (+ g[j·gs] when acc), rounded once to g's dtype. A block of
+// 32 × 8 threads takes 32 columns: lane y sums chunks y, y + 8, ... in order, then the 8 lane sums
+// are added in lane order (the same order every run), so no thread walks all the chunks alone.
 __global__ void ffn_cu_colsum_done(const double *part, int64_t chunks, int64_t n, void *g, int gdt,
                                    int64_t gs, int acc) {
-    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
+    __shared__ double sh[8][33];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t j = (int64_t)blockIdx.x * 32 + tx;
     double s = 0.0;
-    for (int64_t c = 0; c < chunks; c++) s += part[c * n + j];
-    if (acc) s += (double)ffn__ld(g, j * gs, gdt);
-    ffn__st(g, j * gs, gdt, (float)s);
+    if (j < n)
+        for (int64_t c = ty; c < chunks; c += 8) s += part[c * n + j];
+    sh[ty][tx] = s;
+    __syncthreads();
+    if (ty != 0 || j >= n) return;
+    double t = 0.0;
+    for (int k = 0; k < 8; k++) t += sh[k][tx];
+    if (acc) t += (double)ffn__ld(g, j * gs, gdt);
+    ffn__st(g, j * gs, gdt, (float)t);
 }
 
 // --- the fallback GEMM --------------------------------------------------------------------------
@@ -169,11 +178,11 @@ extern "C" int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t
     const int es = dt == FFN_DTYPE_F32 ? 4 : 2, V = dt == FFN_DTYPE_F32 ? 4 : 8;
     const bool vec = (uintptr_t)A % 16 == 0 && (lda * es) % 16 == 0 && n % V == 0;
     const int64_t per_row = vec ? n / V : n;  // threads along a row
-    // About 2^18 threads in all (132 SMs × 2048), chunks of at least 4 rows, no more chunks than
-    // the partials buffer holds.
+    // About 2^18 threads in all (132 SMs × 2048), chunks of at least 4 rows, at most 256 chunks
+    // (the second pass reads 256 partials per column), no more than the partials buffer holds.
     int64_t chunks = ((int64_t)1 << 18) / per_row;
     if (chunks > (rows + 3) / 4) chunks = (rows + 3) / 4;
-    if (chunks > 4096) chunks = 4096;
+    if (chunks > 256) chunks = 256;
     if (chunks > part_cap / n) chunks = part_cap / n;
     if (chunks < 1) chunks = 1;
     const int64_t rpc = rows > 0 ? (rows + chunks - 1) / chunks : 0;
@@ -191,7 +200,8 @@ extern "C" int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t
     } else {
         ffn_cu_colsum_part_vec<FFN_DTYPE_F16><<<grid, 256, 0, s>>>(A, lda, rows, n, rpc, part);
     }
-    ffn_cu_colsum_done<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(part, chunks, n, g, gdt, gs, acc);
+    ffn_cu_colsum_done<<<(unsigned)((n + 31) / 32), dim3(32, 8), 0, s>>>(part, chunks, n, g, gdt, gs,
+                                                                       acc);
     return (int)cudaGetLastError();
 }
 
