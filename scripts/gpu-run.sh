@@ -190,8 +190,16 @@ step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GE
     "$tb" --grid --only-act gelu_tanh
 step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
     "$tb" --grid --only-act silu
-step block_bench 120 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
-    cuda --json
+step block_bench 150 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --stages --gemms
+# The GEMM choice: the heuristic's first only (no timed pick), and the fastest of 32 candidates.
+step block_bench_algos1 60 bench-block-algos1.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=1 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
+step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
+    "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
+step block_torch_gemms 90 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --gemms --tokens 512,8192 --json-out \
+    "$OUT/bench-block-torch-gemms.jsonl"
 step block_bench_epilogue 40 bench-block.jsonl block-tools.log env FFN_CUDA_GELU_EPILOGUE=1 \
     "$here/bin/ffn" bench block --backend cuda --json --shape gpt2-small
 step block_torch_eager 120 block-torch.log block-torch.log python3 \
@@ -216,11 +224,28 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== ffn vs GEMMs alone vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --table-only --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch.jsonl" 2>&1
+        echo "== GEMMs one by one: ffn (timed pick of 8 candidates) vs PyTorch"
+        python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
+            --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
+        for v in algos1 algos32; do
+            [ -s "$OUT/bench-block-$v.jsonl" ] || continue
+            echo "== GEMMs one by one with FFN_CUDA_GEMM_ALGOS=${v#algos}"
+            python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
+                "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
+            echo "== ffn rows with FFN_CUDA_GEMM_ALGOS=${v#algos}"
+            python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "shape" in r and "bench" not in r:
+        print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms gemms %.3f ms" % (
+              r["seconds"] * 1e3, r["gemm_seconds"] * 1e3), "ratio %.3f floor %.3f" % (
+              r["ratio_to_gemm"], r["floor_ratio"]), r["impl"])' "$OUT/bench-block-$v.jsonl" 2>&1
+        done
         echo "== ffn rows (the first GEMM's implementation)"
         python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}
-    if "shape" in r:
+    if "shape" in r and "bench" not in r:
         print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms" % (r["seconds"] * 1e3),
               "ratio %.3f floor %.3f host %.0f us" % (r["ratio_to_gemm"], r["floor_ratio"],
               r["host_us"]), r["impl"])' "$OUT/bench-block.jsonl" 2>&1
