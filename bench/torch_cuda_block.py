@@ -261,10 +261,12 @@ def gemm_table(ffn_rows, torch_rows):
               f"{v[1]:8.4f} {'':6s} {v[2]:8.4f} | {v[3]:8.4f} {v[4]:8.4f} | "
               f"{(v[0] / v[3]) if v[3] else float('nan'):10.3f}")
     # The block's other stages (not GEMMs), fwd+bwd rows.
-    other = sorted((k, r) for k, r in st.items() if k[3] not in
-                   {"P0", "P1", "down", "dW_down", "dh", "dW_P0", "dW_P1", "dx_P0", "dx_P1"})
+    gemms = {"P0", "P1", "down", "dW_down", "dh", "dW_P0", "dW_P1", "dx_P0", "dx_P1"}
+    other = sorted(((k, r) for k, r in st.items() if not fg or k[3] not in gemms),
+                   key=lambda kr: (kr[0][:3], kr[1]["call"] != "forward", kr[1]["index"]))
     if other:
-        print("non-GEMM stages of the fwd+bwd rows (median GPU ms):")
+        print(("" if fg else "all ") + ("non-GEMM " if fg else "") +
+              "stages of the fwd+bwd rows (median GPU ms):")
         for k, r in other:
             print(f"  {k[0]:11s} {k[1]:5d} {k[2]:5s} {r['call']:8s} {k[3]:10s} {r['ms']:8.4f}")
 

@@ -197,6 +197,12 @@ step block_bench_algos1 60 bench-block-algos1.jsonl block-tools.log env FFN_CUDA
     "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
 step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
     "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
+# The element-wise passes: GPT-2's GeLU forward (25M elements) through the 16-bit lookup table
+# (from 2^25 elements by default), and LLaMA's SwiGLU forward with bf16_parity.
+step block_bench_lut 40 bench-block-lut.jsonl block-tools.log env FFN_CUDA_LUT=1048576 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --shape gpt2-small
+step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
+    --backend cuda --json --stages --parity --shape llama3-8b --tokens 8192
 step block_torch_gemms 90 block-torch.log block-torch.log python3 \
     "$here/bench/torch_cuda_block.py" --gemms --tokens 512,8192 --json-out \
     "$OUT/bench-block-torch-gemms.jsonl"
@@ -227,12 +233,12 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== GEMMs one by one: ffn (timed pick of 8 candidates) vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-        for v in algos1 algos32; do
+        for v in algos1 algos32 lut parity; do
             [ -s "$OUT/bench-block-$v.jsonl" ] || continue
-            echo "== GEMMs one by one with FFN_CUDA_GEMM_ALGOS=${v#algos}"
+            echo "== GEMMs one by one and stages, variant $v"
             python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
                 "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-            echo "== ffn rows with FFN_CUDA_GEMM_ALGOS=${v#algos}"
+            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut: FFN_CUDA_LUT=2^20; parity: bf16_parity)"
             python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}

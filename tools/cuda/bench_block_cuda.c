@@ -72,6 +72,7 @@ static void bb_usage(FILE *f) {
             "usage: ffn bench block --backend cuda [--json] [--shape NAME] [--tokens N]\n"
             "                       [--dtype f32|bf16|all] [--math strict|tf32|bf16] [--reps N]\n"
             "                       [--pass fwd|fwdbwd|all] [--device D] [--stages] [--gemms]\n"
+            "                       [--parity]\n"
             "  FFN block forward (fwd) and forward+backward (fwdbwd, SAVE) on the GPU for\n"
             "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama3-8b (4096 -> 14336, SwiGLU)\n"
             "  at 16, 512 and 8192 tokens, bf16 by default, against the same GEMMs alone through\n"
@@ -80,7 +81,8 @@ static void bb_usage(FILE *f) {
             "  --stages: the block's own stages timed (an event after each GEMM and pass).\n"
             "  --gemms: each GEMM alone, with the block's algorithm (the fastest of cuBLASLt's\n"
             "  first $FFN_CUDA_GEMM_ALGOS heuristic candidates, default 8) and the heuristic's\n"
-            "  first.\n");
+            "  first.\n"
+            "  --parity: a context with bf16_parity (the gated forward rounds act(gate) first).\n");
 }
 
 // --- the same GEMMs alone, through cuBLASLt -----------------------------------------------------
@@ -219,7 +221,7 @@ struct bb_bufs {
 };
 
 struct bb_opts {
-    bool json, fwd, fwdbwd, stages, gemms;
+    bool json, fwd, fwdbwd, stages, gemms, parity;
     bool dtypes[2];  // f32, bf16
     enum ffn_block_math math;
     const char *shape;
@@ -543,12 +545,13 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
                "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"gelu_epilogue\":%s,\"isa\":\"cuda\","
                "\"cpu\":\"%s\",\"backend\":\"cuda\",\"device\":\"%s\",\"copy_gbps\":%.4g,"
-               "\"host_us\":%.2f,\"reps\":%d}\n",
+               "\"host_us\":%.2f,\"reps\":%d,\"parity\":%s}\n",
                s->name, T, d, m, s->gated ? ffn_glu_name(s->act) : ffn_act_name(s->act),
                s->gated ? "true" : "false", ffn_dtype_name(dt), math, bwd ? "fwdbwd" : "fwd", T,
                sec, flops / sec * 1e-9, gsec, flops / gsec * 1e-9, sec / gsec, asec,
                (gsec + asec) / gsec, wgbs, dv->copy_gbps, wgbs / dv->copy_gbps, info.gemm_impl,
-               G->impl, epi ? "true" : "false", dv->name, dv->name, dv->copy_gbps, host_us, reps);
+               G->impl, epi ? "true" : "false", dv->name, dv->name, dv->copy_gbps, host_us, reps,
+               o->parity ? "true" : "false");
     } else {
         printf("%-11s %5" PRId64 " %-5s %-6s %10.3f %9.1f %10.3f %7.3f %7.3f %8.1f", s->name, T,
                math, bwd ? "fwdbwd" : "fwd", sec * 1e3, flops / sec * 1e-12, gsec * 1e3, sec / gsec,
@@ -615,6 +618,8 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
             o.stages = true;
         } else if (!strcmp(a, "--gemms")) {
             o.gemms = true;
+        } else if (!strcmp(a, "--parity")) {
+            o.parity = true;
         } else if (!strcmp(a, "--shape") && v) {
             o.shape = v, i++;
         } else if (!strcmp(a, "--tokens") && v) {
@@ -696,6 +701,7 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
     co.backend = FFN_BACKEND_CUDA;
     co.device = o.device;
     co.stream = dv.s;
+    co.bf16_parity = o.parity;
     G.ws_bytes = (size_t)32 << 20;
     G.stream = dv.s;
     dv.flush_bytes = ((size_t)2 * (size_t)prop.l2CacheSize + 15) / 16 * 16;
