@@ -197,10 +197,17 @@ step block_bench_algos1 60 bench-block-algos1.jsonl block-tools.log env FFN_CUDA
     "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
 step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
     "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
-# The element-wise passes: GPT-2's GeLU forward (25M elements) through the 16-bit lookup table
-# (from 2^25 elements by default), and LLaMA's SwiGLU forward with bf16_parity.
-step block_bench_lut 40 bench-block-lut.jsonl block-tools.log env FFN_CUDA_LUT=1048576 \
+# The element-wise passes: GPT-2's GeLU forward (25M elements) without the 16-bit lookup table
+# (from 2^25 elements, the former default; 2^23 now), the crossover of table and math for the
+# 16-bit forwards, and LLaMA's SwiGLU forward with bf16_parity.
+step block_bench_lut25 40 bench-block-lut25.jsonl block-tools.log env FFN_CUDA_LUT=33554432 \
     "$here/bin/ffn" bench block --backend cuda --json --stages --shape gpt2-small
+step block_act_lut_math 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=0 \
+    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
+    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
+step block_act_lut_table 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=1 \
+    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
+    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
 step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
     --backend cuda --json --stages --parity --shape llama3-8b --tokens 8192
 step block_torch_gemms 90 block-torch.log block-torch.log python3 \
@@ -233,12 +240,21 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== GEMMs one by one: ffn (timed pick of 8 candidates) vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-        for v in algos1 algos32 lut parity; do
+        if [ -s "$OUT/bench-block-act.jsonl" ]; then
+            echo "== GeLU-tanh bf16 forward: the kernel's math (FFN_CUDA_LUT=0) then the table (=1)"
+            python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "op" in r and "seconds" in r:
+        print("%-9s n=%9d %8.2f us %7.0f GB/s %.3f of copy" % (r["op"], r["n"],
+              r["seconds"] * 1e6, r["gbps"], r["ratio"]))' "$OUT/bench-block-act.jsonl" 2>&1
+        fi
+        for v in algos1 algos32 lut25 parity; do
             [ -s "$OUT/bench-block-$v.jsonl" ] || continue
             echo "== GEMMs one by one and stages, variant $v"
             python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
                 "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut: FFN_CUDA_LUT=2^20; parity: bf16_parity)"
+            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity)"
             python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}
