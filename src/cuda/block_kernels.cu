@@ -228,8 +228,8 @@ extern "C" int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t
     } else {
         ffn_cu_colsum_part_vec<FFN_DTYPE_F16><<<grid, bt, 0, s>>>(A, lda, rows, n, rpc, part);
     }
-    ffn_cu_colsum_done<<<(unsigned)((n + 31) / 32), dim3(32, FFN_CS_LANES), 0, s>>>(part, chunks, n, g,
-                                                                                 gdt, gs, acc);
+    const dim3 lanes(32, FFN_CS_LANES);
+    ffn_cu_colsum_done<<<(unsigned)((n + 31) / 32), lanes, 0, s>>>(part, chunks, n, g, gdt, gs, acc);
     return (int)cudaGetLastError();
 }
 

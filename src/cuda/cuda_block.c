@@ -373,7 +373,8 @@ static struct ffn_cb_plan *ffn__plan(ffn_ctx_t ctx, const char *fn, struct ffn_c
         const int want = ffn_lt_algos(2.0 * (double)key->m * (double)key->n * (double)key->k);
         s = lt->heuristic(b->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, want, res, &n);
         lt->pref_destroy(pref);
-        if (s != CUBLAS_STATUS_SUCCESS || n < 1 || res[0].state != CUBLAS_STATUS_SUCCESS) goto no_algo;
+        if (s != CUBLAS_STATUS_SUCCESS || n < 1 || res[0].state != CUBLAS_STATUS_SUCCESS)
+            goto no_algo;
         // Several candidates: each timed once on this call's operands (the heuristic's first is
         // not always the fastest: docs/cuda.md); into scratch when the GEMM accumulates into C.
         pl->pick = 0, pl->n_algos = n;
@@ -814,7 +815,8 @@ static void ffn__cuda_destroy(ffn_block_t block) {
         for (size_t i = 0; i < FFN_ARRAY_LEN(bufs); i++)
             if (bufs[i]->p) (void)cudaFreeAsync(bufs[i]->p, fs);
         if (b->done) (void)cudaEventDestroy(b->done);
-        for (int k = 0; k <= FFN_CB_STAGES && b->prof_ev[0]; k++) (void)cudaEventDestroy(b->prof_ev[k]);
+        for (int k = 0; k <= FFN_CB_STAGES && b->prof_ev[0]; k++)
+            (void)cudaEventDestroy(b->prof_ev[k]);
     }
     if (b->lt) {
         for (int i = 0; i < FFN_CB_PLANS; i++)

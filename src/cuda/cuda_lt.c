@@ -123,7 +123,8 @@ int ffn_lt_pick(const struct ffn_lt *lt, cublasLtHandle_t h, cublasLtMatmulDesc_
     for (int k = 0; ms && k < n; k++) ms[k] = -1.0f;
     cudaStream_t s = (cudaStream_t)stream;
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-    if (n < 2 || cudaStreamIsCapturing(s, &cap) != cudaSuccess || cap != cudaStreamCaptureStatusNone) {
+    if (n < 2 || cudaStreamIsCapturing(s, &cap) != cudaSuccess ||
+        cap != cudaStreamCaptureStatusNone) {
         (void)cudaGetLastError();
         return 0;
     }

@@ -43,7 +43,7 @@ const struct ffn_lt *ffn_lt_get(char *why, size_t why_size);
 // "CUBLAS_STATUS_NOT_SUPPORTED" and the like (the library's own words when it is loaded).
 const char *ffn_lt_status(const struct ffn_lt *lt, cublasStatus_t s);
 
-// How many of cuBLASLt's heuristic candidates a GEMM of 2·m·n·k flops is timed over (ffn_lt_pick):
+// How many of cuBLASLt's heuristic candidates a GEMM of 2·m·n·k flops is timed over (ffn_lt_pick)
 // $FFN_CUDA_GEMM_ALGOS (1 = the heuristic's first, no timing), default FFN_LT_ALGOS, and 1 for a
 // GEMM below FFN_LT_TUNE_FLOPS (host-bound there: the choice does not show).
 #define FFN_LT_ALGOS 8

@@ -91,7 +91,8 @@ static void bb_usage(FILE *f) {
 struct bb_gemm {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
-    cublasLtMatmulAlgo_t algo, first;  // the one used (timed pick, as the block), the heuristic's first
+    cublasLtMatmulAlgo_t algo;   // the one used (timed pick of candidates, as the block)
+    cublasLtMatmulAlgo_t first;  // the heuristic's first
     const void *A, *B;
     void *C;
     float beta;
@@ -119,7 +120,8 @@ static cudaDataType_t bb_cdt(enum ffn_dtype dt) {
 
 // Operands as (pointer, s0, s1): element (i, j) at i·s0 + j·s1, s0 or s1 = 1; the same mapping to
 // cuBLASLt's column-major terms as the block (src/cuda/cuda_block.c).
-static void bb_algo_name(const struct ffn_lt *lt, const cublasLtMatmulAlgo_t *a, char *buf, size_t size) {
+static void bb_algo_name(const struct ffn_lt *lt, const cublasLtMatmulAlgo_t *a, char *buf,
+                         size_t size) {
     int32_t id = 0, splitk = 1;
     uint32_t tile = 0;
     size_t w;
@@ -127,7 +129,8 @@ static void bb_algo_name(const struct ffn_lt *lt, const cublasLtMatmulAlgo_t *a,
     lt->algo_get(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
     lt->algo_get(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
     lt->algo_get(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
-    snprintf(buf, size, "algo %d, %s, splitK %d", id, ffn_lt_tile_name((int)tile, tn, sizeof tn), splitk);
+    snprintf(buf, size, "algo %d, %s, splitK %d", id, ffn_lt_tile_name((int)tile, tn, sizeof tn),
+             splitk);
 }
 
 static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, int64_t K, const void *A, int64_t a0,
@@ -562,7 +565,8 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     }
     fflush(stdout);
     if (o->stages) bb_stages(o, dv, blk, s, T, math, bwd, &ty, &tx, &tdx, &tdy, &gr);
-    if (o->gemms && (bwd || !o->fwdbwd)) rc = bb_per_gemm(o, dv, G, s, T, math, bwd, reps < 10 ? 10 : reps);
+    if (o->gemms && (bwd || !o->fwdbwd))
+        rc = bb_per_gemm(o, dv, G, s, T, math, bwd, reps < 10 ? 10 : reps);
     fflush(stdout);
 out:
     for (int k = 0; k < n_ev; k++) cudaEventDestroy(ev[k]);
