@@ -210,6 +210,9 @@ step block_act_lut_table 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_L
     --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
 step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
     --backend cuda --json --stages --parity --shape llama3-8b --tokens 8192
+# dx of LLaMA's two planes accumulated in bf16 (rounded twice) instead of staged in f32.
+step block_bench_dx2 40 bench-block-dx2.jsonl block-tools.log env FFN_CUDA_BLOCK_DX_ROUND=2 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --shape llama3-8b --tokens 8192
 step block_torch_gemms 90 block-torch.log block-torch.log python3 \
     "$here/bench/torch_cuda_block.py" --gemms --tokens 512,8192 --json-out \
     "$OUT/bench-block-torch-gemms.jsonl"
@@ -249,12 +252,12 @@ for l in open(sys.argv[1]):
         print("%-9s n=%9d %8.2f us %7.0f GB/s %.3f of copy" % (r["op"], r["n"],
               r["seconds"] * 1e6, r["gbps"], r["ratio"]))' "$OUT/bench-block-act.jsonl" 2>&1
         fi
-        for v in algos1 algos32 lut25 parity; do
+        for v in algos1 algos32 lut25 parity dx2; do
             [ -s "$OUT/bench-block-$v.jsonl" ] || continue
             echo "== GEMMs one by one and stages, variant $v"
             python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
                 "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity)"
+            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
             python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}

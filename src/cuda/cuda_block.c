@@ -101,6 +101,8 @@ struct ffn_cuda_block {
     enum ffn_dtype sd;   // the pre-activations P (opts.save_dtype)
     bool gelu_epi;       // a plain GeLU-tanh block whose epilogue may be tried
     bool force_naive;    // $FFN_CUDA_BLOCK_GEMM=naive: the fallback GEMM for everything (tests)
+    bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
+                         // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
     struct ffn_cb_buf P;     // pre-activations (sd), one [T, p_ld] plane per GEMM, then dP
     struct ffn_cb_buf H;     // h (hdt), then dh (sd)
@@ -906,6 +908,8 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     b->gelu_epi = !p->spec.gated && p->spec.act == FFN_ACT_GELU_TANH;
     const char *gm = getenv("FFN_CUDA_BLOCK_GEMM");
     b->force_naive = gm && !strcmp(gm, "naive");
+    const char *dr = getenv("FFN_CUDA_BLOCK_DX_ROUND");
+    b->dx_twice = dr && !strcmp(dr, "2");
     snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", "");
     int prev;
     cudaError_t e = ffn__enter(ctx->device, &prev);
@@ -1222,7 +1226,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     // dx = Σ dP_k·W_kᵀ (the second plane accumulates; through an f32 sum when dx is not f32, so
     // that it is rounded once).
     if (dx) {
-        const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32;
+        const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32 && !b->dx_twice;
         if (stage && (st = ffn__reserve(ctx, fn, b, &b->Z, (size_t)(T * d) * sizeof(float)))) goto out;
         const struct ffn_cb_mat c0 = stage ? (struct ffn_cb_mat){b->Z.p, FFN_DTYPE_F32, d, 1} : ffn__act_op(dx);
         for (int k = 0; k < np; k++) {
