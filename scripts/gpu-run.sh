@@ -209,7 +209,7 @@ step block_act_lut_table 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_L
     "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
     --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
 step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
-    --backend cuda --json --stages --parity --shape llama3-8b --tokens 8192
+    --backend cuda --json --stages --parity --shape llama3-8b
 # dx of LLaMA's two planes accumulated in bf16 (rounded twice) instead of staged in f32.
 step block_bench_dx2 40 bench-block-dx2.jsonl block-tools.log env FFN_CUDA_BLOCK_DX_ROUND=2 \
     "$here/bin/ffn" bench block --backend cuda --json --stages --shape llama3-8b --tokens 8192
