@@ -380,7 +380,13 @@ static struct ffn_cb_plan *ffn__plan(ffn_ctx_t ctx, const char *fn, struct ffn_c
         // Several candidates: each timed once on this call's operands (the heuristic's first is
         // not always the fastest: docs/cuda.md); into scratch when the GEMM accumulates into C.
         pl->pick = 0, pl->n_algos = n;
-        if (n > 1 && call) {
+        enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+        if (cudaStreamIsCapturing(b->stream, &cap) != cudaSuccess) {
+            (void)cudaGetLastError();
+            cap = cudaStreamCaptureStatusActive;
+        }
+        if (cap != cudaStreamCaptureStatusNone) pl->n_algos = 1;  // no timing under capture
+        if (n > 1 && call && cap == cudaStreamCaptureStatusNone) {
             const void *C = call->C.p;
             void *D = (void *)call->C.p;
             const size_t cb = (size_t)(key->ldc * key->n) * (key->c_dt == CUDA_R_32F ? 4 : 2);
