@@ -190,8 +190,32 @@ step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GE
     "$tb" --grid --only-act gelu_tanh
 step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
     "$tb" --grid --only-act silu
-step block_bench 120 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
-    cuda --json
+step block_bench 150 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --stages --gemms
+# The GEMM choice: the heuristic's first only (no timed pick), and the fastest of 32 candidates.
+step block_bench_algos1 60 bench-block-algos1.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=1 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
+step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
+    "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
+# The element-wise passes: GPT-2's GeLU forward (25M elements) without the 16-bit lookup table
+# (from 2^25 elements, the former default; 2^23 now), the crossover of table and math for the
+# 16-bit forwards, and LLaMA's SwiGLU forward with bf16_parity.
+step block_bench_lut25 40 bench-block-lut25.jsonl block-tools.log env FFN_CUDA_LUT=33554432 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --shape gpt2-small
+step block_act_lut_math 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=0 \
+    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
+    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
+step block_act_lut_table 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=1 \
+    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
+    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
+step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
+    --backend cuda --json --stages --parity --shape llama3-8b
+# dx of LLaMA's two planes accumulated in bf16 (rounded twice) instead of staged in f32.
+step block_bench_dx2 40 bench-block-dx2.jsonl block-tools.log env FFN_CUDA_BLOCK_DX_ROUND=2 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --shape llama3-8b --tokens 8192
+step block_torch_gemms 90 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --gemms --tokens 512,8192 --json-out \
+    "$OUT/bench-block-torch-gemms.jsonl"
 step block_bench_epilogue 40 bench-block.jsonl block-tools.log env FFN_CUDA_GELU_EPILOGUE=1 \
     "$here/bin/ffn" bench block --backend cuda --json --shape gpt2-small
 step block_torch_eager 120 block-torch.log block-torch.log python3 \
@@ -216,11 +240,37 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== ffn vs GEMMs alone vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --table-only --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch.jsonl" 2>&1
+        echo "== GEMMs one by one: ffn (timed pick of 8 candidates) vs PyTorch"
+        python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
+            --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
+        if [ -s "$OUT/bench-block-act.jsonl" ]; then
+            echo "== GeLU-tanh bf16 forward: the kernel's math (FFN_CUDA_LUT=0) then the table (=1)"
+            python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "op" in r and "seconds" in r:
+        print("%-9s n=%9d %8.2f us %7.0f GB/s %.3f of copy" % (r["op"], r["n"],
+              r["seconds"] * 1e6, r["gbps"], r["ratio"]))' "$OUT/bench-block-act.jsonl" 2>&1
+        fi
+        for v in algos1 algos32 lut25 parity dx2; do
+            [ -s "$OUT/bench-block-$v.jsonl" ] || continue
+            echo "== GEMMs one by one and stages, variant $v"
+            python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
+                "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
+            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
+            python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "shape" in r and "bench" not in r:
+        print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms gemms %.3f ms" % (
+              r["seconds"] * 1e3, r["gemm_seconds"] * 1e3), "ratio %.3f floor %.3f" % (
+              r["ratio_to_gemm"], r["floor_ratio"]), r["impl"])' "$OUT/bench-block-$v.jsonl" 2>&1
+        done
         echo "== ffn rows (the first GEMM's implementation)"
         python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}
-    if "shape" in r:
+    if "shape" in r and "bench" not in r:
         print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms" % (r["seconds"] * 1e3),
               "ratio %.3f floor %.3f host %.0f us" % (r["ratio_to_gemm"], r["floor_ratio"],
               r["host_us"]), r["impl"])' "$OUT/bench-block.jsonl" 2>&1

@@ -22,9 +22,11 @@
 typedef CUresult (*ffn__mem_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
 
 // Elements from which a 16-bit forward goes through its lookup table (lut.cu): the table's copy
-// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call.
+// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call: at
+// 2^23 bf16 elements the kernel's own math takes ~16 µs (H200: 0.60 of a copy at 16M elements,
+// where the table reads 0.90 at 117M), the table ~7 µs + 3 µs.
 // $FFN_CUDA_LUT=0 turns the tables off, =N uses them from N elements on (1: always; tests).
-#define FFN_CUDA_LUT_MIN ((int64_t)1 << 25)
+#define FFN_CUDA_LUT_MIN ((int64_t)1 << 23)
 
 struct ffn_cuda_state {
     int sm_count;

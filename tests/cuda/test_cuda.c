@@ -779,7 +779,7 @@ static void ffn__test_lut(void) {
                     configs++;
                 }
     }
-    // Above the default threshold (2^25 elements), a default context: the table, checked at the
+    // Above the default threshold (2^23 elements), a default context: the table, checked at the
     // start, the middle and the end against the host math.
     const int64_t big = ((int64_t)1 << 25) + 3;
     uint16_t *bx = NULL, *by = NULL;
