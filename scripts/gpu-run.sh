@@ -193,7 +193,7 @@ step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BL
 step block_bench 150 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
     cuda --json --stages --gemms
 # The GEMM choice: the heuristic's first only (no timed pick), and the fastest of 32 candidates.
-step block_bench_algos1 60 bench-block-algos1.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=1 \
+step block_bench_algos8 60 bench-block-algos8.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=8 \
     "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
 step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
     "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
@@ -240,7 +240,7 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== ffn vs GEMMs alone vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --table-only --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch.jsonl" 2>&1
-        echo "== GEMMs one by one: ffn (timed pick of 8 candidates) vs PyTorch"
+        echo "== GEMMs one by one: ffn (the heuristic's first, or FFN_CUDA_GEMM_ALGOS candidates timed) vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
         if [ -s "$OUT/bench-block-act.jsonl" ]; then
@@ -252,12 +252,12 @@ for l in open(sys.argv[1]):
         print("%-9s n=%9d %8.2f us %7.0f GB/s %.3f of copy" % (r["op"], r["n"],
               r["seconds"] * 1e6, r["gbps"], r["ratio"]))' "$OUT/bench-block-act.jsonl" 2>&1
         fi
-        for v in algos1 algos32 lut25 parity dx2; do
+        for v in algos8 algos32 lut25 parity dx2; do
             [ -s "$OUT/bench-block-$v.jsonl" ] || continue
             echo "== GEMMs one by one and stages, variant $v"
             python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
                 "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-            echo "== ffn rows, variant $v (algos1/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
+            echo "== ffn rows, variant $v (algos8/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
             python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}

@@ -67,11 +67,25 @@ static void ffn__leave(ffn_ctx_t ctx, int prev) {
     if (prev != ctx->device) (void)cudaSetDevice(prev);
 }
 
-// Every entry point runs with the calling thread's stream-capture mode relaxed: its host-side
-// checks (pointer attributes, allocation ranges, occupancy, the stream's device) are "potentially
-// unsafe" calls that would invalidate the caller's capture in the default global mode
-// (torch.cuda.graph captures so); relaxed, they run on the host and only the kernels and copies
-// go into the graph. The previous mode is restored on the way out.
+// The device stream s belongs to, in *dev; false when it cannot be asked: cudaStreamGetDevice is
+// refused on a stream being captured (and invalidates the capture), so a capturing stream is not
+// asked (its device was checked when the context was given it outside the capture, or the
+// capture's kernels fail at launch with a CUDA error).
+static bool ffn__stream_device(cudaStream_t s, int *dev) {
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    const bool ok = cudaStreamIsCapturing(s, &cs) == cudaSuccess &&
+                    cs == cudaStreamCaptureStatusNone && cudaStreamGetDevice(s, dev) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+// Every entry point runs with the calling thread's stream-capture mode relaxed, the previous mode
+// restored on the way out: under a capture in the default global mode (torch.cuda.graph's) the
+// "potentially unsafe" calls a call may make on the host (a block's first use of a size allocates
+// its workspace, a table is built) would invalidate the caller's capture. Measured on an H200
+// (CUDA 13.0): pointer attributes, allocation ranges, occupancy, function attributes and the
+// current device are allowed under a global capture; cudaStreamGetDevice is refused even relaxed
+// (ffn__stream_device below).
 int ffn_cuda_capture_relax(void) {
     enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
     if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) {
@@ -173,7 +187,7 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     ctx->be_state = s;
     if (o->stream) {
         int sd = -1;
-        if (cudaStreamGetDevice((cudaStream_t)o->stream, &sd) == cudaSuccess && sd != d) {
+        if (ffn__stream_device((cudaStream_t)o->stream, &sd) && sd != d) {
             ctx->be_state = NULL;
             free(s);
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
@@ -207,13 +221,8 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
 
 static enum ffn_status ffn__cuda_set_stream(ffn_ctx_t ctx, void *stream) {
     if (stream) {
-        const int mode = ffn_cuda_capture_relax();
         int sd = -1;
-        const bool other = cudaStreamGetDevice((cudaStream_t)stream, &sd) == cudaSuccess &&
-                           sd != ctx->device;
-        (void)cudaGetLastError();
-        ffn_cuda_capture_restore(mode);
-        if (other)
+        if (ffn__stream_device((cudaStream_t)stream, &sd) && sd != ctx->device)
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                              "ffn_ctx_set_stream: the stream belongs to CUDA device %d, the "
                              "context to device %d",
