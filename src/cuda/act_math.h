@@ -314,22 +314,12 @@ FFN_CM bool ffn_cm_rare_sym(float x, float lim, bool small_too) {
     return !(fabsf(ax - 0.5f * lim) < 0.5f * lim);
 }
 
-// The left tail of the σ family, k·x ≤ -16: e' = exp(kx) ≤ 2^-23, σ(kx) = e' - e'^2 to 2^-46, so
-// x·σ(kx) = x·e' - (x·e')·e' with one rounding (xmul), σ = e' - e'·e' otherwise.
-#define FFN_CM_SIG_TAIL 16.0f
-FFN_CM float ffn_cm_sig_tail(const struct ffn_cm_tabs *T, float x, float c_hi, float c_lo,
-                             bool xmul) {
-    const float e1 = ffn_cm_exp_lin(T, x, -c_hi, -c_lo, true);
-    if (!xmul) return fmaf(-e1, e1, e1);
-    return fmaf(x, e1, -((x * e1) * e1));
-}
-
 // --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) -------------------------------------------
 // act(x) = x/(1 + e), e = exp(-kx), k·log2(e) as the float pair (l2e_hi, l2e_lo).
-//   ACT, |x| < fast_lim: the compensated quotient x/(1 + e) (the AVX-512 kernel divides, ≤ 2 ulp;
-//     here a reciprocal estimate and three fmas replace the division, ~10 instructions on the
-//     GPU, and the rounding of 1 + e is compensated too); for k·x ≤ -16 the left tail
-//     (≤ 1.1 ulp).
+//   ACT, |x| < fast_lim: the compensated quotient x/(1 + e) (the AVX-512 kernel divides, ≤ 2 ulp,
+//     and takes e' - e'^2 for k·x ≤ -16; here a reciprocal estimate and three fmas replace the
+//     division, ~10 instructions on the GPU, and the rounding of 1 + e is compensated too, by the
+//     Fast2Sum of max(1, e) and min(1, e), which holds for every e: no left-tail branch).
 //   ACT_MUL, fast_lim > |x| > ~2^-19: the compensated quotient, one final rounding (≤ 1.6 ulp).
 //   DACT_MUL / BOTH, |x| < fast_lim (BOTH: x not subnormal): act' = σ·(1 + kx·(1 - σ)) with
 //     inv = 1/(1 + e), σ = inv, 1 - σ = e·inv, from x clamped to ±fast_lim.
@@ -351,15 +341,9 @@ FFN_CM struct ffn_cm_res ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
     const float k = silu ? 1.0f : FFN_CM_QG_K;
     struct ffn_cm_res o;
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
-        const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, l2e_hi, l2e_lo, true);
-        // ACT: e < 2^24 on the lanes it serves (k·x > -16; the tail and the rare lanes replace
-        // the others), so the cheaper Fast2Sum of 1 + e applies.
-        o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, act_only), a, mode);
-        o.rare = ffn_cm_rare_sym(x, lim, !act_only);
-        if (act_only && !o.rare && x <= -FFN_CM_SIG_TAIL / k)
-            o.y0 = ffn_cm_sig_tail(T, x, l2e_hi, l2e_lo, true);
-        o.y1 = o.y0;
+        o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, false), a, mode);
+        o.rare = ffn_cm_rare_sym(x, lim, mode == FFN_CM_ACT_MUL);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float xc = fmaxf(-lim, fminf(lim, x));
@@ -376,7 +360,7 @@ FFN_CM struct ffn_cm_res ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
 
 // --- σ: sigmoid and the original GLU -------------------------------------------------------------
 //   ACT, |x| < 80: the compensated quotient 1/(1 + e), e = exp(-x) with the table's low part
-//     (≤ 1.6 ulp); x ≤ -16: the left tail σ = e' - e'^2.
+//     (≤ 1.6 ulp), 1 + e by the Fast2Sum of max(1, e) and min(1, e) (no left-tail branch).
 //   ACT_MUL, |x| < 80: the compensated quotient, one rounding of hi·a - lo·a.
 //   DACT_MUL / BOTH, |x| < 80: σ' = e/(1 + e)² = 2^n·E·inv², e = exp(-|x|) = E·2^n for either
 //     sign, inv = 1/(1 + e); σ = inv (x ≥ 0) or 2^n·E·inv (x < 0). The powers of two are applied
@@ -387,12 +371,8 @@ FFN_CM struct ffn_cm_res ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm
     const bool rare = ffn_cm_rare_sym(x, 80.0f, false);
     o.rare = rare;
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
-        const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, FFN_CM_LOG2E_HI, FFN_CM_LOG2E_LO, true);
-        o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(1.0f, e, act_only), a, mode);
-        if (act_only && !rare && x <= -FFN_CM_SIG_TAIL)
-            o.y0 = ffn_cm_sig_tail(T, x, FFN_CM_LOG2E_HI, FFN_CM_LOG2E_LO, false);
-        o.y1 = o.y0;
+        o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(1.0f, e, false), a, mode);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         // E, n of exp(-|x|) (the AVX-512 ffn__exp_neg with a = -|x|).
