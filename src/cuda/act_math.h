@@ -619,4 +619,39 @@ FFN_CM bool ffn_cm_uses_tabs(enum ffn_act act) {
     return act != FFN_ACT_RELU && act != FFN_ACT_IDENTITY;
 }
 
+// --- the 16-bit gated forward through a table of act(gate) ---------------------------------------
+// For a bf16 / f16 gate, act(g) takes 65,536 values: the table holds each once, as the reference's
+// act(g) (double, cpu/scalar/act_ref.h) rounded to a 24-bit float: f32's sign and exponent and
+// the top 15 bits of its fraction (16 significant bits), rounded to nearest (the half-ulp of f32
+// bits added, then the low 8 bits dropped; the carry may bump the exponent, which is right). Then
+// h = round16(a·up) in f32: a shift, a byte move, a product and the final conversion an element.
+//   Error: |a - act(g)| ≤ |act(g)|·(2^-16 + 2^-24), the product adds 2^-24 relative (or 2^-150
+//   absolute below f32's normal range), the final rounding half an ulp of the 16-bit output:
+//   ≤ 0.5 + 2^-8 ulp for a bf16 output (8 significant bits), ≤ 0.5 + 2^-5 for f16 (11 bits), far
+//   inside the bounds (2 and 4 ulp); test_cuda_math measures it over every gate.
+//   Rare entries (stored as 0, decoded exponent field 0): act(g) zero, not finite, or below f32's
+//   normal range (there its rounding would lose the relative accuracy a large up needs), and an
+//   entry that rounds to infinity. Their lanes take the reference (ffn_cm_act_ref): NaN, ±inf and
+//   ±0 gates among them, so the special values are the reference's; a special up (±inf, NaN, ±0)
+//   times a normal finite a gives the IEEE product the reference's double product gives.
+FFN_CM uint32_t ffn_cm_glut_entry(double act) {
+    const float f = (float)act;
+    const uint32_t b = ffn_cm_bits(f), ex = b & 0x7f800000u;
+    if (ex == 0 || ex == 0x7f800000u) return 0;
+    const uint32_t r = b + 0x80u;  // round to nearest at bit 8 (ties away: the rest is exact)
+    if ((r & 0x7f800000u) == 0x7f800000u) return 0;
+    return r >> 8;
+}
+
+// The table's act(g) as f32 (the entry's 24 bits above 8 zero bits); the exponent field is 0 for
+// a rare entry.
+FFN_CM float ffn_cm_glut_act(uint32_t entry) { return ffn_cm_float(entry << 8); }
+FFN_CM bool ffn_cm_glut_rare(uint32_t entry) { return (entry & 0x7f8000u) == 0; }
+
+// h (in f32, before the output's rounding) of gate g, up u, through the entry of g.
+FFN_CM float ffn_cm_glut_h(enum ffn_act act, uint32_t entry, float g, float u) {
+    if (ffn_cm_glut_rare(entry)) return ffn_cm_act_ref(act, FFN_CM_ACT_MUL, g, u, u).y0;
+    return ffn_cm_glut_act(entry) * u;
+}
+
 #endif  // FFN_CUDA_ACT_MATH_H
