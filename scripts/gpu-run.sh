@@ -165,12 +165,21 @@ fi
 # --- the 16-bit gated forwards: through the table of act(gate) (the default from 2^25 elements on)
 # against the direct kernel, every size; the copy's speed with random data (design) ----------
 if want glut; then
+    # The 16-bit gated forwards and unary backwards through their tables, every gate / x.
     step ulp_glut 60 ulp-glut.jsonl tools.log env FFN_CUDA_GLU_LUT=1 "$here/bin/ffn" ulp \
         --backend cuda --op swiglu --op geglu_tanh --op geglu_erf --op quick_geglu --op glu \
         --dir fwd --json
+    step ulp_glut_bwd 60 ulp-glut.jsonl tools.log env FFN_CUDA_GLU_LUT=1 "$here/bin/ffn" ulp \
+        --backend cuda --op silu --op gelu_tanh --op gelu_erf --op quick_gelu --op sigmoid \
+        --dir bwd --json
     for v in 0 1; do
-        step bench_glut$v 40 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v "$here/bin/ffn" \
-            bench act --backend cuda --json --glu --dir fwd --dtype bf16 --dtype f16 \
+        step bench_glut$v 60 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v "$here/bin/ffn" \
+            bench act --backend cuda --json --dir fwd --glu --op swiglu --op geglu_tanh \
+            --op geglu_erf --op quick_geglu --op glu --dtype bf16 --dtype f16 \
+            --n 1572864,16777216,117440512
+        step bench_glut_bwd$v 60 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v \
+            "$here/bin/ffn" bench act --backend cuda --json --dir bwd --unary --op silu \
+            --op gelu_tanh --op gelu_erf --op quick_gelu --op sigmoid --dtype bf16 --dtype f16 \
             --n 1572864,16777216,117440512
     done
     step bench_glut_t1024 30 bench-glut-t1024.jsonl tools.log env FFN_CUDA_GLU_LUT=1 \
@@ -257,26 +266,26 @@ def rows(name):
     if not os.path.exists(p):
         return []
     return [json.loads(l) for l in open(p) if l.startswith("{") and '"op"' in l]
-print("== ulp of the 16-bit gated forwards through the table (FFN_CUDA_GLU_LUT=1; every gate)")
+print("== ulp through the tables (FFN_CUDA_GLU_LUT=1; every gate / x): gated fwd, unary bwd")
 for r in rows("ulp-glut.jsonl"):
     if r["dtype"] != "f32":
         print("%-12s %-3s %-5s max %.4f (bound %g) cr %.6f %s" % (r["op"], r["dir"], r["dtype"],
               r["max_ulp"], r["bound"], r["cr_frac"], "ok" if r["pass"] else "FAIL"))
-print("== 16-bit gated forwards: direct kernel (FFN_CUDA_GLU_LUT=0) vs table (=1); GB/s ratio")
-key = lambda r: (r["op"], r["dtype"], r["n"])
+print("== 16-bit gated fwd / unary bwd: direct kernel (FFN_CUDA_GLU_LUT=0) vs table (=1); GB/s ratio")
+key = lambda r: (r["op"] + " " + r["dir"], r["dtype"], r["n"])
 off = {key(r): r for r in rows("bench-glut0.jsonl")}
 on = {key(r): r for r in rows("bench-glut1.jsonl")}
 for k in sorted(off):
     a, b = off[k], on.get(k)
     if b:
-        print("%-12s %-5s %10d | direct %7.1f %.3f | table %7.1f %.3f" % (k + (a["gbps"],
+        print("%-16s %-5s %10d | direct %7.1f %.3f | table %7.1f %.3f" % (k + (a["gbps"],
               a["ratio"], b["gbps"], b["ratio"])))
 t = {key(r): r for r in rows("bench-glut-t1024.jsonl")}
 if t:
     print("== the table with 1024 threads a block (FFN_CUDA_GLUT_THREADS=1024) vs 512")
     for k in sorted(t):
         if k in on:
-            print("%-12s %-5s %10d | 512: %7.1f %.3f | 1024: %7.1f %.3f" % (k + (on[k]["gbps"],
+            print("%-16s %-5s %10d | 512: %7.1f %.3f | 1024: %7.1f %.3f" % (k + (on[k]["gbps"],
                   on[k]["ratio"], t[k]["gbps"], t[k]["ratio"])))
 print("== the copy with random data (FFN_BENCH_COPY_SRC=random): GB/s, copy GB/s, ratio")
 for r in rows("bench-copy.jsonl"):

@@ -648,9 +648,12 @@ FFN_CM uint32_t ffn_cm_glut_entry(double act) {
 FFN_CM float ffn_cm_glut_act(uint32_t entry) { return ffn_cm_float(entry << 8); }
 FFN_CM bool ffn_cm_glut_rare(uint32_t entry) { return (entry & 0x7f8000u) == 0; }
 
-// h (in f32, before the output's rounding) of gate g, up u, through the entry of g.
-FFN_CM float ffn_cm_glut_h(enum ffn_act act, uint32_t entry, float g, float u) {
-    if (ffn_cm_glut_rare(entry)) return ffn_cm_act_ref(act, FFN_CM_ACT_MUL, g, u, u).y0;
+// h (in f32, before the output's rounding) of gate g, up u, through the entry of g; with
+// deriv, the same for the 16-bit backward dx = act'(x)·dy from a table of act'(x) (same encoding,
+// same error: its bound is 8 ulp).
+FFN_CM float ffn_cm_glut_h(enum ffn_act act, bool deriv, uint32_t entry, float g, float u) {
+    if (ffn_cm_glut_rare(entry))
+        return ffn_cm_act_ref(act, deriv ? FFN_CM_DACT_MUL : FFN_CM_ACT_MUL, g, u, u).y0;
     return ffn_cm_glut_act(entry) * u;
 }
 

@@ -41,8 +41,9 @@ struct ffn_cuda_state {
     int flat_threads;         // threads per block of the flat kernel ($FFN_CUDA_BLOCK)
     int lut_mode;             // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;        // the apply kernel's shared-memory limit raised
-    // Tables of act(gate) for the 16-bit gated forward, built at first use: [act][gate f16].
-    uint8_t *glut[FFN_ACT_COUNT][2];
+    // Tables of act(gate) for the 16-bit gated forward and of act'(x) for the 16-bit backward,
+    // built at first use: [act][gate / x f16][act'].
+    uint8_t *glut[FFN_ACT_COUNT][2][2];
     int64_t glut_min;         // elements from which a gated forward uses its table
     int glut_threads;         // threads per block of the apply kernel ($FFN_CUDA_GLUT_THREADS)
     bool glut_smem_set[2][2][2];  // the apply kernels' shared-memory limits raised:
@@ -189,8 +190,8 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
         uint16_t **t = &s->lut[0][0][0][0];
         for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0][0]; i++)
             if (t[i]) (void)cudaFree(t[i]);
-        uint8_t **g = &s->glut[0][0];
-        for (size_t i = 0; i < sizeof s->glut / sizeof s->glut[0][0]; i++)
+        uint8_t **g = &s->glut[0][0][0];
+        for (size_t i = 0; i < sizeof s->glut / sizeof s->glut[0][0][0]; i++)
             if (g[i]) (void)cudaFree(g[i]);
         (void)cudaStreamDestroy(s->lut_stream);
         ffn__leave(ctx, prev);
@@ -330,11 +331,12 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
     return tab;
 }
 
-// The table of act(gate) of a 16-bit gated forward (act, gate dtype), built at its first use as
-// ffn__lut's tables are (NULL: not now; the caller runs the kernel). The device of ctx is current.
-static const uint8_t *ffn__glut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype in) {
+// The table of act(gate) of a 16-bit gated forward (act, gate dtype), or of act'(x) of a 16-bit
+// backward (deriv), built at its first use as ffn__lut's tables are (NULL: not now; the caller
+// runs the kernel). The device of ctx is current.
+static const uint8_t *ffn__glut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype in, bool deriv) {
     struct ffn_cuda_state *s = ffn__state(ctx);
-    uint8_t **slot = &s->glut[act][in == FFN_DTYPE_F16];
+    uint8_t **slot = &s->glut[act][in == FFN_DTYPE_F16][deriv];
     if (*slot) return *slot;
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing((cudaStream_t)ctx->stream, &cs) != cudaSuccess ||
@@ -349,8 +351,8 @@ static const uint8_t *ffn__glut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype 
         (void)cudaGetLastError();
         return NULL;
     }
-    int in_i = (int)in, act_i = (int)act;
-    void *params[] = {&tab, &in_i, &act_i};
+    int in_i = (int)in, act_i = (int)act, deriv_i = deriv;
+    void *params[] = {&tab, &in_i, &act_i, &deriv_i};
     const dim3 grid = {65536 / 256, 1, 1}, block = {256, 1, 1};
     if (cudaLaunchKernel(ffn_cuda_glut_build(), grid, block, params, 0, s->lut_stream) !=
             cudaSuccess ||
@@ -461,12 +463,15 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         }
     }
 
-    // A large contiguous 16-bit gated forward of a transcendental activation, default tier, not
-    // parity: through the table of act(gate) (lut.cu; within the same bounds, not the same bits).
-    if (c->op == FFN_KOP_GLU_FWD && in16 && out16 && a.rows == 1 && vec && !bytes &&
-        !c->accurate && !(a.flags & FFN_CUDA_PAR) && a.cols >= s->glut_min &&
-        c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
-        const uint8_t *tab = ffn__glut(ctx, c->act, c->in);
+    // A large contiguous 16-bit gated forward (not parity) or backward of a transcendental
+    // activation, default tier: through the table of act(gate) or act'(x) (lut.cu; within the
+    // same bounds, not the same bits).
+    const bool glut_op = (c->op == FFN_KOP_GLU_FWD && !(a.flags & FFN_CUDA_PAR)) ||
+                         c->op == FFN_KOP_ACT_BWD;
+    if (glut_op && in16 && out16 && a.rows == 1 && vec && !bytes && !c->accurate &&
+        a.cols >= s->glut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
+        const bool deriv = c->op == FFN_KOP_ACT_BWD;
+        const uint8_t *tab = ffn__glut(ctx, c->act, c->in, deriv);
         if (tab) {
             const void *apply = ffn_cuda_glut_apply((int)c->in, (int)c->out, s->glut_threads);
             bool *set = &s->glut_smem_set[c->in == FFN_DTYPE_F16][c->out == FFN_DTYPE_F16]
@@ -480,8 +485,8 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
             const void *g = a.in[0], *u = a.in[1];
             void *h = a.out[0];
             int64_t n = a.cols;
-            int act_i = (int)c->act;
-            void *params[] = {(void *)&tab, (void *)&g, (void *)&u, &h, &n, &act_i};
+            int act_i = (int)c->act, deriv_i = deriv;
+            void *params[] = {(void *)&tab, (void *)&g, (void *)&u, &h, &n, &act_i, &deriv_i};
             const dim3 grid = {(unsigned)s->sm_count, 1, 1};
             const dim3 block = {(unsigned)s->glut_threads, 1, 1};
             if (e == cudaSuccess)

@@ -66,15 +66,18 @@ extern "C" const void *ffn_cuda_lut_apply(void) { return (const void *)ffn_cu_lu
 // 8 bits. Every block copies it into shared memory (one block an SM), then takes 8 elements per
 // 16-byte access of gate, up and h, four accesses of each input in flight per thread. A chunk
 // with a rare entry (act(g) zero, subnormal or not finite: NaN, ±inf, ±0 gates among them) is
-// recomputed out of line with the reference on those lanes (ffn_cm_glut_h).
+// recomputed out of line with the reference on those lanes (ffn_cm_glut_h). With deriv, the same
+// kernel computes the 16-bit backward dx = act'(x)·dy from a table of act'(x) (gate = x, up = dy).
 #include "cuda/act_math.h"
 
-__global__ void ffn_cu_glut_build(uint8_t *tab, int in_dt, int act) {
+__global__ void ffn_cu_glut_build(uint8_t *tab, int in_dt, int act, int deriv) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= 65536) return;
     const uint16_t b = (uint16_t)i;
     const float g = in_dt == FFN_DTYPE_BF16 ? ffn_cm_from_bf16(b) : ffn_cm_from_f16(b);
-    const uint32_t e = ffn_cm_glut_entry(ffn_ref_act_eval((enum ffn_act)act, (double)g));
+    const enum ffn_act a = (enum ffn_act)act;
+    const uint32_t e = ffn_cm_glut_entry(deriv ? ffn_ref_dact_eval(a, (double)g)
+                                               : ffn_ref_act_eval(a, (double)g));
     ((uint16_t *)tab)[i] = (uint16_t)(e >> 8);
     tab[2 * 65536 + i] = (uint8_t)(e & 0xffu);
 }
@@ -102,14 +105,14 @@ static __device__ __forceinline__ uint32_t ffn__glut_entry(const uint16_t *hi, c
 // A chunk with a rare lane: all 8 elements through ffn_cm_glut_h (out of line).
 template <bool IN_F16, bool OUT_F16>
 static __device__ __noinline__ uint4 ffn__glut_fix(const uint16_t *hi, const uint8_t *lo, int act,
-                                                   uint4 gv, uint4 uv) {
+                                                   bool deriv, uint4 gv, uint4 uv) {
     const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w}, uw[4] = {uv.x, uv.y, uv.z, uv.w};
     uint32_t o[4];
     for (int j = 0; j < 4; j++) {
         float h[2];
         for (int k = 0; k < 2; k++) {
             const uint32_t g16 = (gw[j] >> (16 * k)) & 0xffffu, u16 = (uw[j] >> (16 * k)) & 0xffffu;
-            h[k] = ffn_cm_glut_h((enum ffn_act)act, ffn__glut_entry(hi, lo, g16),
+            h[k] = ffn_cm_glut_h((enum ffn_act)act, deriv, ffn__glut_entry(hi, lo, g16),
                                  ffn__glut_in<IN_F16>(g16), ffn__glut_in<IN_F16>(u16));
         }
         o[j] = ffn__glut_pack<OUT_F16>(h[0], h[1]);
@@ -140,7 +143,7 @@ static __device__ __forceinline__ uint4 ffn__glut8(const uint16_t *hi, const uin
 template <bool IN_F16, bool OUT_F16, int THREADS>
 __global__ void __launch_bounds__(THREADS, 1)
     ffn_cu_glut_apply(const uint8_t *tab, const uint16_t *gate, const uint16_t *up, uint16_t *h,
-                      int64_t n, int act) {
+                      int64_t n, int act, int deriv) {
     extern __shared__ uint4 ffn_glut_smem[];
     const uint4 *gv = (const uint4 *)gate, *uv = (const uint4 *)up;
     uint4 *hv = (uint4 *)h;
@@ -168,21 +171,21 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int k = 0; k < 4; k++) {
             bool rare;
             uint4 o = ffn__glut8<IN_F16, OUT_F16>(hi, lo, g[k], u[k], &rare);
-            if (rare) o = ffn__glut_fix<IN_F16, OUT_F16>(hi, lo, act, g[k], u[k]);
+            if (rare) o = ffn__glut_fix<IN_F16, OUT_F16>(hi, lo, act, deriv, g[k], u[k]);
             hv[v + k * stride] = o;
         }
     }
     for (; v < nv; v += stride) {
         bool rare;
         uint4 o = ffn__glut8<IN_F16, OUT_F16>(hi, lo, gv[v], uv[v], &rare);
-        if (rare) o = ffn__glut_fix<IN_F16, OUT_F16>(hi, lo, act, gv[v], uv[v]);
+        if (rare) o = ffn__glut_fix<IN_F16, OUT_F16>(hi, lo, act, deriv, gv[v], uv[v]);
         hv[v] = o;
     }
     // The last n mod 8 elements.
     if (blockIdx.x == 0 && threadIdx.x < (int)(n - nv * 8)) {
         const int64_t i = nv * 8 + threadIdx.x;
-        const uint4 o = ffn__glut_fix<IN_F16, OUT_F16>(hi, lo, act, make_uint4(gate[i], 0, 0, 0),
-                                                       make_uint4(up[i], 0, 0, 0));
+        const uint4 o = ffn__glut_fix<IN_F16, OUT_F16>(
+            hi, lo, act, deriv, make_uint4(gate[i], 0, 0, 0), make_uint4(up[i], 0, 0, 0));
         h[i] = (uint16_t)(o.x & 0xffffu);
     }
 }

@@ -13,7 +13,8 @@
 //   misuse    host memory, a view past the end of its allocation, overlapping views: clear
 //             FFN_STATUS_INVALID_ARG messages;
 //   lut       the 16-bit forwards through their lookup tables: the same bits as the kernels;
-//             the 16-bit gated forwards through their tables of act(gate): the host copy's bits
+//             the 16-bit gated forwards and backwards through their tables of act(gate) and
+//             act'(x): the host copy's bits
 //             (one-ulp allowance for libdevice's exp/erfc in the table, counted), in place too,
 //             and one call above the default threshold;
 //   big       (--big) 2^31 + 1000 elements in one call: 64-bit indexing.
@@ -792,7 +793,7 @@ static void ffn__test_lut(void) {
 
 // --- tables of act(gate) of the 16-bit gated forwards ---------------------------------------------
 // $FFN_CUDA_GLU_LUT=1: every contiguous 16-bit gated forward of the default tier through the table
-// (lut.cu): each output equal to the host copy (ffn_cm_glut_h with a table built on the host),
+// (lut.cu), and every 16-bit backward through its table of act'(x): each output equal to the host copy (ffn_cm_glut_h with a table built on the host),
 // special values bit for bit; a one-ulp difference allowed where libdevice's exp/erfc moved an
 // entry (counted: ≤ 1 in 10^4); the direct kernel's bits differ where the product lies near a
 // midpoint of the output type (counted, for the record). Then h = gate in place, and one call
@@ -802,19 +803,23 @@ static float ffn__h16(uint16_t b, enum ffn_dtype dt) {
 }
 
 static int ffn__glut_check(const uint16_t *got, const uint16_t *g, const uint16_t *u, int64_t n,
-                           enum ffn_act act, enum ffn_dtype in, enum ffn_dtype out, int *one) {
+                           enum ffn_act act, bool deriv, enum ffn_dtype in, enum ffn_dtype out,
+                           int *one) {
     uint32_t *ent = malloc(65536 * sizeof *ent);
-    for (int i = 0; i < 65536; i++)
-        ent[i] = ffn_cm_glut_entry(ffn_ref_act_eval(act, (double)ffn__h16((uint16_t)i, in)));
+    for (int i = 0; i < 65536; i++) {
+        const double x = ffn__h16((uint16_t)i, in);
+        ent[i] = ffn_cm_glut_entry(deriv ? ffn_ref_dact_eval(act, x) : ffn_ref_act_eval(act, x));
+    }
     int bad = 0;
     for (int64_t i = 0; i < n; i++) {
         const float gv = ffn__h16(g[i], in), uv = ffn__h16(u[i], in);
-        const float want = ffn_cm_round_to(out, ffn_cm_glut_h(act, ent[g[i]], gv, uv));
+        const float want = ffn_cm_round_to(out, ffn_cm_glut_h(act, deriv, ent[g[i]], gv, uv));
         const int d = ffn__diff(ffn__h16(got[i], out), want, out);
         *one += d == 1;
         if (d == 2 && bad++ < 3)
-            printf("  glut %s %s->%s: g=%.9g u=%.9g got %.9g, host %.9g\n", ffn_glu_name(act),
-                   ffn_dtype_name(in), ffn_dtype_name(out), gv, uv, ffn__h16(got[i], out), want);
+            printf("  glut %s%s %s->%s: g=%.9g u=%.9g got %.9g, host %.9g\n", ffn_glu_name(act),
+                   deriv ? " bwd" : "", ffn_dtype_name(in), ffn_dtype_name(out), gv, uv,
+                   ffn__h16(got[i], out), want);
     }
     free(ent);
     return bad;
@@ -854,16 +859,22 @@ static void ffn__test_glut(void) {
         FFN__CUDA(cudaMemcpy(du, uu, n * 2, cudaMemcpyHostToDevice));
         for (int act = 0; act < FFN_ACT_COUNT; act++) {
             if (act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY) continue;
-            for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++) {
+            for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++)
+            for (int deriv = 0; deriv < 2; deriv++) {
                 const enum ffn_dtype it = (enum ffn_dtype)in, ot = (enum ffn_dtype)out;
                 const struct ffn_tensor tg = ffn_tensor_vec(dg, it, n), tu = ffn_tensor_vec(du, it, n);
                 const struct ffn_tensor h1 = ffn_tensor_vec(dh1, ot, n), h2 = ffn_tensor_vec(dh2, ot, n);
                 const struct ffn_tensor z = ffn_tensor_vec(dz, it, n);
                 FFN__CUDA(cudaMemcpy(dz, dg, n * 2, cudaMemcpyDeviceToDevice));
-                bool ok = ffn_glu_forward(lut, (enum ffn_act)act, &h1, &tg, &tu) == FFN_STATUS_OK &&
-                          ffn_glu_forward(direct, (enum ffn_act)act, &h2, &tg, &tu) == FFN_STATUS_OK;
-                if (in == out)  // h = gate, through the table
-                    ok = ok && ffn_glu_forward(lut, (enum ffn_act)act, &z, &z, &tu) == FFN_STATUS_OK;
+                // deriv: the backward dx = act'(x)·dy (x = the gates, dy = the ups).
+                const enum ffn_act ac = (enum ffn_act)act;
+                bool ok = (deriv ? ffn_act_backward(lut, ac, &h1, &tg, &tu)
+                                 : ffn_glu_forward(lut, ac, &h1, &tg, &tu)) == FFN_STATUS_OK &&
+                          (deriv ? ffn_act_backward(direct, ac, &h2, &tg, &tu)
+                                 : ffn_glu_forward(direct, ac, &h2, &tg, &tu)) == FFN_STATUS_OK;
+                if (in == out)  // h = gate (dx = x), through the table
+                    ok = ok && (deriv ? ffn_act_backward(lut, ac, &z, &z, &tu)
+                                      : ffn_glu_forward(lut, ac, &z, &z, &tu)) == FFN_STATUS_OK;
                 ok = ok && ffn_ctx_synchronize(lut) == FFN_STATUS_OK &&
                      ffn_ctx_synchronize(direct) == FFN_STATUS_OK;
                 ffn_test_check(&ffn__rep, ok, "glut %s: %s", ffn_glu_name((enum ffn_act)act),
@@ -872,17 +883,19 @@ static void ffn__test_glut(void) {
                 FFN__CUDA(cudaMemcpy(r2, dh2, n * 2, cudaMemcpyDeviceToHost));
                 FFN__CUDA(cudaMemcpy(r3, dz, n * 2, cudaMemcpyDeviceToHost));
                 int one = 0;
-                int bad = ffn__glut_check(r1, g, uu, n, (enum ffn_act)act, it, ot, &one);
+                int bad = ffn__glut_check(r1, g, uu, n, ac, deriv, it, ot, &one);
                 if (in == out) {
                     int bad_z = 0;
                     for (int64_t i = 0; i < n; i++) bad_z += !ffn_test_same_elem(r3, r1, ot, i);
-                    ffn_test_check(&ffn__rep, bad_z == 0, "glut %s %s in place: %d differ",
-                                   ffn_glu_name((enum ffn_act)act), ffn_dtype_name(it), bad_z);
+                    ffn_test_check(&ffn__rep, bad_z == 0, "glut %s%s %s in place: %d differ",
+                                   ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
+                                   bad_z);
                 }
                 for (int64_t i = 0; i < n; i++) direct_diff += !ffn_test_same_elem(r1, r2, ot, i);
                 ffn_test_check(&ffn__rep, bad == 0 && one <= n / 10000,
-                               "glut %s %s->%s: %d elements differ from the host copy, %d by one ulp",
-                               ffn_glu_name((enum ffn_act)act), ffn_dtype_name(it),
+                               "glut %s%s %s->%s: %d elements differ from the host copy, %d by "
+                               "one ulp",
+                               ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
                                ffn_dtype_name(ot), bad, one);
                 ones += one, total += n;
                 configs++;
@@ -915,8 +928,8 @@ static void ffn__test_glut(void) {
         FFN__CUDA(cudaMemcpy(got, bh + starts[k], 70000 * 2, cudaMemcpyDeviceToHost));
         for (int64_t i = 0; i < 70000; i++)
             xg[i] = g[(starts[k] + i) % (n - 5)], xu[i] = u[0][(starts[k] + i) % (n - 5)];
-        bad += ffn__glut_check(got, xg, xu, 70000, FFN_ACT_SILU, FFN_DTYPE_BF16, FFN_DTYPE_BF16,
-                               &one);
+        bad += ffn__glut_check(got, xg, xu, 70000, FFN_ACT_SILU, false, FFN_DTYPE_BF16,
+                               FFN_DTYPE_BF16, &one);
     }
     ffn_test_check(&ffn__rep, bad == 0 && one <= 21, "glut big: %d elements differ from the host copy",
                    bad);
