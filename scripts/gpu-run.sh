@@ -258,7 +258,8 @@ for l in open(sys.argv[1]):
     cat "$OUT/block-summary.txt"
 fi
 # The variants of the glut group, one line a row: GB/s and the ratio to the same-run copy.
-if [ -s "$OUT/bench-glut1.jsonl" ] || [ -s "$OUT/ulp-glut.jsonl" ] || [ -s "$OUT/bench-copy.jsonl" ]; then
+if [ -s "$OUT/bench-glut1.jsonl" ] || [ -s "$OUT/ulp-glut.jsonl" ] ||
+    [ -s "$OUT/bench-copy.jsonl" ]; then
     python3 - "$OUT" <<'PY' | tee "$OUT/glut-summary.txt"
 import json, os, sys
 def rows(name):
@@ -271,7 +272,7 @@ for r in rows("ulp-glut.jsonl"):
     if r["dtype"] != "f32":
         print("%-12s %-3s %-5s max %.4f (bound %g) cr %.6f %s" % (r["op"], r["dir"], r["dtype"],
               r["max_ulp"], r["bound"], r["cr_frac"], "ok" if r["pass"] else "FAIL"))
-print("== 16-bit gated fwd / unary bwd: direct kernel (FFN_CUDA_GLU_LUT=0) vs table (=1); GB/s ratio")
+print("== 16-bit gated fwd / unary bwd: direct kernel (FFN_CUDA_GLU_LUT=0) vs table (=1)")
 key = lambda r: (r["op"] + " " + r["dir"], r["dtype"], r["n"])
 off = {key(r): r for r in rows("bench-glut0.jsonl")}
 on = {key(r): r for r in rows("bench-glut1.jsonl")}

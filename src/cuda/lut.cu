@@ -84,7 +84,8 @@ __global__ void ffn_cu_glut_build(uint8_t *tab, int in_dt, int act, int deriv) {
 
 template <bool IN_F16>
 static __device__ __forceinline__ float ffn__glut_in(uint32_t h16) {
-    return IN_F16 ? __half2float(__ushort_as_half((unsigned short)h16)) : __uint_as_float(h16 << 16);
+    return IN_F16 ? __half2float(__ushort_as_half((unsigned short)h16))
+                  : __uint_as_float(h16 << 16);
 }
 
 template <bool OUT_F16>

@@ -791,10 +791,10 @@ static void ffn__test_lut(void) {
     ffn_ctx_destroy(def);
 }
 
-// --- tables of act(gate) of the 16-bit gated forwards ---------------------------------------------
+// --- tables of act(gate) and act'(x): the 16-bit gated forwards and backwards -------------------
 // $FFN_CUDA_GLU_LUT=1: every contiguous 16-bit gated forward of the default tier through the table
-// (lut.cu), and every 16-bit backward through its table of act'(x): each output equal to the host copy (ffn_cm_glut_h with a table built on the host),
-// special values bit for bit; a one-ulp difference allowed where libdevice's exp/erfc moved an
+// (lut.cu), and every 16-bit backward through its table of act'(x): each output equal to the
+// host copy (ffn_cm_glut_h with a table built on the host), special values bit for bit; a one-ulp difference allowed where libdevice's exp/erfc moved an
 // entry (counted: ≤ 1 in 10^4); the direct kernel's bits differ where the product lies near a
 // midpoint of the output type (counted, for the record). Then h = gate in place, and one call
 // above the default threshold (2^25 elements) against the host copy.
@@ -862,8 +862,10 @@ static void ffn__test_glut(void) {
             for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++)
             for (int deriv = 0; deriv < 2; deriv++) {
                 const enum ffn_dtype it = (enum ffn_dtype)in, ot = (enum ffn_dtype)out;
-                const struct ffn_tensor tg = ffn_tensor_vec(dg, it, n), tu = ffn_tensor_vec(du, it, n);
-                const struct ffn_tensor h1 = ffn_tensor_vec(dh1, ot, n), h2 = ffn_tensor_vec(dh2, ot, n);
+                const struct ffn_tensor tg = ffn_tensor_vec(dg, it, n);
+                const struct ffn_tensor tu = ffn_tensor_vec(du, it, n);
+                const struct ffn_tensor h1 = ffn_tensor_vec(dh1, ot, n);
+                const struct ffn_tensor h2 = ffn_tensor_vec(dh2, ot, n);
                 const struct ffn_tensor z = ffn_tensor_vec(dz, it, n);
                 FFN__CUDA(cudaMemcpy(dz, dg, n * 2, cudaMemcpyDeviceToDevice));
                 // deriv: the backward dx = act'(x)·dy (x = the gates, dy = the ups).
@@ -931,8 +933,8 @@ static void ffn__test_glut(void) {
         bad += ffn__glut_check(got, xg, xu, 70000, FFN_ACT_SILU, false, FFN_DTYPE_BF16,
                                FFN_DTYPE_BF16, &one);
     }
-    ffn_test_check(&ffn__rep, bad == 0 && one <= 21, "glut big: %d elements differ from the host copy",
-                   bad);
+    ffn_test_check(&ffn__rep, bad == 0 && one <= 21,
+                   "glut big: %d elements differ from the host copy", bad);
     printf("glut: %d configurations (%lld elements: %lld one ulp from the host copy, %lld differ "
            "from the direct kernel), and %lld elements through the default threshold\n",
            configs, total, ones, direct_diff, (long long)big);
