@@ -36,6 +36,7 @@
 
 #include "block/block_impl.h"
 #include "cuda/cuda_block.h"
+#include "cuda/cuda_device.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_lt.h"
 
@@ -147,16 +148,6 @@ static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *
                      ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-// Makes `device` current for the calling thread; *prev receives the one to restore.
-static cudaError_t ffn__enter(int device, int *prev) {
-    cudaError_t e = cudaGetDevice(prev);
-    if (e != cudaSuccess) return e;
-    return *prev == device ? cudaSuccess : cudaSetDevice(device);
-}
-
-static void ffn__leave(int device, int prev) {
-    if (prev != device) (void)cudaSetDevice(prev);
-}
 
 // A call starts on the context's stream: when it differs from the stream of the block's last
 // call, it waits for that call's end first (the buffers are stream-ordered allocations).
@@ -812,7 +803,7 @@ static void ffn__cuda_destroy(ffn_block_t block) {
     struct ffn_cuda_block *b = ffn__cb(block);
     if (!b) return;
     int prev = -1;
-    const bool entered = ffn__enter(b->hdr.device, &prev) == cudaSuccess;
+    const bool entered = ffn_cuda_enter(b->hdr.device, &prev) == cudaSuccess;
     if (entered) {
         // The block's last work must be done before its memory goes.
         if (b->have_done) (void)cudaEventSynchronize(b->done);
@@ -832,7 +823,7 @@ static void ffn__cuda_destroy(ffn_block_t block) {
             if (b->plans[i].used) ffn__plan_free(b->lt, &b->plans[i]);
         if (b->h) b->lt->destroy(b->h);
     }
-    if (entered) ffn__leave(b->hdr.device, prev);
+    if (entered) ffn_cuda_leave(b->hdr.device, prev);
     (void)cudaGetLastError();
     free(b);
 }
@@ -919,7 +910,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     b->dx_twice = dr && !strcmp(dr, "2");
     snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", "");
     int prev;
-    cudaError_t e = ffn__enter(ctx->device, &prev);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) {
         free(b);
         return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
@@ -936,7 +927,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
         st = ffn__reserve_tokens(ctx, fn, b, o.max_tokens);
     }
     if (!st) st = ffn__end(ctx, fn, b, st);
-    ffn__leave(ctx->device, prev);
+    ffn_cuda_leave(ctx->device, prev);
     if (st) {
         ffn__cuda_destroy((ffn_block_t)(void *)b);
         return st;
@@ -1002,7 +993,7 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
     const int64_t T = x->rows;
     int prev;
-    cudaError_t e = ffn__enter(ctx->device, &prev);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T > 0) {
@@ -1026,7 +1017,7 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
     }
 out:
     st = ffn__end(ctx, fn, b, st);
-    ffn__leave(ctx->device, prev);
+    ffn_cuda_leave(ctx->device, prev);
     return st;
 }
 
@@ -1137,7 +1128,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
     int prev;
-    cudaError_t e = ffn__enter(ctx->device, &prev);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T == 0) {
@@ -1255,7 +1246,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     }
 out:
     st = ffn__end(ctx, fn, b, st);
-    ffn__leave(ctx->device, prev);
+    ffn_cuda_leave(ctx->device, prev);
     return st;
 }
 
