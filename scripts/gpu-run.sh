@@ -381,7 +381,7 @@ for l in open(os.path.join(out, "run.log")):
 tl = os.path.join(out, "tests.log")
 if os.path.exists(tl):
     for l in open(tl):
-        if "FAIL" in l or re.match(r"^(kernels|layouts|big)", l):
+        if "FAIL" in l or re.match(r"^(kernels|layouts|big|flat forms)", l):
             print("  " + l.rstrip()[:140])
 def rows(name):
     p = os.path.join(out, name)
