@@ -343,27 +343,28 @@ static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u) {
 
 // The flat kernel's form (ew_kernel.cuh): u chunks of 16 bytes a thread and step, and the grid:
 // w = 0 one pass (as many blocks as the chunks need), w > 0 that many waves of resident blocks
-// (occupancy × SMs × w) looping over the views. ReLU and identity (and so ReGLU and bilinear)
-// move bytes at the copy's speed in one pass. The other activations, by op, 16-bit dtype and
-// weight of the math (tanh- and erf-GeLU heavy, the σ family light): one element's math takes
-// longer than the loads of the next chunk, which a loop keeps in flight.
+// (occupancy × SMs × w) looping over the views. By op, 16-bit dtype or f32, and the weight of the
+// activation's math: none (ReLU, identity: bytes moved at the copy's speed in one pass), light
+// (the σ family) or heavy (tanh- and erf-GeLU), whose math takes longer than the loads of the
+// next chunk, which a loop keeps in flight.
 struct ffn__flat_form {
     signed char u, w;
 };
-static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][2] = {
-    // [op][16-bit][heavy]:  f32 {light, heavy}    bf16/f16 {light, heavy}
-    [FFN_KOP_ACT_FWD] = {{{4, 1}, {4, 1}}, {{2, 1}, {2, 1}}},
-    [FFN_KOP_ACT_BWD] = {{{2, 1}, {2, 1}}, {{2, 1}, {2, 1}}},
-    [FFN_KOP_GLU_FWD] = {{{1, 0}, {2, 1}}, {{2, 1}, {2, 1}}},
-    [FFN_KOP_GLU_BWD] = {{{1, 0}, {2, 1}}, {{1, 0}, {1, 1}}},
+static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
+    // [op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
+    [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 1}, {4, 1}}, {{1, 0}, {2, 1}, {2, 1}}},
+    [FFN_KOP_ACT_BWD] = {{{1, 0}, {2, 1}, {2, 1}}, {{1, 0}, {2, 1}, {2, 1}}},
+    [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 0}, {2, 1}}, {{1, 0}, {2, 1}, {2, 1}}},
+    [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {2, 1}}, {{1, 0}, {1, 0}, {1, 1}}},
 };
 
 static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
                                                const struct ffn_ew_call *c) {
     if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
-    if (c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY) return (struct ffn__flat_form){1, 0};
-    const bool heavy = c->act == FFN_ACT_GELU_TANH || c->act == FFN_ACT_GELU_ERF;
-    return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][heavy];
+    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY             ? 0
+                     : c->act == FFN_ACT_GELU_TANH || c->act == FFN_ACT_GELU_ERF ? 2
+                                                                                 : 1;
+    return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
 }
 
 // The lookup table of the 16-bit forward (act, acc, in, out), built at its first use on the
