@@ -17,7 +17,8 @@
 # allowed). Groups: tests (the CUDA kernel tests), python (the package on CUDA tensors), tp (NCCL),
 # ulp (exhaustive sweeps), bench, torch, blocks (block tests, block benchmarks, PyTorch blocks),
 # and the design groups var, glut (the gated forward's table against the direct kernel; the
-# copy with random data), lab, sass. Default: all but the design groups. The block steps'
+# copy with random data), flat (the flat kernel's forms: tests under each, every op against the
+# copy; flat-summary.txt), lab, sass. Default: all but the design groups. The block steps'
 # files are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
 # (block-torch.log) and block-summary.txt (its table printed last).
 set -u
@@ -191,6 +192,31 @@ if want glut; then
         --n 16777216,117440512
 fi
 
+# --- the flat kernel's forms (ew_kernel.cuh; FFN_CUDA_FLAT_FORM=U,W: U chunks a thread and step,
+# W = 0 one pass, W > 0 W waves of resident blocks looping): the kernel tests under two forms and
+# the layout tests under four (looping grids capped at 3 blocks, so that every thread takes many
+# steps and the last one partly), then every op, direction and dtype through the direct kernel
+# (tables off) under each form, and once as the defaults run it (design) -----------------------
+flat_forms="1,0 2,0 4,0 1,1 2,1 4,1 2,4 4,4"
+if want flat; then
+    # (test_cuda --only-kernels compares every form's bits with one pass's itself.)
+    for f in 4,0 1,1 2,1 4,1; do
+        case $f in 2,1 | 4,1)
+            step flat_kernels_${f/,/_} 90 tests.log tests.log env FFN_CUDA_FLAT_FORM=$f \
+                FFN_CUDA_FLAT_BLOCKS=3 "$here/bin/test_cuda" --only-kernels ;;
+        esac
+        step flat_layouts_${f/,/_} 60 tests.log tests.log env FFN_CUDA_FLAT_FORM=$f \
+            FFN_CUDA_FLAT_BLOCKS=3 "$here/bin/test_cuda" --only-layouts
+    done
+    step flat_big 60 tests.log tests.log "$here/bin/test_cuda" --big
+    for f in $flat_forms; do
+        step flat_bench_${f/,/_} 40 bench-flat-${f/,/_}.jsonl tools.log env FFN_CUDA_FLAT_FORM=$f \
+            FFN_CUDA_LUT=0 FFN_CUDA_GLU_LUT=0 "$here/bin/ffn" bench act --backend cuda --json
+    done
+    step flat_bench_default 40 bench-flat-default.jsonl tools.log "$here/bin/ffn" bench act \
+        --backend cuda --json
+fi
+
 # --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------
 if want lab && [ -x "$here/bin/cuda_lab" ]; then
     step lab 120 lab.txt lab.txt "$here/bin/cuda_lab" all
@@ -342,6 +368,99 @@ print("== the copy with random data (FFN_BENCH_COPY_SRC=random): GB/s, copy GB/s
 for r in rows("bench-copy.jsonl"):
     print("%-12s %-3s %-5s %10d | %7.1f %7.1f %.3f" % (r["op"], r["dir"], r["dtype"], r["n"],
           r["gbps"], r["copy_gbps"], r["ratio"]))
+PY
+fi
+# The flat group: tests under each form, every row's ratio to the copy under each form, the best
+# form per class of the rule (cuda_backend.c ffn__flat_rule) as a table to paste.
+if ls "$OUT"/bench-flat-*.jsonl >/dev/null 2>&1 || grep -qP '^step\tflat_' "$OUT/run.log"; then
+    python3 - "$OUT" "$flat_forms" <<'PY' | tee "$OUT/flat-summary.txt"
+import json, math, os, re, sys
+out, forms = sys.argv[1], sys.argv[2].split()
+print("== flat group: steps (FFN_CUDA_FLAT_FORM=U,W; tests: looping grids of 3 blocks)")
+for l in open(os.path.join(out, "run.log")):
+    if l.startswith("step\tflat_"):
+        f = l.split("\t")
+        print("%-24s %-7s rc %s %4s s" % (f[1], f[2], f[3], f[4].strip()))
+tl = os.path.join(out, "tests.log")
+if os.path.exists(tl):
+    for l in open(tl):
+        if "FAIL" in l or re.match(r"^(kernels|layouts|big|flat forms)", l):
+            print("  " + l.rstrip()[:140])
+def rows(name):
+    p = os.path.join(out, name)
+    if not os.path.exists(p):
+        return {}
+    d = {}
+    for l in open(p):
+        if l.startswith("{") and '"op"' in l:
+            r = json.loads(l)
+            d[(r["op"], r["dir"], r["dtype"], r["n"])] = r
+    return d
+B = {f: rows("bench-flat-%s.jsonl" % f.replace(",", "_")) for f in forms}
+D = rows("bench-flat-default.jsonl")
+forms = [f for f in forms if B[f]]
+if not forms:
+    sys.exit(0)
+keys = sorted(set().union(*[set(B[f]) for f in forms]))
+print("== ratio to the same-run copy, direct kernel (FFN_CUDA_LUT=0 FFN_CUDA_GLU_LUT=0) under each")
+print("   form U,W; default = the defaults (tables on, the rule's form); * = best form")
+print("%-12s %-3s %-4s %9s |" % ("op", "dir", "dt", "n") + "".join(" %5s" % f for f in forms) +
+      " | best  default")
+for k in keys:
+    v = [B[f][k]["ratio"] if k in B[f] else float("nan") for f in forms]
+    b = max(range(len(forms)), key=lambda i: v[i] if v[i] == v[i] else -1)
+    d = D.get(k)
+    print("%-12s %-3s %-4s %9d |" % k + "".join(" %5.3f" % x for x in v) + " | %-5s %s" % (
+          forms[b], "%.3f" % d["ratio"] if d else "-"))
+print("== host_us (median over rows) per form; default run")
+for f in forms:
+    h = sorted(r["host_us"] for r in B[f].values())
+    print("  %-5s %.2f us (max %.2f)" % (f, h[len(h) // 2], h[-1]))
+if D:
+    h = sorted(r["host_us"] for r in D.values())
+    print("  deflt %.2f us (max %.2f)" % (h[len(h) // 2], h[-1]))
+# The rule's classes: op x 16-bit x the activation's math (none: ReLU, identity; light: the
+# sigma family; heavy: tanh/erf-GeLU). The identity forward of one dtype is a cudaMemcpy, not the
+# kernel. Geometric mean of the ratios at n >= 16M, then at the smallest n.
+acts = {"relu": 0, "identity": 0, "silu": 1, "sigmoid": 1, "quick_gelu": 1, "gelu_tanh": 2,
+        "gelu_erf": 2}
+kop = {(False, "fwd"): "FFN_KOP_ACT_FWD", (False, "bwd"): "FFN_KOP_ACT_BWD",
+       (True, "fwd"): "FFN_KOP_GLU_FWD", (True, "bwd"): "FFN_KOP_GLU_BWD"}
+def cls(r):
+    if r["act"] not in acts or (r["op"] == "identity" and r["dir"] == "fwd"):
+        return None
+    return (kop[(bool(r["glu"]), r["dir"])], r["dtype"] != "f32", acts[r["act"]])
+def gm(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+best = {}
+for big in (True, False):
+    print("== geometric mean of the ratios per class of the rule, n %s" % (
+          ">= 16M (the choice)" if big else "= the smallest"))
+    print("%-16s %-5s %-5s |" % ("op", "dt", "act") + "".join(" %5s" % f for f in forms) +
+          " | best")
+    classes = sorted(set(filter(None, (cls(r) for r in B[forms[0]].values()))))
+    nmin = min(k[3] for k in keys)
+    for c in classes:
+        g = []
+        for f in forms:
+            g.append(gm([r["ratio"] for k, r in B[f].items() if cls(r) == c and
+                         ((k[3] >= 16777216) if big else (k[3] == nmin))]))
+        # The first form (in the order above: simplest first) within 1% of the best one, so
+        # that run-to-run noise does not pick a form.
+        top = max(x for x in g if x == x)
+        b = next(i for i in range(len(forms)) if g[i] == g[i] and g[i] >= 0.99 * top)
+        if big:
+            best[c] = forms[b]
+        print("%-16s %-5s %-5s |" % (c[0], "16bit" if c[1] else "f32",
+              ("none", "light", "heavy")[c[2]]) + "".join(" %5.3f" % x for x in g) +
+              " | %s" % forms[b])
+if best:
+    print("== the rule measured at n >= 16M: per class the first form within 1% of the best")
+    print("   (src/cuda/cuda_backend.c ffn__flat_rule):")
+    for op in ("FFN_KOP_ACT_FWD", "FFN_KOP_ACT_BWD", "FFN_KOP_GLU_FWD", "FFN_KOP_GLU_BWD"):
+        f = lambda h: ", ".join("{%s}" % best.get((op, h, m), "1,0").replace(",", ", ")
+                                for m in range(3))
+        print("    [%s] = {{%s}, {%s}}," % (op, f(False), f(True)))
 PY
 fi
 # The device tool returns at most 8 files: pack the rest.

@@ -41,6 +41,10 @@ struct ffn_cuda_state {
     int64_t lut_min;          // elements from which a call uses its table
     bool no_flat;             // $FFN_CUDA_FLAT=0: the generic kernel for every layout (tests)
     int flat_threads;         // threads per block of the flat kernel ($FFN_CUDA_BLOCK)
+    int flat_u, flat_w;       // $FFN_CUDA_FLAT_FORM=U,W for every call (0: the rule's)
+    int64_t flat_blocks;      // $FFN_CUDA_FLAT_BLOCKS: most blocks of a looping grid (tests)
+    // Blocks per SM of the flat kernels, [log2 u][kind][op][act] (0: not asked).
+    int flat_occ[3][FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];
     int lut_mode;             // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;        // the apply kernel's shared-memory limit raised
     // Tables of act(gate) for the 16-bit gated forward and of act'(x) for the 16-bit backward,
@@ -199,6 +203,14 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
                           ? bv
                           : FFN_CUDA_FLAT_THREADS;
     s->lut_mode = lm ? atoi(lm) : 0;
+    // $FFN_CUDA_FLAT_FORM=U,W: the flat kernel's form for every call (measurements, tests);
+    // $FFN_CUDA_FLAT_BLOCKS=N caps a looping grid at N blocks (tests: many steps a thread).
+    const char *ff = getenv("FFN_CUDA_FLAT_FORM"), *fb = getenv("FFN_CUDA_FLAT_BLOCKS");
+    int fu = 0, fw = 0;
+    if (ff && sscanf(ff, "%d,%d", &fu, &fw) == 2 && (fu == 1 || fu == 2 || fu == 4) && fw >= 0 &&
+        fw <= 64)
+        s->flat_u = fu, s->flat_w = fw;
+    s->flat_blocks = fb && atoll(fb) > 0 ? atoll(fb) : INT32_MAX;
     ctx->be_state = s;
     if (o->stream) {
         int sd = -1;
@@ -316,17 +328,43 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
 
 // --- the element-wise call -----------------------------------------------------------------------
 
-static const void *ffn__kernel(int op, enum ffn_act act, int kind) {
+static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u) {
     switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind);
-    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind);
-    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind);
-    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind);
-    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind);
-    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind);
-    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind);
+    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind, u);
+    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind, u);
+    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind, u);
+    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind, u);
+    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind, u);
+    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind, u);
+    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind, u);
     default: return NULL;
     }
+}
+
+// The flat kernel's form (ew_kernel.cuh): u chunks of 16 bytes a thread and step, and the grid:
+// w = 0 one pass (as many blocks as the chunks need), w > 0 that many waves of resident blocks
+// (occupancy × SMs × w) looping over the views. By op, 16-bit dtype or f32, and the weight of the
+// activation's math: none (ReLU, identity: bytes moved at the copy's speed in one pass), light
+// (the σ family) or heavy (tanh- and erf-GeLU), whose math takes longer than the loads of the
+// next chunk, which a loop keeps in flight.
+struct ffn__flat_form {
+    signed char u, w;
+};
+static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
+    // [op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
+    [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 1}, {4, 1}}, {{1, 0}, {2, 1}, {2, 1}}},
+    [FFN_KOP_ACT_BWD] = {{{1, 0}, {2, 1}, {2, 1}}, {{1, 0}, {2, 1}, {2, 1}}},
+    [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 0}, {2, 1}}, {{1, 0}, {2, 1}, {2, 1}}},
+    [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {2, 1}}, {{1, 0}, {1, 0}, {1, 1}}},
+};
+
+static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
+                                               const struct ffn_ew_call *c) {
+    if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
+    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY             ? 0
+                     : c->act == FFN_ACT_GELU_TANH || c->act == FFN_ACT_GELU_ERF ? 2
+                                                                                 : 1;
+    return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
 }
 
 // The lookup table of the 16-bit forward (act, acc, in, out), built at its first use on the
@@ -355,7 +393,7 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
     int in_i = (int)in, out_i = (int)out, acc_i = acc;
     void *params[] = {&tab, &in_i, &out_i, &acc_i};
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
-    const void *build = ffn__kernel(-1, act, 0);
+    const void *build = ffn__kernel(-1, act, 0, 1);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
         cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -542,7 +580,9 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     const bool par = (a.flags & FFN_CUDA_PAR) && c->op == FFN_KOP_GLU_FWD;
     const int kind =
         !flat ? FFN_CUDA_K_GENERIC : FFN_CUDA_K_FLAT + (int)c->in + (par ? FFN_CUDA_K_PAR : 0);
-    const void *kern = ffn__kernel(c->op, c->act, kind);
+    const struct ffn__flat_form form =
+        flat ? ffn__flat_form_of(s, c) : (struct ffn__flat_form){1, 0};
+    const void *kern = ffn__kernel(c->op, c->act, kind, form.u);
     if (!kern) {
         ffn__leave(ctx, prev);
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,
@@ -550,10 +590,12 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     }
     // The generic kernel: blocks as many as the device holds at once (occupancy × SMs, asked
     // once per kernel) and no more than the work needs; grid-stride loops cover the rest. The
-    // flat one: one pass, a 16-byte chunk of every view a thread.
-    int *occ = &s->occupancy[kind][c->op][c->act];
-    if (!flat && *occ <= 0) {
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, kern, FFN_CUDA_THREADS, 0);
+    // flat one: one pass (w = 0), or w waves of resident blocks looping.
+    const int ul = form.u == 4 ? 2 : form.u == 2 ? 1 : 0;
+    int *occ = flat ? &s->flat_occ[ul][kind][c->op][c->act] : &s->occupancy[kind][c->op][c->act];
+    if ((!flat || form.w > 0) && *occ <= 0) {
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            occ, kern, flat ? s->flat_threads : FFN_CUDA_THREADS, 0);
         if (e != cudaSuccess || *occ <= 0) {
             *occ = 0;
             ffn__leave(ctx, prev);
@@ -563,9 +605,14 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     }
     dim3 grid = {1, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
     if (flat) {
-        const int64_t chunks = a.cols / (in16 ? 8 : 4), bt = s->flat_threads;
+        const int64_t chunks = a.cols / (in16 ? 8 : 4), bt = s->flat_threads, per = bt * form.u;
         block.x = (unsigned)bt;
-        int64_t gx = (chunks + bt - 1) / bt;
+        int64_t gx = (chunks + per - 1) / per;
+        if (form.w > 0) {
+            const int64_t resident = (int64_t)s->sm_count * *occ * form.w;
+            if (gx > resident) gx = resident;
+            if (gx > s->flat_blocks) gx = s->flat_blocks;
+        }
         if (gx > INT32_MAX) gx = INT32_MAX;  // the kernel loops past it
         if (gx < 1) gx = 1;
         grid.x = (unsigned)gx;

@@ -22,7 +22,8 @@ void ffn_cuda_capture_restore(int mode);
 #define FFN_CUDA_THREADS 256
 #define FFN_CUDA_UNIT 8
 // Threads per block of the flat kernel: 256 by default ($FFN_CUDA_BLOCK: 64..512, a multiple of
-// 32, for measurements); each takes one 16-byte chunk of every view.
+// 32, for measurements); each takes U 16-byte chunks of every view a step (U = 1, 2 or 4), over
+// one pass or a loop (cuda_backend.c, ffn__flat_form).
 #define FFN_CUDA_FLAT_THREADS 256
 #define FFN_CUDA_FLAT_MAX_THREADS 512
 
@@ -59,17 +60,18 @@ struct ffn_cuda_ew_args {
     int32_t lpr_log2;  // log2 of the lanes per row (≤ log2 FFN_CUDA_THREADS)
 };
 
-// The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation: a
-// host stub for cudaLaunchKernel, taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1,
-// cols = the elements); op = -1: the builder of a 16-bit forward's lookup table, taking
-// (uint16_t *tab, int in_dt, int out_dt, int acc). Defined in ew_<act>.cu.
-const void *ffn_cuda_ew_gelu_tanh(int op, int kind);
-const void *ffn_cuda_ew_gelu_erf(int op, int kind);
-const void *ffn_cuda_ew_silu(int op, int kind);
-const void *ffn_cuda_ew_relu(int op, int kind);
-const void *ffn_cuda_ew_sigmoid(int op, int kind);
-const void *ffn_cuda_ew_identity(int op, int kind);
-const void *ffn_cuda_ew_quick_gelu(int op, int kind);
+// The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation, for
+// the flat kinds with u (1, 2 or 4) chunks a thread and step: a host stub for cudaLaunchKernel,
+// taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1, cols = the elements); op = -1:
+// the builder of a 16-bit forward's lookup table, taking (uint16_t *tab, int in_dt, int out_dt,
+// int acc). Defined in ew_<act>.cu.
+const void *ffn_cuda_ew_gelu_tanh(int op, int kind, int u);
+const void *ffn_cuda_ew_gelu_erf(int op, int kind, int u);
+const void *ffn_cuda_ew_silu(int op, int kind, int u);
+const void *ffn_cuda_ew_relu(int op, int kind, int u);
+const void *ffn_cuda_ew_sigmoid(int op, int kind, int u);
+const void *ffn_cuda_ew_identity(int op, int kind, int u);
+const void *ffn_cuda_ew_quick_gelu(int op, int kind, int u);
 
 // A 16-bit forward through its lookup table (lut.cu): every block copies the 128 KiB table into
 // shared memory, then maps 8 elements per 16-byte access, 4 accesses in flight per thread.

@@ -17,6 +17,8 @@
 //             act'(x): the host copy's bits
 //             (one-ulp allowance for libdevice's exp/erfc in the table, counted), in place too,
 //             and one call above the default threshold;
+//   forms     every form of the flat kernel ($FFN_CUDA_FLAT_FORM: chunks a thread, one pass or
+//             looping grids): the same bits as one pass with a chunk a thread;
 //   big       (--big) 2^31 + 1000 elements in one call: 64-bit indexing.
 // Without a CUDA device (or a build without CUDA) it prints "skipped: no CUDA device" and exits
 // 77, which ctest reports as skipped.
@@ -370,6 +372,119 @@ static void ffn__test_kernels(void) {
     }
     ffn__inf_m = false;
     free(x32), free(x16);
+}
+
+// --- the flat kernel's forms ---------------------------------------------------------------------
+// Every form of the flat kernel ($FFN_CUDA_FLAT_FORM=U,W: U chunks a thread and step, one pass or
+// W waves of resident blocks looping; $FFN_CUDA_FLAT_BLOCKS=3 makes every thread of a looping
+// grid take many steps, the last one partly) gives the same bits as one pass with a chunk a
+// thread, for every op × activation × dtype (in = out) × tier × parity, on the kernels test's
+// inputs (f32: 65,541 random ones with the specials, a tail of 1; 16-bit: 65,533 of the 65,536
+// patterns, a tail of 5). Tables off: the kernel itself.
+
+static const struct {
+    const char *form, *blocks;
+} ffn__forms[] = {{"1,0", NULL}, {"2,0", NULL}, {"4,0", NULL}, {"1,1", "3"},
+                  {"2,1", "3"},  {"4,1", "3"},  {"2,4", NULL}, {"4,4", NULL}};
+#define FFN__N_FORMS (sizeof ffn__forms / sizeof ffn__forms[0])
+
+static void ffn__test_flat_forms(void) {
+    ffn_ctx_t ctx[FFN__N_FORMS][2][2];
+    setenv("FFN_CUDA_LUT", "0", 1);
+    setenv("FFN_CUDA_GLU_LUT", "0", 1);
+    for (size_t f = 0; f < FFN__N_FORMS; f++) {
+        setenv("FFN_CUDA_FLAT_FORM", ffn__forms[f].form, 1);
+        if (ffn__forms[f].blocks)
+            setenv("FFN_CUDA_FLAT_BLOCKS", ffn__forms[f].blocks, 1);
+        else
+            unsetenv("FFN_CUDA_FLAT_BLOCKS");
+        for (int acc = 0; acc < 2; acc++)
+            for (int par = 0; par < 2; par++) ctx[f][acc][par] = ffn__ctx(acc, par);
+    }
+    unsetenv("FFN_CUDA_FLAT_FORM"), unsetenv("FFN_CUDA_FLAT_BLOCKS");
+    unsetenv("FFN_CUDA_LUT"), unsetenv("FFN_CUDA_GLU_LUT");
+    uint64_t s = 0xf1a7f0f3ull;
+    int configs = 0;
+    int64_t differ = 0;
+    for (int op = 0; op < FFN_KOP_COUNT; op++)
+        for (int act = 0; act < FFN_ACT_COUNT; act++)
+            for (int dt = 0; dt < FFN_DTYPE_COUNT; dt++)
+                for (int acc = 0; acc < 2; acc++)
+                    for (int par = 0; par < 2; par++) {
+                        const bool gelu = act == FFN_ACT_GELU_TANH || act == FFN_ACT_GELU_ERF;
+                        const bool fwd = op == FFN_KOP_ACT_FWD || op == FFN_KOP_GLU_FWD;
+                        if (acc && !(gelu && fwd)) continue;
+                        if (par && !(op == FFN_KOP_GLU_FWD && dt != FFN_DTYPE_F32)) continue;
+                        const struct ffn__cfg c = {(enum ffn_kop)op, (enum ffn_act)act,
+                                                   (enum ffn_dtype)dt, (enum ffn_dtype)dt,
+                                                   acc, par};
+                        char cs[128];
+                        ffn__cfg_str(&c, cs, sizeof cs);
+                        const int ni = ffn__n_in[op], no = ffn__n_out[op];
+                        const int64_t n = dt == FFN_DTYPE_F32 ? FFN__N_F32 : 65533;
+                        const size_t es = ffn_dtype_size(c.in), bytes = (size_t)n * es;
+                        struct ffn__dbuf din[3], dout[2];
+                        struct ffn_tensor ti[3], to[2];
+                        void *h = malloc(bytes), *ref[2], *got = malloc(bytes);
+                        for (int k = 0; k < ni; k++) {
+                            for (int64_t e = 0; e < n; e++) {
+                                float v = ffn__rand_m(&s);
+                                if (k == 0)
+                                    v = dt == FFN_DTYPE_F32 ? (e < (int64_t)FFN__N_SPECIALS
+                                                                   ? ffn__specials[e]
+                                                                   : ffn__rand_x(&s))
+                                        : dt == FFN_DTYPE_BF16 ? ffn_bf16_to_f32((uint16_t)e)
+                                                               : ffn_f16_to_f32((uint16_t)e);
+                                ffn__hset(h, c.in, e, v);
+                            }
+                            din[k] = ffn__dalloc(bytes);
+                            FFN__CUDA(cudaMemcpy(ffn__dptr(&din[k]), h, bytes,
+                                                 cudaMemcpyHostToDevice));
+                            ti[k] = ffn_tensor_vec(ffn__dptr(&din[k]), c.in, n);
+                        }
+                        for (int k = 0; k < no; k++) {
+                            dout[k] = ffn__dalloc(bytes);
+                            to[k] = ffn_tensor_vec(ffn__dptr(&dout[k]), c.out, n);
+                            ref[k] = malloc(bytes);
+                        }
+                        for (size_t f = 0; f < FFN__N_FORMS; f++) {
+                            ffn_ctx_t cx = ctx[f][acc][par];
+                            const enum ffn_status st = ffn__call(cx, &c, to, ti);
+                            const enum ffn_status ss = ffn_ctx_synchronize(cx);
+                            ffn_test_check(&ffn__rep, st == FFN_STATUS_OK && ss == FFN_STATUS_OK,
+                                           "%s form %s: status %s / %s: %s", cs,
+                                           ffn__forms[f].form, ffn_status_string(st),
+                                           ffn_status_string(ss), ffn_ctx_last_error(cx));
+                            for (int k = 0; k < no; k++) {
+                                void *dst = f == 0 ? ref[k] : got;
+                                FFN__CUDA(cudaMemcpy(dst, ffn__dptr(&dout[k]), bytes,
+                                                     cudaMemcpyDeviceToHost));
+                                ffn_test_check(&ffn__rep, ffn__guards_ok(&dout[k], 0, bytes),
+                                               "%s form %s: output %d written outside its view",
+                                               cs, ffn__forms[f].form, k);
+                                // Garbage in the output for the next form.
+                                FFN__CUDA(cudaMemset(ffn__dptr(&dout[k]), 0x5a, bytes));
+                                if (f == 0) continue;
+                                const bool same = !memcmp(got, ref[k], bytes);
+                                differ += !same;
+                                ffn_test_check(&ffn__rep, same,
+                                               "%s form %s: output %d differs from form 1,0", cs,
+                                               ffn__forms[f].form, k);
+                            }
+                        }
+                        for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(din[k].base));
+                        for (int k = 0; k < no; k++) {
+                            FFN__CUDA(cudaFree(dout[k].base));
+                            free(ref[k]);
+                        }
+                        free(h), free(got);
+                        configs++;
+                    }
+    printf("flat forms: %d configurations x %d forms, %lld outputs differ from form 1,0\n",
+           configs, (int)FFN__N_FORMS - 1, (long long)differ);
+    for (size_t f = 0; f < FFN__N_FORMS; f++)
+        for (int acc = 0; acc < 2; acc++)
+            for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[f][acc][par]);
 }
 
 // --- layouts -------------------------------------------------------------------------------------
@@ -1079,6 +1194,7 @@ int main(int argc, char **argv) {
     if (kernels) ffn__test_kernels();
     if (kernels) ffn__test_lut();
     if (kernels) ffn__test_glut();
+    if (kernels) ffn__test_flat_forms();
     if (layouts) ffn__test_layouts();
     if (big) ffn__test_big();
     return ffn_test_finish(&ffn__rep);
