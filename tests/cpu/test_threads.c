@@ -27,14 +27,14 @@ static void ffn__fill(float *p, int64_t n, uint64_t *s) {
         p[i] = i % 997 == 0 ? -INFINITY : (float)ffn_test_uniform(s, -10.0, 10.0);
 }
 
-static bool ffn__same_bytes(struct ffn_test_report *r, const void *a, const void *b, size_t bytes,
+static bool ffn__same_bytes(const void *a, const void *b, size_t bytes,
                             const char *what, const char *isa, int t) {
-    return ffn_test_check(r, !memcmp(a, b, bytes), "[%s] %s: %d threads differ from 1 thread",
+    return CHECK(!memcmp(a, b, bytes), "[%s] %s: %d threads differ from 1 thread",
                           isa, what, t);
 }
 
 int main(void) {
-    struct ffn_test_report rep = {.name = "threads"};
+    ffn_check_begin("threads");
     struct ffn_test_ctx c[FFN_TEST_MAX_CTX];
     const int nc = ffn_test_contexts(c, false);
     uint64_t seed = FFN__SEED;
@@ -71,11 +71,11 @@ int main(void) {
         const struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, FFN__ROWS, FFN__COLS, FFN__OUT_STRIDE);
         for (int t = 0; t < 3; t++) {
             const int nt = ffn__threads[t];
-            ffn_test_check(&rep, ffn_ctx_set_threads(ctx, nt) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == nt,
+            CHECK(ffn_ctx_set_threads(ctx, nt) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == nt,
                            "[%s] set_threads(%d)", isa, nt);
             // gelu_tanh forward, f32 strided -> f32 strided; the gaps must stay untouched.
             memset(y, FFN__GAP_BYTE, out_n * 4);
-            ffn_test_check(&rep, ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &ty, &tx) == FFN_STATUS_OK,
+            CHECK(ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &ty, &tx) == FFN_STATUS_OK,
                            "[%s] act_forward: %s", isa, ffn_ctx_last_error(ctx));
             if (t == 0) {
                 memcpy(y1, y, out_n * 4);
@@ -85,26 +85,26 @@ int main(void) {
                         const unsigned char *p = (const unsigned char *)&y[r * FFN__OUT_STRIDE + col];
                         gaps = gaps && p[0] == FFN__GAP_BYTE && p[3] == FFN__GAP_BYTE;
                     }
-                ffn_test_check(&rep, gaps, "[%s] strided output: a gap between rows was written", isa);
+                CHECK(gaps, "[%s] strided output: a gap between rows was written", isa);
                 // A sample against the reference, so a no-op could not pass.
                 for (int64_t i = 0; i < FFN__ROWS * FFN__COLS; i += 7919) {
                     const int64_t r = i / FFN__COLS, col = i % FFN__COLS;
                     const float xi = x[r * FFN__IN_STRIDE + col], yi = y[r * FFN__OUT_STRIDE + col];
                     const double e = ffn_ulp_error(FFN_KOP_ACT_FWD, 0, FFN_ACT_GELU_TANH, FFN_DTYPE_F32,
                                                    yi, ffn_ref_act(FFN_ACT_GELU_TANH, xi), xi, 1, 1);
-                    ffn_test_check(&rep, e <= ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, false),
+                    CHECK(e <= ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, false),
                                    "[%s] gelu_tanh(%a) = %a (%.3g ulp)", isa, xi, yi, e);
                 }
             } else {
-                ffn__same_bytes(&rep, y, y1, out_n * 4, "gelu_tanh fwd f32 strided", isa, nt);
+                ffn__same_bytes(y, y1, out_n * 4, "gelu_tanh fwd f32 strided", isa, nt);
             }
             // silu backward, bf16 strided -> f32 strided.
-            ffn_test_check(&rep, ffn_act_backward(ctx, FFN_ACT_SILU, &ty, &txb, &tdyb) == FFN_STATUS_OK,
+            CHECK(ffn_act_backward(ctx, FFN_ACT_SILU, &ty, &txb, &tdyb) == FFN_STATUS_OK,
                            "[%s] act_backward: %s", isa, ffn_ctx_last_error(ctx));
             if (t == 0)
                 memcpy(yb1, y, out_n * 4);
             else
-                ffn__same_bytes(&rep, y, yb1, out_n * 4, "silu bwd bf16->f32 strided", isa, nt);
+                ffn__same_bytes(y, yb1, out_n * 4, "silu bwd bf16->f32 strided", isa, nt);
         }
 
         // Fused gate_up, both orders.
@@ -116,23 +116,23 @@ int main(void) {
         for (int order = 0; order < 2; order++) {
             const char *oname = order ? "up first" : "gate first";
             struct ffn_tensor tg, tu;
-            ffn_test_check(&rep, ffn_gate_up_split(ctx, &tf, (enum ffn_gate_up_order)order, &tg,
+            CHECK(ffn_gate_up_split(ctx, &tf, (enum ffn_gate_up_order)order, &tg,
                                                    &tu) == FFN_STATUS_OK,
                            "[%s] gate_up_split: %s", isa, ffn_ctx_last_error(ctx));
             for (int t = 0; t < 3; t++) {
                 const int nt = ffn__threads[t];
                 ffn_ctx_set_threads(ctx, nt);
-                ffn_test_check(&rep, ffn_glu_forward(ctx, FFN_ACT_SILU, &th, &tg, &tu) == FFN_STATUS_OK,
+                CHECK(ffn_glu_forward(ctx, FFN_ACT_SILU, &th, &tg, &tu) == FFN_STATUS_OK,
                                "[%s] glu_forward: %s", isa, ffn_ctx_last_error(ctx));
-                ffn_test_check(&rep, ffn_glu_backward(ctx, FFN_ACT_GELU_TANH, &tdg, &tdu, &tg, &tu, &tdh) ==
+                CHECK(ffn_glu_backward(ctx, FFN_ACT_GELU_TANH, &tdg, &tdu, &tg, &tu, &tdh) ==
                                          FFN_STATUS_OK,
                                "[%s] glu_backward: %s", isa, ffn_ctx_last_error(ctx));
                 if (t == 0) {
                     memcpy(h1, h, half_n * 4);
                     memcpy(dfused1, dfused, fused_n * 4);
                 } else {
-                    ffn__same_bytes(&rep, h, h1, half_n * 4, order ? "swiglu fwd, fused up|gate" : "swiglu fwd, fused gate|up", isa, nt);
-                    ffn__same_bytes(&rep, dfused, dfused1, fused_n * 4, "geglu bwd, fused", isa, nt);
+                    ffn__same_bytes(h, h1, half_n * 4, order ? "swiglu fwd, fused up|gate" : "swiglu fwd, fused gate|up", isa, nt);
+                    ffn__same_bytes(dfused, dfused1, fused_n * 4, "geglu bwd, fused", isa, nt);
                 }
             }
             // The gate half is the gate: equal to the call on contiguous copies, unlike the swap.
@@ -145,12 +145,12 @@ int main(void) {
             const struct ffn_tensor cu = ffn_tensor_vec(u, FFN_DTYPE_F32, (int64_t)half_n);
             const struct ffn_tensor ch = ffn_tensor_vec(hc, FFN_DTYPE_F32, (int64_t)half_n);
             ffn_glu_forward(ctx, FFN_ACT_SILU, &ch, &cg, &cu);
-            ffn_test_check(&rep, !memcmp(hc, h, half_n * 4),
+            CHECK(!memcmp(hc, h, half_n * 4),
                            "[%s] fused %s: h differs from swiglu(gate, up) on contiguous copies", isa, oname);
             ffn_glu_forward(ctx, FFN_ACT_SILU, &ch, &cu, &cg);
             int64_t same = 0;
             for (size_t i = 0; i < half_n; i++) same += ffn_test_same(hc[i], h[i]);
-            ffn_test_check(&rep, same < (int64_t)half_n / 100,
+            CHECK(same < (int64_t)half_n / 100,
                            "[%s] fused %s: h equals swiglu(up, gate) on %lld of %zu elements", isa,
                            oname, (long long)same, half_n);
         }
@@ -159,5 +159,5 @@ int main(void) {
     ffn_test_contexts_free(c, nc);
     free(x), free(dy), free(xb), free(dyb), free(y), free(y1), free(yb1);
     free(fused), free(dh), free(h), free(h1), free(dfused), free(dfused1), free(g), free(u), free(hc);
-    return ffn_test_finish(&rep);
+    return ffn_check_summary();
 }

@@ -95,7 +95,7 @@ static double ffn__exact(struct ffn_oracle * or, enum ffn_kop op, int o, enum ff
 }
 
 // Sweeps n inputs (list[i], rounded to dt) through op / act in dtype dt (in = out = dt).
-static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n, enum ffn_kop op,
+static void ffn__sweep(const float *list, int64_t n, enum ffn_kop op,
                        enum ffn_act act, enum ffn_dtype dt, bool acc, bool rnd, const char *set) {
     const int n_out = op == FFN_KOP_GLU_BWD ? 2 : 1;
     const double bound = ffn_ulp_bound(op, act, acc);
@@ -150,14 +150,14 @@ static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n
                ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def", set,
                (long long)st[o].n, st[o].max, bound, st[o].x_at_max, st[o].m1_at_max,
                st[o].m2_at_max, ok ? "" : "  FAIL");
-        ffn_test_check(rep, ok, "%s %s %s %s %s %s: max %.4f ulp > bound %g at x=%.9g (%lld over)",
+        CHECK(ok, "%s %s %s %s %s %s: max %.4f ulp > bound %g at x=%.9g (%lld over)",
                        name, dir, ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def",
                        set, st[o].max, bound, st[o].x_at_max, (long long)st[o].n_over);
     }
 }
 
 // Parity mode: h = round(round(act(g))·round(up)) against the reference's parity value.
-static void ffn__parity(struct ffn_test_report *rep, const float *list, int64_t n, enum ffn_act act,
+static void ffn__parity(const float *list, int64_t n, enum ffn_act act,
                         enum ffn_dtype dt, bool acc) {
     int64_t diff = 0, bad = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -182,14 +182,14 @@ static void ffn__parity(struct ffn_test_report *rep, const float *list, int64_t 
         }
         if (!near) {
             bad++;
-            ffn_test_check(rep, false, "parity %s %s: g=%.9g up=%g got %.9g, reference %.9g",
+            FAIL("parity %s %s: g=%.9g up=%g got %.9g, reference %.9g",
                            ffn_glu_name(act), ffn_dtype_name(dt), g, u, got, ref);
         }
     }
     printf("%-12s fwd h     %-4s %-5s parity     %9lld  %lld from a neighbouring act, %lld else\n",
            ffn_glu_name(act), ffn_dtype_name(dt), acc ? "high" : "def", (long long)n,
            (long long)diff, (long long)bad);
-    ffn_test_check(rep, (double)diff <= 1e-3 * (double)n,
+    CHECK((double)diff <= 1e-3 * (double)n,
                    "parity %s %s: %lld of %lld differ from the reference", ffn_glu_name(act),
                    ffn_dtype_name(dt), (long long)diff, (long long)n);
 }
@@ -223,7 +223,7 @@ int main(int argc, char **argv) {
     ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     struct ffn__opts op;
     if (ffn__parse(argc, argv, &op)) return 2;
-    struct ffn_test_report rep = {.name = "test_cuda_math"};
+    ffn_check_begin("test_cuda_math");
 
     // The input sets: f32 hard regions + strided; all 16-bit patterns of bf16 and f16.
     const int64_t nh = ffn_inputs_hard(NULL, 0), ns = ffn_inputs_strided(NULL, 0, op.stride, 0);
@@ -252,19 +252,19 @@ int main(int argc, char **argv) {
             const bool fwd = kop == FFN_KOP_ACT_FWD || kop == FFN_KOP_GLU_FWD;
             for (int tier = 0; tier < (gelu && fwd ? 2 : 1); tier++) {
                 const bool acc = tier == 1;
-                ffn__sweep(&rep, f32, nh + ns, kop, act, FFN_DTYPE_F32, acc, false, "f32");
-                ffn__sweep(&rep, b16, 65536, kop, act, FFN_DTYPE_BF16, acc, false, "bf16-all");
-                ffn__sweep(&rep, h16, 65536, kop, act, FFN_DTYPE_F16, acc, false, "f16-all");
+                ffn__sweep(f32, nh + ns, kop, act, FFN_DTYPE_F32, acc, false, "f32");
+                ffn__sweep(b16, 65536, kop, act, FFN_DTYPE_BF16, acc, false, "bf16-all");
+                ffn__sweep(h16, 65536, kop, act, FFN_DTYPE_F16, acc, false, "f16-all");
                 if (kop != FFN_KOP_ACT_FWD)
-                    ffn__sweep(&rep, f32, nh, kop, act, FFN_DTYPE_F32, acc, true, "hard-rndm");
+                    ffn__sweep(f32, nh, kop, act, FFN_DTYPE_F32, acc, true, "hard-rndm");
             }
         }
         for (int tier = 0; tier < (gelu ? 2 : 1); tier++) {
-            ffn__parity(&rep, b16, 65536, act, FFN_DTYPE_BF16, tier == 1);
-            ffn__parity(&rep, h16, 65536, act, FFN_DTYPE_F16, tier == 1);
+            ffn__parity(b16, 65536, act, FFN_DTYPE_BF16, tier == 1);
+            ffn__parity(h16, 65536, act, FFN_DTYPE_F16, tier == 1);
         }
         fflush(stdout);
     }
     free(f32), free(b16), free(h16);
-    return ffn_test_finish(&rep);
+    return ffn_check_summary();
 }
