@@ -63,96 +63,66 @@ static const char *ffn__short_path(const char *file) {
     return best;
 }
 
-// Counts a check; when it failed and is among the printed ones, prints the location, the
-// section and the expression and returns true (the caller then prints its details and calls
-// ffn__end). Returns false when nothing is to be printed.
-static bool ffn__begin(const char *file, int line, const char *expr, bool ok) {
+// The operands of the comparison being checked, described for its failure line.
+static char ffn__detail[512];
+
+bool ffn_check__pass(void) {
     ffn__chk.checks++;
-    if (ok) return false;
-    ffn__chk.failures++;
-    const int max_print = ffn__chk.max_print > 0 ? ffn__chk.max_print : FFN_CHECK_MAX_PRINT;
-    if (++ffn__chk.section_failures > max_print) return false;
-    printf("%s:%d: FAIL", ffn__short_path(file), line);
-    if (ffn__chk.section) printf(" [%s]", ffn__chk.section);
-    if (expr) printf(" %s", expr);
+    ffn__detail[0] = '\0';
     return true;
 }
 
-// Prints ": <message>" when fmt is not empty, the context's last error, and the newline.
-static void ffn__end(const char *fmt, va_list ap) {
-    if (fmt && *fmt) {
-        printf(": ");
-        vprintf(fmt, ap);
-    }
-    if (ffn__chk.show_error) {
-        const char *e = ffn_ctx_last_error(ffn__chk.show_error);
-        if (e && *e) printf(" [last error: %s]", e);
-    }
-    printf("\n");
+bool ffn_check__fail(const char *file, int line, const char *expr, const char *fmt, ...) {
+    ffn__chk.checks++;
+    ffn__chk.failures++;
     const int max_print = ffn__chk.max_print > 0 ? ffn__chk.max_print : FFN_CHECK_MAX_PRINT;
-    if (ffn__chk.section_failures == max_print) printf("(further failures not shown)\n");
-    fflush(stdout);
+    if (++ffn__chk.section_failures <= max_print) {
+        printf("%s:%d: FAIL", ffn__short_path(file), line);
+        if (ffn__chk.section) printf(" [%s]", ffn__chk.section);
+        if (expr) printf(" %s", expr);
+        if (ffn__detail[0]) printf(": %s", ffn__detail);
+        if (fmt && *fmt) {
+            va_list ap;
+            va_start(ap, fmt);
+            printf(": ");
+            vprintf(fmt, ap);
+            va_end(ap);
+        }
+        if (ffn__chk.show_error) {
+            const char *e = ffn_ctx_last_error(ffn__chk.show_error);
+            if (e && *e) printf(" [last error: %s]", e);
+        }
+        printf("\n");
+        if (ffn__chk.section_failures == max_print) printf("(further failures not shown)\n");
+        fflush(stdout);
+    }
+    ffn__detail[0] = '\0';
+    return false;
 }
 
-bool ffn_check__bool(const char *file, int line, const char *expr, int ok, const char *fmt, ...) {
-    if (ffn__begin(file, line, expr, ok)) {
-        va_list ap;
-        va_start(ap, fmt);
-        ffn__end(fmt, ap);
-        va_end(ap);
-    }
-    return ok;
+bool ffn_check__eq(long long got, long long want) {
+    if (got == want) return true;
+    snprintf(ffn__detail, sizeof ffn__detail, "got %lld, want %lld", got, want);
+    return false;
 }
 
-bool ffn_check__int(const char *file, int line, const char *expr, const char *want_expr,
-                    long long got, long long want, const char *fmt, ...) {
-    const bool ok = got == want;
-    if (ffn__begin(file, line, expr, ok)) {
-        printf(" == %s: got %lld, want %lld", want_expr, got, want);
-        va_list ap;
-        va_start(ap, fmt);
-        ffn__end(fmt, ap);
-        va_end(ap);
-    }
-    return ok;
+bool ffn_check__status(int got, int want) {
+    if (got == want) return true;
+    snprintf(ffn__detail, sizeof ffn__detail, "got \"%s\", want \"%s\"",
+             ffn_status_string((enum ffn_status)got), ffn_status_string((enum ffn_status)want));
+    return false;
 }
 
-bool ffn_check__status(const char *file, int line, const char *expr, int got, int want,
-                       const char *fmt, ...) {
-    const bool ok = got == want;
-    if (ffn__begin(file, line, expr, ok)) {
-        printf(": got \"%s\", want \"%s\"", ffn_status_string((enum ffn_status)got),
-               ffn_status_string((enum ffn_status)want));
-        va_list ap;
-        va_start(ap, fmt);
-        ffn__end(fmt, ap);
-        va_end(ap);
-    }
-    return ok;
+bool ffn_check__near(double got, double want, double tol) {
+    if (fabs(got - want) <= tol) return true;  // false for NaN
+    snprintf(ffn__detail, sizeof ffn__detail, "got %.9g, want %.9g within %.3g (off by %.3g)", got,
+             want, tol, got - want);
+    return false;
 }
 
-bool ffn_check__near(const char *file, int line, const char *expr, double got, double want,
-                     double tol, const char *fmt, ...) {
-    const bool ok = fabs(got - want) <= tol;  // false for NaN
-    if (ffn__begin(file, line, expr, ok)) {
-        printf(": got %.9g, want %.9g within %.3g (off by %.3g)", got, want, tol, got - want);
-        va_list ap;
-        va_start(ap, fmt);
-        ffn__end(fmt, ap);
-        va_end(ap);
-    }
-    return ok;
-}
-
-bool ffn_check__has(const char *file, int line, const char *expr, const char *str,
-                    const char *sub, const char *fmt, ...) {
-    const bool ok = str && sub && strstr(str, sub);
-    if (ffn__begin(file, line, expr, ok)) {
-        printf(": \"%s\" does not contain \"%s\"", str ? str : "(null)", sub ? sub : "(null)");
-        va_list ap;
-        va_start(ap, fmt);
-        ffn__end(fmt, ap);
-        va_end(ap);
-    }
-    return ok;
+bool ffn_check__has(const char *str, const char *sub) {
+    if (str && sub && strstr(str, sub)) return true;
+    snprintf(ffn__detail, sizeof ffn__detail, "\"%.300s\" does not contain \"%.150s\"",
+             str ? str : "(null)", sub ? sub : "(null)");
+    return false;
 }

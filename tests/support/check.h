@@ -49,32 +49,38 @@ int ffn_check_summary(void);
 // Prints "<test>: skipped: <why>"; returns FFN_CHECK_SKIP, or 1 when a check already failed.
 int ffn_check_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-// The checks. Each evaluates its arguments once and returns whether it passed.
-#define CHECK(cond, ...) ffn_check__bool(__FILE__, __LINE__, #cond, (cond) ? 1 : 0, "" __VA_ARGS__)
-#define FAIL(...) ffn_check__bool(__FILE__, __LINE__, NULL, 0, "" __VA_ARGS__)
-#define CHECK_EQ(got, want, ...)                                                                  \
-    ffn_check__int(__FILE__, __LINE__, #got, #want, (long long)(got), (long long)(want),          \
-                   "" __VA_ARGS__)
-#define CHECK_STATUS(got, want, ...)                                                              \
-    ffn_check__status(__FILE__, __LINE__, #got, (int)(got), (int)(want), "" __VA_ARGS__)
-#define CHECK_NEAR(got, want, tol, ...)                                                           \
-    ffn_check__near(__FILE__, __LINE__, #got, (double)(got), (double)(want), (double)(tol),       \
-                    "" __VA_ARGS__)
-#define CHECK_STR_HAS(str, sub, ...)                                                              \
-    ffn_check__has(__FILE__, __LINE__, #str, (str), (sub), "" __VA_ARGS__)
+// The checks. Each is an expression that evaluates its operands once, then (only when the check
+// fails) the message's arguments: a message may read what the condition computed, such as
+// ffn_ctx_last_error(ctx) after the call under test. Each returns whether it passed.
+#define CHECK(cond, ...) \
+    ((cond) ? ffn_check__pass() : ffn_check__fail(__FILE__, __LINE__, #cond, "" __VA_ARGS__))
+#define FAIL(...) ffn_check__fail(__FILE__, __LINE__, NULL, "" __VA_ARGS__)
+#define CHECK_EQ(got, want, ...)                        \
+    (ffn_check__eq((long long)(got), (long long)(want)) \
+         ? ffn_check__pass()                            \
+         : ffn_check__fail(__FILE__, __LINE__, #got " == " #want, "" __VA_ARGS__))
+#define CHECK_STATUS(got, want, ...)            \
+    (ffn_check__status((int)(got), (int)(want)) \
+         ? ffn_check__pass()                    \
+         : ffn_check__fail(__FILE__, __LINE__, #got " == " #want, "" __VA_ARGS__))
+#define CHECK_NEAR(got, want, tol, ...)                            \
+    (ffn_check__near((double)(got), (double)(want), (double)(tol)) \
+         ? ffn_check__pass()                                       \
+         : ffn_check__fail(__FILE__, __LINE__, #got " ~ " #want, "" __VA_ARGS__))
+#define CHECK_STR_HAS(str, sub, ...) \
+    (ffn_check__has((str), (sub))    \
+         ? ffn_check__pass()         \
+         : ffn_check__fail(__FILE__, __LINE__, "strstr(" #str ", " #sub ")", "" __VA_ARGS__))
 
-// The implementations behind the macros.
-bool ffn_check__bool(const char *file, int line, const char *expr, int ok, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-bool ffn_check__int(const char *file, int line, const char *expr, const char *want_expr,
-                    long long got, long long want, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
-bool ffn_check__status(const char *file, int line, const char *expr, int got, int want,
-                       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-bool ffn_check__near(const char *file, int line, const char *expr, double got, double want,
-                     double tol, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-bool ffn_check__has(const char *file, int line, const char *expr, const char *str,
-                    const char *sub, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+// The implementations behind the macros. The comparisons keep a description of their operands
+// ("got 3, want 4") for the failure line that follows.
+bool ffn_check__pass(void);
+bool ffn_check__fail(const char *file, int line, const char *expr, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+bool ffn_check__eq(long long got, long long want);
+bool ffn_check__status(int got, int want);
+bool ffn_check__near(double got, double want, double tol);
+bool ffn_check__has(const char *str, const char *sub);
 
 #ifdef __cplusplus
 }
