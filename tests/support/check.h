@@ -34,8 +34,8 @@ extern "C" {
 
 // Names the test in the summary line (default "test"); resets the counts.
 void ffn_check_begin(const char *name);
-// Starts a section: failures print "[label]" after the location, and up to max_print of them are
-// shown (0: FFN_CHECK_MAX_PRINT). label NULL ends the section. Returns the failures so far.
+// Starts a section: failures print "[label]" after the location (label NULL: none), and up to
+// max_print of them are shown (0: FFN_CHECK_MAX_PRINT). Returns the test's failures so far.
 int64_t ffn_check_section(const char *label, int max_print);
 // Failures of the current section, and of the whole test.
 int64_t ffn_check_section_failures(void);
