@@ -160,7 +160,7 @@ enum ffn_accuracy {
 // build without CUDA, or a machine without a usable GPU, refuses a CUDA context with
 // FFN_STATUS_UNSUPPORTED and a message; CUDA errors (a failed launch, a sticky error from earlier
 // work, out of memory) come back as FFN_STATUS_BACKEND with CUDA's words in ffn_ctx_last_error.
-// FFN blocks (ffn_block_*) run on the CPU backend only, for now.
+// FFN blocks (ffn_block_*) run on both: oneDNN's matmul on the CPU, cuBLASLt on CUDA.
 // -------------------------------------------------------------------------------------------
 
 typedef struct ffn_ctx *ffn_ctx_t;

@@ -22,9 +22,11 @@
 typedef CUresult (*ffn__mem_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
 
 // Elements from which a 16-bit forward goes through its lookup table (lut.cu): the table's copy
-// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call.
+// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call: at
+// 2^23 bf16 elements the kernel's own math takes ~16 µs (H200: 0.60 of a copy at 16M elements,
+// where the table reads 0.90 at 117M), the table ~7 µs + 3 µs.
 // $FFN_CUDA_LUT=0 turns the tables off, =N uses them from N elements on (1: always; tests).
-#define FFN_CUDA_LUT_MIN ((int64_t)1 << 25)
+#define FFN_CUDA_LUT_MIN ((int64_t)1 << 23)
 
 struct ffn_cuda_state {
     int sm_count;
@@ -41,6 +43,13 @@ struct ffn_cuda_state {
     int flat_threads;         // threads per block of the flat kernel ($FFN_CUDA_BLOCK)
     int lut_mode;             // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;        // the apply kernel's shared-memory limit raised
+    // Tables of act(gate) for the 16-bit gated forward and of act'(x) for the 16-bit backward,
+    // built at first use: [act][gate / x f16][act'].
+    uint8_t *glut[FFN_ACT_COUNT][2][2];
+    int64_t glut_min;         // elements from which a gated forward uses its table
+    int glut_threads;         // threads per block of the apply kernel ($FFN_CUDA_GLUT_THREADS)
+    bool glut_smem_set[2][2][2];  // the apply kernels' shared-memory limits raised:
+                                  // [in f16][out f16][512 threads]
 };
 
 static struct ffn_cuda_state *ffn__state(ffn_ctx_t ctx) {
@@ -63,6 +72,40 @@ static cudaError_t ffn__enter(ffn_ctx_t ctx, int *prev) {
 
 static void ffn__leave(ffn_ctx_t ctx, int prev) {
     if (prev != ctx->device) (void)cudaSetDevice(prev);
+}
+
+// The device stream s belongs to, in *dev; false when it cannot be asked: cudaStreamGetDevice is
+// refused on a stream being captured (and invalidates the capture), so a capturing stream is not
+// asked (its device was checked when the context was given it outside the capture, or the
+// capture's kernels fail at launch with a CUDA error).
+static bool ffn__stream_device(cudaStream_t s, int *dev) {
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    const bool ok = cudaStreamIsCapturing(s, &cs) == cudaSuccess &&
+                    cs == cudaStreamCaptureStatusNone && cudaStreamGetDevice(s, dev) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+// Every entry point runs with the calling thread's stream-capture mode relaxed, the previous mode
+// restored on the way out: under a capture in the default global mode (torch.cuda.graph's) the
+// "potentially unsafe" calls a call may make on the host (a block's first use of a size allocates
+// its workspace, a table is built) would invalidate the caller's capture. Measured on an H200
+// (CUDA 13.0): pointer attributes, allocation ranges, occupancy, function attributes and the
+// current device are allowed under a global capture; cudaStreamGetDevice is refused even relaxed
+// (ffn__stream_device below).
+int ffn_cuda_capture_relax(void) {
+    enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
+    if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (int)m;
+}
+
+void ffn_cuda_capture_restore(int mode) {
+    if (mode < 0) return;
+    enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
+    if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) (void)cudaGetLastError();
 }
 
 // --- availability and the context ----------------------------------------------------------------
@@ -142,6 +185,14 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     const long long lut_v = lut && *lut ? strtoll(lut, NULL, 10) : -1;
     s->lut_min = lut_v == 0 ? INT64_MAX : lut_v > 0 ? lut_v : FFN_CUDA_LUT_MIN;
     s->no_flat = flat && flat[0] == '0';
+    // $FFN_CUDA_GLU_LUT: the gated forward's tables, as $FFN_CUDA_LUT (unset: its threshold).
+    const char *glut = getenv("FFN_CUDA_GLU_LUT");
+    const long long glut_v = glut && *glut ? strtoll(glut, NULL, 10) : -1;
+    s->glut_min = glut_v == 0 ? INT64_MAX : glut_v > 0 ? glut_v : s->lut_min;
+    // 512 (default: 80 registers a thread, no spills; 1024 threads cap them at 64 and spill) or
+    // 1024, for measurements.
+    const char *gt = getenv("FFN_CUDA_GLUT_THREADS");
+    s->glut_threads = gt && atoi(gt) == 1024 ? 1024 : 512;
     const char *blk = getenv("FFN_CUDA_BLOCK"), *lm = getenv("FFN_CUDA_LUT_MODE");
     const int bv = blk ? atoi(blk) : 0;
     s->flat_threads = bv >= 64 && bv <= FFN_CUDA_FLAT_MAX_THREADS && bv % 32 == 0
@@ -151,7 +202,7 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     ctx->be_state = s;
     if (o->stream) {
         int sd = -1;
-        if (cudaStreamGetDevice((cudaStream_t)o->stream, &sd) == cudaSuccess && sd != d) {
+        if (ffn__stream_device((cudaStream_t)o->stream, &sd) && sd != d) {
             ctx->be_state = NULL;
             free(s);
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
@@ -175,6 +226,9 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
         uint16_t **t = &s->lut[0][0][0][0];
         for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0][0]; i++)
             if (t[i]) (void)cudaFree(t[i]);
+        uint8_t **g = &s->glut[0][0][0];
+        for (size_t i = 0; i < sizeof s->glut / sizeof s->glut[0][0][0]; i++)
+            if (g[i]) (void)cudaFree(g[i]);
         (void)cudaStreamDestroy(s->lut_stream);
         ffn__leave(ctx, prev);
     }
@@ -186,12 +240,11 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
 static enum ffn_status ffn__cuda_set_stream(ffn_ctx_t ctx, void *stream) {
     if (stream) {
         int sd = -1;
-        if (cudaStreamGetDevice((cudaStream_t)stream, &sd) == cudaSuccess && sd != ctx->device)
+        if (ffn__stream_device((cudaStream_t)stream, &sd) && sd != ctx->device)
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                              "ffn_ctx_set_stream: the stream belongs to CUDA device %d, the "
                              "context to device %d",
                              sd, ctx->device);
-        (void)cudaGetLastError();
     }
     ctx->stream = stream;
     return FFN_STATUS_OK;
@@ -313,11 +366,45 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
     return tab;
 }
 
+// The table of act(gate) of a 16-bit gated forward (act, gate dtype), or of act'(x) of a 16-bit
+// backward (deriv), built at its first use as ffn__lut's tables are (NULL: not now; the caller
+// runs the kernel). The device of ctx is current.
+static const uint8_t *ffn__glut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype in, bool deriv) {
+    struct ffn_cuda_state *s = ffn__state(ctx);
+    uint8_t **slot = &s->glut[act][in == FFN_DTYPE_F16][deriv];
+    if (*slot) return *slot;
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing((cudaStream_t)ctx->stream, &cs) != cudaSuccess ||
+        cs != cudaStreamCaptureStatusNone) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    uint8_t *tab = NULL;
+    if ((!s->lut_stream &&
+         cudaStreamCreateWithFlags(&s->lut_stream, cudaStreamNonBlocking) != cudaSuccess) ||
+        cudaMalloc((void **)&tab, FFN_CUDA_GLUT_BYTES) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    int in_i = (int)in, act_i = (int)act, deriv_i = deriv;
+    void *params[] = {&tab, &in_i, &act_i, &deriv_i};
+    const dim3 grid = {65536 / 256, 1, 1}, block = {256, 1, 1};
+    if (cudaLaunchKernel(ffn_cuda_glut_build(), grid, block, params, 0, s->lut_stream) !=
+            cudaSuccess ||
+        cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaFree(tab);
+        return NULL;
+    }
+    *slot = tab;
+    return tab;
+}
+
 static bool ffn__contiguous(const struct ffn_tensor *t) {
     return t->rows <= 1 || t->row_stride == t->cols;
 }
 
-static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
     struct ffn_cuda_state *s = ffn__state(ctx);
     enum ffn_status st;
     for (int k = 0; k < c->n_out && !c->trusted; k++)
@@ -411,6 +498,44 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         }
     }
 
+    // A large contiguous 16-bit gated forward (not parity) or backward of a transcendental
+    // activation, default tier: through the table of act(gate) or act'(x) (lut.cu; within the
+    // same bounds, not the same bits).
+    const bool glut_op = (c->op == FFN_KOP_GLU_FWD && !(a.flags & FFN_CUDA_PAR)) ||
+                         c->op == FFN_KOP_ACT_BWD;
+    if (glut_op && in16 && out16 && a.rows == 1 && vec && !bytes && !c->accurate &&
+        a.cols >= s->glut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
+        const bool deriv = c->op == FFN_KOP_ACT_BWD;
+        const uint8_t *tab = ffn__glut(ctx, c->act, c->in, deriv);
+        if (tab) {
+            const void *apply = ffn_cuda_glut_apply((int)c->in, (int)c->out, s->glut_threads);
+            bool *set = &s->glut_smem_set[c->in == FFN_DTYPE_F16][c->out == FFN_DTYPE_F16]
+                                         [s->glut_threads == 512];
+            e = cudaSuccess;
+            if (!*set) {
+                e = cudaFuncSetAttribute(apply, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         FFN_CUDA_GLUT_BYTES);
+                *set = e == cudaSuccess;
+            }
+            const void *g = a.in[0], *u = a.in[1];
+            void *h = a.out[0];
+            int64_t n = a.cols;
+            int act_i = (int)c->act, deriv_i = deriv;
+            void *params[] = {(void *)&tab, (void *)&g, (void *)&u, &h, &n, &act_i, &deriv_i};
+            const dim3 grid = {(unsigned)s->sm_count, 1, 1};
+            const dim3 block = {(unsigned)s->glut_threads, 1, 1};
+            if (e == cudaSuccess)
+                e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_GLUT_BYTES,
+                                     (cudaStream_t)ctx->stream);
+            ffn__leave(ctx, prev);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
+            }
+            return FFN_STATUS_OK;
+        }
+    }
+
     // The kernel: the flat one for contiguous views, all 16-byte aligned, of one dtype in and out,
     // the generic one for everything else (row strides, offsets, mixed dtypes).
     const bool flat = a.rows == 1 && vec && !bytes && c->in == c->out && !s->no_flat;
@@ -472,6 +597,13 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
     }
     return FFN_STATUS_OK;
+}
+
+static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_elementwise_run(ctx, c);
+    ffn_cuda_capture_restore(mode);
+    return st;
 }
 
 const struct ffn_backend_i ffn_backend_cuda = {

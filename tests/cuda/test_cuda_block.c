@@ -8,8 +8,9 @@
 //               GPU block against the CPU block (oneDNN) on the same inputs; every layout of the
 //               same weights gives the same y; accumulation into gradients; outputs poisoned
 //               first (an unwritten element fails). Then d=64 m=128 on 48 tokens and d=40 m=72 on
-//               33 tokens (cuBLASLt's tensor-core kernels; odd leading dimensions) against the CPU
-//               block and the reference forward.
+//               33 tokens (cuBLASLt's tensor-core kernels; odd leading dimensions), and d=16
+//               m=32 on 1000 tokens (the bias gradients' column sums over many row chunks)
+//               against the CPU block and the reference forward.
 //   --hf DIR    a Hugging Face fixture (tests/data/hf/<arch>): the block built from the
 //               checkpoint's tensors copied to the device, forward + backward under both
 //               policies, y, dx and every weight gradient against the transformers reference
@@ -899,6 +900,7 @@ int main(int argc, char **argv) {
         grid_small(gpu, cpu);
         grid_large(gpu, cpu, 64, 128, 48);
         grid_large(gpu, cpu, 40, 72, 33);
+        grid_large(gpu, cpu, 16, 32, 1000);
     }
     for (int i = 0; i < n_fx; i++) hf_fixture(gpu, fixtures[i]);
     if (mis) misuse(gpu, cpu);
