@@ -33,7 +33,6 @@
 #include "oracle.h"
 #include "testutil.h"
 
-#define FFN__SKIP 77
 #define FFN__N_F32 65541  // random f32 inputs per configuration (not a multiple of 8: a tail)
 #define FFN__GUARD 256    // guard bytes around every device output
 #define FFN__GUARD_BYTE 0xa5
@@ -48,8 +47,6 @@ static struct ffn_cm_tabs ffn__tabs;
 
 static const int ffn__n_in[FFN_KOP_COUNT] = {1, 2, 2, 3};
 static const int ffn__n_out[FFN_KOP_COUNT] = {1, 1, 1, 2};
-
-static struct ffn_test_report ffn__rep = {.name = "test_cuda"};
 
 #define FFN__CUDA(call)                                                              \
     do {                                                                             \
@@ -219,14 +216,14 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
     }
     const enum ffn_status st = ffn__call(ctx, c, to, ti);
     const enum ffn_status ss = ffn_ctx_synchronize(ctx);
-    ffn_test_check(&ffn__rep, st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s / %s: %s",
+    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s / %s: %s",
                    cs, ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(ctx));
     int64_t near = 0;
     if (st == FFN_STATUS_OK) {
         for (int k = 0; k < no; k++) {
             FFN__CUDA(
                 cudaMemcpy(hout[k], ffn__dptr(&dout[k]), (size_t)n * oes, cudaMemcpyDeviceToHost));
-            ffn_test_check(&ffn__rep, ffn__guards_ok(&dout[k], 0, (size_t)n * oes),
+            CHECK(ffn__guards_ok(&dout[k], 0, (size_t)n * oes),
                            "%s: output %d written outside its view", cs, k);
         }
         struct ffn_oracle or ;
@@ -247,7 +244,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
                     fprintf(stderr,
                             "  %s [%lld] out %d: x=%.9g a=%.9g b=%.9g: got %.9g, host %.9g\n", cs,
                             (long long)e, o, x, a, b, got, want);
-                ffn_test_check(&ffn__rep, d < 2,
+                CHECK(d < 2,
                                "%s: element %lld output %d differs from the host math", cs,
                                (long long)e, o);
                 if (c->par) continue;  // parity is compared bitwise only (test_cuda_math checks it)
@@ -277,7 +274,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
                     exact = ffn_oracle_eval(& or, c->act, deriv, x, f1, f2, NULL);
                     err = ffn_ulp_error(c->op, o, c->act, c->out, got, exact, x, a1, a2);
                 }
-                ffn_test_check(&ffn__rep, err <= bound,
+                CHECK(err <= bound,
                                "%s: element %lld output %d: x=%.9g a=%.9g b=%.9g got %.9g, "
                                "exact %.9g: %.3f ulp > %g",
                                cs, (long long)e, o, x, a, b, got, exact, err, bound);
@@ -289,7 +286,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
         // Inputs untouched.
         void *back = malloc((size_t)n * ies);
         FFN__CUDA(cudaMemcpy(back, ffn__dptr(&din[k]), (size_t)n * ies, cudaMemcpyDeviceToHost));
-        ffn_test_check(&ffn__rep, !memcmp(back, hin[k], (size_t)n * ies), "%s: input %d modified",
+        CHECK(!memcmp(back, hin[k], (size_t)n * ies), "%s: input %d modified",
                        cs, k);
         free(back);
         free(hin[k]);
@@ -365,7 +362,7 @@ static void ffn__test_kernels(void) {
         // exp/erfc against glibc's a double by an ulp or two: a result moves across a rounding
         // boundary in perhaps one of 2^21 outputs. A systematic difference would show in
         // thousands.
-        ffn_test_check(&ffn__rep, (double)near <= 16 + 1e-5 * (double)outputs,
+        CHECK((double)near <= 16 + 1e-5 * (double)outputs,
                        "%s: %lld outputs one ulp from the host math", what[pass], (long long)near);
         for (int acc = 0; acc < 2; acc++)
             for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[acc][par]);
@@ -549,7 +546,7 @@ static void ffn__check_views(ffn_ctx_t ctx, const struct ffn__cfg *c, struct ffn
     for (int k = 0; k < ni; k++) ti[k] = ins[k].t;
     const enum ffn_status st = ffn__call(ctx, c, to, ti);
     const enum ffn_status ss = ffn_ctx_synchronize(ctx);
-    ffn_test_check(&ffn__rep, st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s: %s", cs,
+    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s: %s", cs,
                    ffn_status_string(st), ffn_ctx_last_error(ctx));
     if (st == FFN_STATUS_OK) {
         int bad = 0;
@@ -569,7 +566,7 @@ static void ffn__check_views(ffn_ctx_t ctx, const struct ffn__cfg *c, struct ffn
                                 (long long)r, (long long)e, k, got, k ? w.y1 : w.y0);
                 }
         }
-        ffn_test_check(&ffn__rep, bad == 0, "%s: %d elements differ from the host math", cs, bad);
+        CHECK(bad == 0, "%s: %d elements differ from the host math", cs, bad);
     }
     for (int k = 0; k < ni; k++) free(vals[k]);
 }
@@ -613,7 +610,7 @@ static void ffn__layout(ffn_ctx_t ctx, const struct ffn__cfg *c, int64_t rows, i
             }
             free(h);
             char cs[160];
-            ffn_test_check(&ffn__rep, ok, "%s [%s]: bytes outside the output view changed",
+            CHECK(ok, "%s [%s]: bytes outside the output view changed",
                            ffn__cfg_str(c, cs, sizeof cs), what);
         }
     }
@@ -635,7 +632,7 @@ static void ffn__fused(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype dt, int64
         struct ffn__view fused, dh, h;
         ffn__view_make(&fused, dt, rows, 2 * m, 2 * m, 0);
         struct ffn_tensor g, u;
-        ffn_test_check(&ffn__rep, ffn_gate_up_split(ctx, &fused.t, order, &g, &u) == FFN_STATUS_OK,
+        CHECK(ffn_gate_up_split(ctx, &fused.t, order, &g, &u) == FFN_STATUS_OK,
                        "split");
         struct ffn__view ins[3], outs[2];
         ins[0] = fused, ins[1] = fused;
@@ -717,13 +714,11 @@ static void ffn__test_layouts(void) {
 
 static void ffn__test_api(void) {
     ffn_ctx_t ctx = ffn__ctx(false, false);
-    struct ffn_test_report *r = &ffn__rep;
-    ffn_test_check(r, ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA, "backend");
-    ffn_test_check(r, ffn_ctx_device(ctx) == 0 && ffn_ctx_stream(ctx) == NULL, "device, stream");
+    CHECK(ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA, "backend");
+    CHECK(ffn_ctx_device(ctx) == 0 && ffn_ctx_stream(ctx) == NULL, "device, stream");
     cudaStream_t stream;
     FFN__CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    ffn_test_check(
-        r, ffn_ctx_set_stream(ctx, stream) == FFN_STATUS_OK && ffn_ctx_stream(ctx) == stream,
+    CHECK(ffn_ctx_set_stream(ctx, stream) == FFN_STATUS_OK && ffn_ctx_stream(ctx) == stream,
         "set_stream");
     // A call on the stream, a synchronize, the result.
     const int64_t n = 4099;
@@ -735,11 +730,11 @@ static void ffn__test_api(void) {
                       y = ffn_tensor_vec(d + n, FFN_DTYPE_F32, n);
     int dev_before = -1, dev_after = -2;
     FFN__CUDA(cudaGetDevice(&dev_before));
-    ffn_test_check(r, ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y, &x) == FFN_STATUS_OK,
+    CHECK(ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y, &x) == FFN_STATUS_OK,
                    "forward on a stream: %s", ffn_ctx_last_error(ctx));
     FFN__CUDA(cudaGetDevice(&dev_after));
-    ffn_test_check(r, dev_before == dev_after, "current device kept");
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
+    CHECK(dev_before == dev_after, "current device kept");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
     float *out = malloc(n * sizeof *out);
     FFN__CUDA(cudaMemcpy(out, d + n, n * sizeof *out, cudaMemcpyDeviceToHost));
     int bad = 0;
@@ -748,31 +743,31 @@ static void ffn__test_api(void) {
                                                 FFN_DTYPE_F32, h[i], 0, 0);
         bad += ffn__diff(out[i], w.y0, FFN_DTYPE_F32) == 2;
     }
-    ffn_test_check(r, bad == 0, "stream result: %d differ", bad);
+    CHECK(bad == 0, "stream result: %d differ", bad);
     // Conversion on the device: f32 -> bf16 -> f32 equals the host rounding.
     uint16_t *d16 = NULL;
     FFN__CUDA(cudaMalloc((void **)&d16, n * sizeof *d16));
     struct ffn_tensor t16 = ffn_tensor_vec(d16, FFN_DTYPE_BF16, n);
-    ffn_test_check(r, ffn_tensor_convert(ctx, &t16, &x) == FFN_STATUS_OK, "convert");
+    CHECK(ffn_tensor_convert(ctx, &t16, &x) == FFN_STATUS_OK, "convert");
     uint16_t *h16 = malloc(n * sizeof *h16);
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
     FFN__CUDA(cudaMemcpy(h16, d16, n * sizeof *h16, cudaMemcpyDeviceToHost));
     bad = 0;
     for (int64_t i = 0; i < n; i++) bad += h16[i] != ffn_f32_to_bf16(h[i]);
-    ffn_test_check(r, bad == 0, "convert f32->bf16: %d differ", bad);
+    CHECK(bad == 0, "convert f32->bf16: %d differ", bad);
     // Captured into a CUDA graph in the global mode (torch.cuda.graph's): the stream is set during
     // the capture, the checks run, the kernel is captured, not run; a replay computes it.
     float *d2 = NULL;
     FFN__CUDA(cudaMalloc((void **)&d2, n * sizeof *d2));
     FFN__CUDA(cudaMemset(d2, 0, n * sizeof *d2));
     struct ffn_tensor y2 = ffn_tensor_vec(d2, FFN_DTYPE_F32, n);
-    ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "default stream");
+    CHECK(ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "default stream");
     FFN__CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
     const enum ffn_status cst = ffn_ctx_set_stream(ctx, stream);
     const enum ffn_status cfw = ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y2, &x);
     cudaGraph_t graph = NULL;
     const cudaError_t cend = cudaStreamEndCapture(stream, &graph);
-    ffn_test_check(r, cst == FFN_STATUS_OK && cfw == FFN_STATUS_OK && cend == cudaSuccess,
+    CHECK(cst == FFN_STATUS_OK && cfw == FFN_STATUS_OK && cend == cudaSuccess,
                    "captured call: set_stream %s, forward %s (%s), end of capture %s",
                    ffn_status_string(cst), ffn_status_string(cfw), ffn_ctx_last_error(ctx),
                    cudaGetErrorName(cend));
@@ -781,7 +776,7 @@ static void ffn__test_api(void) {
     FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
     bad = 0;
     for (int64_t i = 0; i < n; i++) bad += cap[i] != 0.0f;
-    ffn_test_check(r, bad == 0, "captured, not run: %d outputs written", bad);
+    CHECK(bad == 0, "captured, not run: %d outputs written", bad);
     if (cend == cudaSuccess) {
         cudaGraphExec_t exec = NULL;
         FFN__CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -789,14 +784,14 @@ static void ffn__test_api(void) {
         FFN__CUDA(cudaStreamSynchronize(stream));
         FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
         bad = memcmp(cap, out, n * sizeof *cap) != 0;
-        ffn_test_check(r, !bad, "graph replay = the direct call");
+        CHECK(!bad, "graph replay = the direct call");
         FFN__CUDA(cudaGraphExecDestroy(exec));
         FFN__CUDA(cudaGraphDestroy(graph));
     }
     (void)cudaGetLastError();
     free(cap);
     FFN__CUDA(cudaFree(d2));
-    ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK && !ffn_ctx_stream(ctx),
+    CHECK(ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK && !ffn_ctx_stream(ctx),
                    "back to the default stream");
     FFN__CUDA(cudaStreamDestroy(stream));
 
@@ -804,23 +799,20 @@ static void ffn__test_api(void) {
     float *host = malloc(n * sizeof *host);
     struct ffn_tensor th = ffn_tensor_vec(host, FFN_DTYPE_F32, n);
     enum ffn_status st = ffn_act_forward(ctx, FFN_ACT_SILU, &y, &th);
-    ffn_test_check(r,
-                   st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "host memory"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "host memory"),
                    "host pointer: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     struct ffn_tensor past = ffn_tensor_vec(d + n + 10, FFN_DTYPE_F32, n);
     st = ffn_act_forward(ctx, FFN_ACT_SILU, &past, &x);
-    ffn_test_check(
-        r, st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "past the end"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "past the end"),
         "view past its allocation: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     struct ffn_tensor shifted = ffn_tensor_vec(d + 1, FFN_DTYPE_F32, n);
     st = ffn_act_forward(ctx, FFN_ACT_SILU, &shifted, &x);
-    ffn_test_check(r, st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "overlaps"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "overlaps"),
                    "overlap: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     // A CPU context refuses a stream; the CUDA context synchronizes cleanly after the misuse.
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize after misuse");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize after misuse");
     ffn_ctx_t cpu = NULL;
-    ffn_test_check(r,
-                   ffn_ctx_create(NULL, &cpu) == FFN_STATUS_OK &&
+    CHECK(ffn_ctx_create(NULL, &cpu) == FFN_STATUS_OK &&
                        ffn_ctx_set_stream(cpu, (void *)stream) == FFN_STATUS_UNSUPPORTED,
                    "CPU context: no stream");
     ffn_ctx_destroy(cpu);
@@ -831,7 +823,7 @@ static void ffn__test_api(void) {
     o.backend = FFN_BACKEND_CUDA;
     o.device = nd;
     ffn_ctx_t bad_ctx = NULL;
-    ffn_test_check(r, ffn_ctx_create(&o, &bad_ctx) == FFN_STATUS_UNSUPPORTED && !bad_ctx,
+    CHECK(ffn_ctx_create(&o, &bad_ctx) == FFN_STATUS_UNSUPPORTED && !bad_ctx,
                    "device %d does not exist", nd);
     free(host), free(h), free(out), free(h16);
     FFN__CUDA(cudaFree(d));
@@ -879,7 +871,7 @@ static void ffn__test_lut(void) {
                              ffn_act_forward(lut[acc], (enum ffn_act)act, &z, &z) == FFN_STATUS_OK;
                     ok = ok && ffn_ctx_synchronize(lut[acc]) == FFN_STATUS_OK &&
                          ffn_ctx_synchronize(direct[acc]) == FFN_STATUS_OK;
-                    ffn_test_check(&ffn__rep, ok, "lut %s: %s", ffn_act_name((enum ffn_act)act),
+                    CHECK(ok, "lut %s: %s", ffn_act_name((enum ffn_act)act),
                                    ffn_ctx_last_error(lut[acc]));
                     FFN__CUDA(cudaMemcpy(r1, dy1, n * 2, cudaMemcpyDeviceToHost));
                     FFN__CUDA(cudaMemcpy(r2, dy2, n * 2, cudaMemcpyDeviceToHost));
@@ -889,8 +881,7 @@ static void ffn__test_lut(void) {
                         bad += !ffn_test_same_elem(r1, r2, (enum ffn_dtype)out, i);
                         if (in == out) bad += !ffn_test_same_elem(r3, r2, (enum ffn_dtype)out, i);
                     }
-                    ffn_test_check(
-                        &ffn__rep, bad == 0,
+                    CHECK(bad == 0,
                         "lut %s %s->%s%s: %d elements differ from "
                         "the kernel's",
                         ffn_act_name((enum ffn_act)act), ffn_dtype_name((enum ffn_dtype)in),
@@ -911,8 +902,7 @@ static void ffn__test_lut(void) {
     ffn_ctx_t def = ffn__ctx(false, false);
     const struct ffn_tensor tx = ffn_tensor_vec(bx, FFN_DTYPE_BF16, big);
     const struct ffn_tensor ty = ffn_tensor_vec(by, FFN_DTYPE_BF16, big);
-    ffn_test_check(&ffn__rep,
-                   ffn_act_forward(def, FFN_ACT_GELU_ERF, &ty, &tx) == FFN_STATUS_OK &&
+    CHECK(ffn_act_forward(def, FFN_ACT_GELU_ERF, &ty, &tx) == FFN_STATUS_OK &&
                        ffn_ctx_synchronize(def) == FFN_STATUS_OK,
                    "lut big: %s", ffn_ctx_last_error(def));
     int bad = 0;
@@ -928,7 +918,7 @@ static void ffn__test_lut(void) {
             bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
         }
     }
-    ffn_test_check(&ffn__rep, bad == 0, "lut big: %d elements differ from the host math", bad);
+    CHECK(bad == 0, "lut big: %d elements differ from the host math", bad);
     printf("lut: %d configurations, and %lld elements through the default threshold\n", configs,
            (long long)big);
     free(h), free(r1), free(r2), free(r3), free(got);
@@ -1030,7 +1020,7 @@ static void ffn__test_glut(void) {
                                       : ffn_glu_forward(lut, ac, &z, &z, &tu)) == FFN_STATUS_OK;
                 ok = ok && ffn_ctx_synchronize(lut) == FFN_STATUS_OK &&
                      ffn_ctx_synchronize(direct) == FFN_STATUS_OK;
-                ffn_test_check(&ffn__rep, ok, "glut %s: %s", ffn_glu_name((enum ffn_act)act),
+                CHECK(ok, "glut %s: %s", ffn_glu_name((enum ffn_act)act),
                                ffn_ctx_last_error(lut));
                 FFN__CUDA(cudaMemcpy(r1, dh1, n * 2, cudaMemcpyDeviceToHost));
                 FFN__CUDA(cudaMemcpy(r2, dh2, n * 2, cudaMemcpyDeviceToHost));
@@ -1040,12 +1030,12 @@ static void ffn__test_glut(void) {
                 if (in == out) {
                     int bad_z = 0;
                     for (int64_t i = 0; i < n; i++) bad_z += !ffn_test_same_elem(r3, r1, ot, i);
-                    ffn_test_check(&ffn__rep, bad_z == 0, "glut %s%s %s in place: %d differ",
+                    CHECK(bad_z == 0, "glut %s%s %s in place: %d differ",
                                    ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
                                    bad_z);
                 }
                 for (int64_t i = 0; i < n; i++) direct_diff += !ffn_test_same_elem(r1, r2, ot, i);
-                ffn_test_check(&ffn__rep, bad == 0 && one <= n / 10000,
+                CHECK(bad == 0 && one <= n / 10000,
                                "glut %s%s %s->%s: %d elements differ from the host copy, %d by "
                                "one ulp",
                                ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
@@ -1070,8 +1060,7 @@ static void ffn__test_glut(void) {
     const struct ffn_tensor tg = ffn_tensor_vec(bg, FFN_DTYPE_BF16, big);
     const struct ffn_tensor tu = ffn_tensor_vec(bu, FFN_DTYPE_BF16, big);
     const struct ffn_tensor th = ffn_tensor_vec(bh, FFN_DTYPE_BF16, big);
-    ffn_test_check(&ffn__rep,
-                   ffn_glu_forward(def, FFN_ACT_SILU, &th, &tg, &tu) == FFN_STATUS_OK &&
+    CHECK(ffn_glu_forward(def, FFN_ACT_SILU, &th, &tg, &tu) == FFN_STATUS_OK &&
                        ffn_ctx_synchronize(def) == FFN_STATUS_OK,
                    "glut big: %s", ffn_ctx_last_error(def));
     int bad = 0, one = 0;
@@ -1084,7 +1073,7 @@ static void ffn__test_glut(void) {
         bad += ffn__glut_check(got, xg, xu, 70000, FFN_ACT_SILU, false, FFN_DTYPE_BF16,
                                FFN_DTYPE_BF16, &one);
     }
-    ffn_test_check(&ffn__rep, bad == 0 && one <= 21,
+    CHECK(bad == 0 && one <= 21,
                    "glut big: %d elements differ from the host copy", bad);
     printf("glut: %d configurations (%lld elements: %lld one ulp from the host copy, %lld differ "
            "from the direct kernel), and %lld elements through the default threshold\n",
@@ -1138,8 +1127,7 @@ static void ffn__test_big(void) {
         ffn_ctx_t ctx = pass ? lut : direct;
         const enum ffn_act act = pass ? FFN_ACT_GELU_ERF : FFN_ACT_SILU;
         FFN__CUDA(cudaMemset(y, 0xff, (size_t)n * 2));
-        ffn_test_check(&ffn__rep,
-                       ffn_act_forward(ctx, act, &ty, &tx) == FFN_STATUS_OK &&
+        CHECK(ffn_act_forward(ctx, act, &ty, &tx) == FFN_STATUS_OK &&
                            ffn_ctx_synchronize(ctx) == FFN_STATUS_OK,
                        "big: %s", ffn_ctx_last_error(ctx));
         int bad = 0;
@@ -1152,7 +1140,7 @@ static void ffn__test_big(void) {
                 bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
             }
         }
-        ffn_test_check(&ffn__rep, bad == 0, "big (%s): %d of %lld elements differ",
+        CHECK(bad == 0, "big (%s): %d of %lld elements differ",
                        pass ? "table" : "kernel", bad, (long long)(3 * tail));
     }
     printf("big: %lld elements in one call, through the kernel and through the table\n",
@@ -1165,6 +1153,7 @@ static void ffn__test_big(void) {
 }
 
 int main(int argc, char **argv) {
+    ffn_check_begin("test_cuda");
     ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     bool kernels = true, layouts = true, api = true, big = false;
     for (int i = 1; i < argc; i++) {
@@ -1183,8 +1172,7 @@ int main(int argc, char **argv) {
     }
     char why[256];
     if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why)) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return FFN__SKIP;
+        return ffn_check_skip("no CUDA device (%s)", why);
     }
     struct cudaDeviceProp p;
     FFN__CUDA(cudaGetDeviceProperties(&p, 0));
@@ -1197,5 +1185,5 @@ int main(int argc, char **argv) {
     if (kernels) ffn__test_flat_forms();
     if (layouts) ffn__test_layouts();
     if (big) ffn__test_big();
-    return ffn_test_finish(&ffn__rep);
+    return ffn_check_summary();
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cuda/cuda_lt.h"
 #include "ulp_metric.h"
 
@@ -216,7 +217,7 @@ static int epi_run(const struct ffn_lt *lt, cublasLtHandle_t h, struct epi_gemm 
     cublasStatus_t s = lt->matmul(h, g->desc, &alpha, W, g->la, x, g->lb, &beta, D, g->lc, D, g->lc,
                                   &g->algo, ws, ws_bytes, 0);
     if (s != CUBLAS_STATUS_SUCCESS) {
-        printf("FAIL epilogue: cublasLtMatmul: %s\n", ffn_lt_status(lt, s));
+        FAIL("epilogue: cublasLtMatmul: %s", ffn_lt_status(lt, s));
         return 1;
     }
     return 0;
@@ -235,12 +236,12 @@ static void epi_collect(const struct epi_stat *d_st, struct epi_stat *acc) {
     }
 }
 
-extern "C" int ffn_test_epilogue(int stride, bool verbose) {
+extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     char why[512];
     const struct ffn_lt *lt = ffn_lt_get(why, sizeof why);
     if (!lt) {
         printf("epilogue: skipped: %s\n", why);
-        return 0;
+        return;
     }
     if (stride < 1) stride = 1;
     cublasLtHandle_t h;
@@ -255,7 +256,6 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     cudaMalloc(&aux, (size_t)EPI_M * EPI_N * 4);
     cudaMalloc((void **)&st, EPI_BLOCKS * sizeof *st);
     __nv_bfloat16 hw[EPI_N * EPI_K];
-    int fails = 0;
     printf("cuBLASLt GeLU epilogues (tanh form) against ffn's reference, %s\n", lt->path);
     printf("  %-5s %-4s %-40s %11s %9s %9s %5s %10s %10s %9s %4s %s\n", "what", "out", "inputs",
            "values", "max ulp", "body max", "bound", "tail>bound", "huge>bound", "nonfinite",
@@ -276,14 +276,14 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     const double bb = ffn_um_bound(FFN_UM_ACT_BWD, FFN_ACT_GELU_TANH, false);
     for (uint64_t b0 = first; g0.ok && g1.ok && b0 <= last; b0 += (uint64_t)EPI_M * stride) {
         epi_gen<<<1024, 256>>>((__nv_bfloat16 *)x, EPI_M, (uint32_t)b0, (uint32_t)stride, last, 0);
-        if (epi_run(lt, h, &g0, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g0, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(0, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
         epi_collect(st, &s0);
-        if (epi_run(lt, h, &g1, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g1, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
         epi_collect(st, &s1);
         if (g2.ok) {
-            if (epi_run(lt, h, &g2, W, x, D, ws, ws_bytes)) return fails + 1;
+            if (epi_run(lt, h, &g2, W, x, D, ws, ws_bytes)) return;
             epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_BF16, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
             epi_collect(st, &s2);
         }
@@ -291,19 +291,18 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     }
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        printf("FAIL epilogue: %s\n", cudaGetErrorString(e));
-        return fails + 1;
+        FAIL("epilogue: %s", cudaGetErrorString(e));
+        return;
     }
     char inputs[64];
     snprintf(inputs, sizeof inputs, "±(each %d%s positive f32 from 2^-100)", stride,
              stride == 1 ? "st" : "th");
     if (!g0.ok || !g1.ok) {
-        printf("FAIL epilogue: GELU forward f32: %s\n", !g0.ok ? g0.why : g1.why);
-        fails++;
-    } else if (s0.n_inexact) {
-        printf("FAIL epilogue: %llu of %llu accumulators are not the exact input: the measurement "
-               "is void\n", s0.n_inexact, s0.n);
-        fails++;
+        FAIL("epilogue: GELU forward f32: %s", !g0.ok ? g0.why : g1.why);
+    } else {
+        CHECK(s0.n_inexact == 0,
+              "epilogue: %llu of %llu accumulators are not the exact input: the measurement is void",
+              s0.n_inexact, s0.n);
     }
     struct {
         const char *what, *out;
@@ -330,20 +329,20 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     const uint64_t per = (uint64_t)EPI_M * EPI_N * stride;
     for (uint64_t b0 = 0; g3.ok && b0 < ((uint64_t)1 << 32); b0 += per) {
         epi_aux<<<1024, 256>>>(aux, FFN_DTYPE_F32, EPI_M, (uint32_t)b0, (uint32_t)stride);
-        if (epi_run(lt, h, &g3, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g3, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_F32, aux, FFN_DTYPE_F32, EPI_M, 0, 0, 0, bb, st);
         epi_collect(st, &s3);
     }
     if (g4.ok) {  // all 65,536 bf16 patterns: 8192 rows of 8 (the rest of the chunk repeats them)
         epi_aux<<<1024, 256>>>(aux, FFN_DTYPE_BF16, EPI_M, 0, 1);
-        if (epi_run(lt, h, &g4, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g4, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_BF16, aux, FFN_DTYPE_BF16, 8192, 0, 0, 0, bb, st);
         epi_collect(st, &s4);
     }
     e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        printf("FAIL epilogue: %s\n", cudaGetErrorString(e));
-        return fails + 1;
+        FAIL("epilogue: %s", cudaGetErrorString(e));
+        return;
     }
     rows[2].s = &s3, rows[2].ok = g3.ok;
     rows[3].s = &s4, rows[3].ok = g4.ok;
@@ -372,20 +371,16 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
         else
             printf("        worst overall at x=%.9g dy=%g got %.9g; %llu values above the bound\n",
                    s->x, s->m1, s->got, s->n_over);
-        if (used && s->max > rows[r].bound) {
-            printf("FAIL epilogue: the library uses %s into %s, %.3f ulp > %.0f\n", rows[r].what,
-                   rows[r].out, s->max, rows[r].bound);
-            fails++;
-        }
-        if (rows[r].fwd && ffn_cuda_gelu_epilogue_ok(rows[r].dt, true) && s->max > bf_acc) {
-            printf("FAIL epilogue: the library uses %s into %s in the accurate tier, %.3f ulp > %.0f\n",
-                   rows[r].what, rows[r].out, s->max, bf_acc);
-            fails++;
-        }
+        if (used)
+            CHECK(s->max <= rows[r].bound, "epilogue: the library uses %s into %s, %.3f ulp > %.0f",
+                  rows[r].what, rows[r].out, s->max, rows[r].bound);
+        if (rows[r].fwd && ffn_cuda_gelu_epilogue_ok(rows[r].dt, true))
+            CHECK(s->max <= bf_acc,
+                  "epilogue: the library uses %s into %s in the accurate tier, %.3f ulp > %.0f",
+                  rows[r].what, rows[r].out, s->max, bf_acc);
     }
     epi_gemm_free(lt, &g0), epi_gemm_free(lt, &g1), epi_gemm_free(lt, &g2);
     epi_gemm_free(lt, &g3), epi_gemm_free(lt, &g4);
     lt->destroy(h);
     cudaFree(ws), cudaFree(W), cudaFree(x), cudaFree(D), cudaFree(aux), cudaFree(st);
-    return fails;
 }

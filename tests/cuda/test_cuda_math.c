@@ -100,7 +100,7 @@ static double ffn__exact(struct ffn_oracle * or, enum ffn_kop op, int o, enum ff
 }
 
 // Sweeps n inputs (list[i], rounded to dt) through op / act in dtype dt (in = out = dt).
-static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n, enum ffn_kop op,
+static void ffn__sweep(const float *list, int64_t n, enum ffn_kop op,
                        enum ffn_act act, enum ffn_dtype dt, bool acc, bool rnd, const char *set) {
     const int n_out = op == FFN_KOP_GLU_BWD ? 2 : 1;
     const double bound = ffn_ulp_bound(op, act, acc);
@@ -155,14 +155,14 @@ static void ffn__sweep(struct ffn_test_report *rep, const float *list, int64_t n
                ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def", set,
                (long long)st[o].n, st[o].max, bound, st[o].x_at_max, st[o].m1_at_max,
                st[o].m2_at_max, ok ? "" : "  FAIL");
-        ffn_test_check(rep, ok, "%s %s %s %s %s %s: max %.4f ulp > bound %g at x=%.9g (%lld over)",
+        CHECK(ok, "%s %s %s %s %s %s: max %.4f ulp > bound %g at x=%.9g (%lld over)",
                        name, dir, ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def",
                        set, st[o].max, bound, st[o].x_at_max, (long long)st[o].n_over);
     }
 }
 
 // Parity mode: h = round(round(act(g))·round(up)) against the reference's parity value.
-static void ffn__parity(struct ffn_test_report *rep, const float *list, int64_t n, enum ffn_act act,
+static void ffn__parity(const float *list, int64_t n, enum ffn_act act,
                         enum ffn_dtype dt, bool acc) {
     int64_t diff = 0, bad = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -187,20 +187,20 @@ static void ffn__parity(struct ffn_test_report *rep, const float *list, int64_t 
         }
         if (!near) {
             bad++;
-            ffn_test_check(rep, false, "parity %s %s: g=%.9g up=%g got %.9g, reference %.9g",
+            FAIL("parity %s %s: g=%.9g up=%g got %.9g, reference %.9g",
                            ffn_glu_name(act), ffn_dtype_name(dt), g, u, got, ref);
         }
     }
     printf("%-12s fwd h     %-4s %-5s parity     %9lld  %lld from a neighbouring act, %lld else\n",
            ffn_glu_name(act), ffn_dtype_name(dt), acc ? "high" : "def", (long long)n,
            (long long)diff, (long long)bad);
-    ffn_test_check(rep, (double)diff <= 1e-3 * (double)n,
+    CHECK((double)diff <= 1e-3 * (double)n,
                    "parity %s %s: %lld of %lld differ from the reference", ffn_glu_name(act),
                    ffn_dtype_name(dt), (long long)diff, (long long)n);
 }
 
 // The gated forward through the table of act(gate), gate and up of dtype in, h of dtype out.
-static void ffn__glut(struct ffn_test_report *rep, enum ffn_act act, enum ffn_dtype in,
+static void ffn__glut(enum ffn_act act, enum ffn_dtype in,
                       enum ffn_dtype out, bool deriv) {
     const enum ffn_kop op = deriv ? FFN_KOP_ACT_BWD : FFN_KOP_GLU_FWD;
     const bool bf = in == FFN_DTYPE_BF16;
@@ -249,7 +249,7 @@ static void ffn__glut(struct ffn_test_report *rep, enum ffn_act act, enum ffn_dt
                     const bool same = ffn_test_same(got, ref);
                     n_special += !same;
                     if (!same)
-                        ffn_test_check(rep, false, "glut %s %s->%s: g=%.9g u=%g got %.9g, ref %.9g",
+                        FAIL("glut %s %s->%s: g=%.9g u=%g got %.9g, ref %.9g",
                                        ffn_glu_name(act), ffn_dtype_name(in), ffn_dtype_name(out),
                                        g, u, got, ref);
                     continue;
@@ -275,7 +275,7 @@ static void ffn__glut(struct ffn_test_report *rep, enum ffn_act act, enum ffn_dt
            ffn_dtype_name(in), ffn_dtype_name(out), deriv ? "dact-table" : "gate-table",
            (long long)n, mx, bound,
            g_at, u_at, (long long)n_rare, (long long)n_diff);
-    ffn_test_check(rep, n_over == 0 && n_special == 0,
+    CHECK(n_over == 0 && n_special == 0,
                    "glut %s%s %s->%s: max %.4f ulp (bound %g), %lld over, %lld special values "
                    "differ",
                    ffn_glu_name(act), deriv ? " bwd" : "", ffn_dtype_name(in), ffn_dtype_name(out),
@@ -312,7 +312,7 @@ int main(int argc, char **argv) {
     ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     struct ffn__opts op;
     if (ffn__parse(argc, argv, &op)) return 2;
-    struct ffn_test_report rep = {.name = "test_cuda_math"};
+    ffn_check_begin("test_cuda_math");
 
     // The input sets: f32 hard regions + strided; all 16-bit patterns of bf16 and f16.
     const int64_t nh = ffn_inputs_hard(NULL, 0), ns = ffn_inputs_strided(NULL, 0, op.stride, 0);
@@ -341,24 +341,24 @@ int main(int argc, char **argv) {
             const bool fwd = kop == FFN_KOP_ACT_FWD || kop == FFN_KOP_GLU_FWD;
             for (int tier = 0; tier < (gelu && fwd ? 2 : 1); tier++) {
                 const bool acc = tier == 1;
-                ffn__sweep(&rep, f32, nh + ns, kop, act, FFN_DTYPE_F32, acc, false, "f32");
-                ffn__sweep(&rep, b16, 65536, kop, act, FFN_DTYPE_BF16, acc, false, "bf16-all");
-                ffn__sweep(&rep, h16, 65536, kop, act, FFN_DTYPE_F16, acc, false, "f16-all");
+                ffn__sweep(f32, nh + ns, kop, act, FFN_DTYPE_F32, acc, false, "f32");
+                ffn__sweep(b16, 65536, kop, act, FFN_DTYPE_BF16, acc, false, "bf16-all");
+                ffn__sweep(h16, 65536, kop, act, FFN_DTYPE_F16, acc, false, "f16-all");
                 if (kop != FFN_KOP_ACT_FWD)
-                    ffn__sweep(&rep, f32, nh, kop, act, FFN_DTYPE_F32, acc, true, "hard-rndm");
+                    ffn__sweep(f32, nh, kop, act, FFN_DTYPE_F32, acc, true, "hard-rndm");
             }
         }
         for (int tier = 0; tier < (gelu ? 2 : 1); tier++) {
-            ffn__parity(&rep, b16, 65536, act, FFN_DTYPE_BF16, tier == 1);
-            ffn__parity(&rep, h16, 65536, act, FFN_DTYPE_F16, tier == 1);
+            ffn__parity(b16, 65536, act, FFN_DTYPE_BF16, tier == 1);
+            ffn__parity(h16, 65536, act, FFN_DTYPE_F16, tier == 1);
         }
         if (ffn_cm_uses_tabs(act))
             for (int in = FFN_DTYPE_BF16; in <= FFN_DTYPE_F16; in++)
                 for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++)
                     for (int deriv = 0; deriv < 2; deriv++)
-                        ffn__glut(&rep, act, (enum ffn_dtype)in, (enum ffn_dtype)out, deriv);
+                        ffn__glut(act, (enum ffn_dtype)in, (enum ffn_dtype)out, deriv);
         fflush(stdout);
     }
     free(f32), free(b16), free(h16);
-    return ffn_test_finish(&rep);
+    return ffn_check_summary();
 }
