@@ -448,7 +448,7 @@ static void ffn__test_flat_forms(void) {
                             ffn_ctx_t cx = ctx[f][acc][par];
                             const enum ffn_status st = ffn__call(cx, &c, to, ti);
                             const enum ffn_status ss = ffn_ctx_synchronize(cx);
-                            ffn_test_check(&ffn__rep, st == FFN_STATUS_OK && ss == FFN_STATUS_OK,
+                            CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK,
                                            "%s form %s: status %s / %s: %s", cs,
                                            ffn__forms[f].form, ffn_status_string(st),
                                            ffn_status_string(ss), ffn_ctx_last_error(cx));
@@ -456,7 +456,7 @@ static void ffn__test_flat_forms(void) {
                                 void *dst = f == 0 ? ref[k] : got;
                                 FFN__CUDA(cudaMemcpy(dst, ffn__dptr(&dout[k]), bytes,
                                                      cudaMemcpyDeviceToHost));
-                                ffn_test_check(&ffn__rep, ffn__guards_ok(&dout[k], 0, bytes),
+                                CHECK(ffn__guards_ok(&dout[k], 0, bytes),
                                                "%s form %s: output %d written outside its view",
                                                cs, ffn__forms[f].form, k);
                                 // Garbage in the output for the next form.
@@ -464,7 +464,7 @@ static void ffn__test_flat_forms(void) {
                                 if (f == 0) continue;
                                 const bool same = !memcmp(got, ref[k], bytes);
                                 differ += !same;
-                                ffn_test_check(&ffn__rep, same,
+                                CHECK(same,
                                                "%s form %s: output %d differs from form 1,0", cs,
                                                ffn__forms[f].form, k);
                             }
