@@ -3,13 +3,15 @@
 # calls the library once, and raises the status's ffn.Error with the library's message. Nothing
 # is computed in Python; nothing is written before the library has accepted every view.
 import ctypes
+import struct
 import sys
 
 from . import _lib
-from ._context import LIB, NULL_GUARD, context_for
+from . import _views
+from ._context import LIB, NULL_GUARD, _defaults_gen, _tls, context_for, host_context
 from ._errors import Error, InvalidArgumentError
-from ._views import (check_writeable, copy_back, device_of, empty_like, operand, parse_dtype,
-                     plan, same_device)
+from ._views import (BF16, F16, F32, check_writeable, copy_back, device_of, empty_like, operand,
+                     parse_dtype, plan, same_device)
 
 _byref = ctypes.byref
 
@@ -138,6 +140,208 @@ def _run(fn, ctx, cfn, act, outs, ins, copy):
                     pass
 
 
+# --- the common case in one pass ------------------------------------------------------------------
+# Most calls pass dense operands of one shape, float32/bfloat16/float16, on one device, without
+# dtype=/out_dtype= and with the default context or ctx=: then every view is one row of n
+# elements (plan's fast path) and the call needs only the reads below. _fast tries that; where
+# anything differs (a layout, a dtype, a device, a tensor that requires grad, a read-only or empty
+# array, an object of another type) it returns False before anything was called or written, and
+# the general path redoes every check and raises its messages. Shapes, aliasing and overlap are
+# the library's to check (it does, for both paths).
+
+
+class _Never:
+    pass
+
+
+_TT = _ND = _Never            # torch.Tensor and numpy.ndarray, once imported (_fast_types)
+_STRIDED = _NF32 = _NF16 = None
+_TD = _views._torch_dtypes    # torch dtype -> ffn dtype (filled by the general path)
+_T = _lib.Tensor
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+# The names act_index accepts as they are spelled (other spellings go through act_index).
+_ACT_STR = dict(_lib.ACT)
+_ACT_STR.update((k, _lib.ACT[v]) for k, v in ACT_ALIASES.items())
+
+
+# struct ffn_tensor as struct packs it (native alignment: the C layout, as the ctypes mirror),
+# and the kernels' entry points with every view parameter as void * (an address, no conversion).
+_TSIZE = ctypes.sizeof(_lib.Tensor)
+_PACK = {}
+if struct.calcsize("@Piqqq") == _TSIZE and [getattr(_lib.Tensor, f).offset for f in (
+        "data", "dtype", "rows", "cols", "row_stride")] == [0, 8, 16, 24, 32]:
+    for _nv in (2, 3, 5):
+        _PACK[_nv] = (ctypes.c_char * (_TSIZE * _nv), struct.Struct("@" + "Piqqq" * _nv).pack_into,
+                      _nv)
+
+
+def _void_fn(name, nview, act=True):
+    f = getattr(LIB, name)
+    proto = ctypes.CFUNCTYPE(f.restype, *([ctypes.c_void_p] + ([_lib.c_enum] if act else []) +
+                                          [ctypes.c_void_p] * nview))
+    return proto(ctypes.cast(f, ctypes.c_void_p).value)
+
+
+_VOID_FN = {n: _void_fn(n, k, act) for n, k, act in (
+    ("ffn_act_forward", 2, True), ("ffn_act_backward", 3, True), ("ffn_glu_forward", 3, True),
+    ("ffn_glu_backward", 5, True))}
+
+
+def _fast_types():
+    """Looks the array types up once numpy / torch are imported; True when one was new."""
+    global _TT, _ND, _STRIDED, _NF32, _NF16
+    found = False
+    t = sys.modules.get("torch")
+    if t is not None and _TT is _Never:
+        _TT, _STRIDED, found = t.Tensor, t.strided, True
+        _views._dtype_tables()
+    np = sys.modules.get("numpy")
+    if np is not None and _ND is _Never:
+        _ND, _NF32, _NF16, found = np.ndarray, np.dtype(np.float32), np.dtype(np.float16), True
+    return found
+
+
+def _fast_torch(objs, args):
+    """Appends the fields of a one-row view (pointer, dtype, 1, n, n) per tensor to args for dense
+    torch tensors of one shape and device that do not require grad. Returns (device, shape), or
+    None: not the common case."""
+    shape = dev = n = None
+    for t in objs:
+        if (not isinstance(t, _TT) or t.requires_grad or t.layout is not _STRIDED
+                or not t.is_contiguous()):
+            return None
+        d = _TD.get(t.dtype)
+        if d is None:
+            return None
+        if t.is_cpu:
+            dv = None
+        elif t.is_cuda:
+            dv = t.get_device()
+        else:
+            return None
+        if shape is None:
+            shape, dev, n = t.shape, dv, t.numel()
+        elif dv != dev or t.shape != shape:
+            return None
+        args += (t.data_ptr(), d, 1, n, n)
+    return dev, shape
+
+
+def _fast_numpy(objs, args, nout):
+    """As _fast_torch for C-contiguous float32/float16 arrays of one non-empty shape, the first
+    nout writeable. Returns (None, shape) or None."""
+    shape, n = objs[0].shape, objs[0].size
+    for i, a in enumerate(objs):
+        if type(a) is not _ND:
+            return None
+        dt = a.dtype
+        if dt is _NF32:
+            d = F32
+        elif dt is _NF16:
+            d = F16
+        else:
+            return None
+        f = a.flags
+        if not f.c_contiguous or a.shape != shape or not a.size:
+            return None
+        if f.writeable:
+            # The buffer's address: a fraction of __array_interface__'s cost (a dict per call).
+            args += (_addressof(_from_buffer(a)), d, 1, n, n)
+        elif i < nout:
+            return None
+        else:
+            args += (a.__array_interface__["data"][0], d, 1, n, n)
+    return None, shape
+
+
+def _fast(fn, vfn, a, ctx, outs, ins, names):
+    """Runs vfn (a _VOID_FN entry point) on ctx and a, with the views of outs + ins, when every
+    operand is the common case (see above); outputs that are None are allocated like ins[0].
+    Returns the outputs, or None: nothing was done, take the general path."""
+    x = ins[0]
+    if isinstance(x, _TT):
+        torch = True
+    elif type(x) is _ND:
+        torch = False
+    else:
+        if _PACK and _fast_types():
+            return _fast(fn, vfn, a, ctx, outs, ins, names)
+        return None
+    args = []
+    if outs[0] is not None and (len(outs) == 1 or outs[1] is not None):
+        # Outputs given (out=): one pass over all operands.
+        info = (_fast_torch(outs + ins, args) if torch else
+                _fast_numpy(outs + ins, args, len(outs)))
+        if info is None:
+            return None
+    else:
+        info = _fast_torch(ins, args) if torch else _fast_numpy(ins, args, 0)
+        if info is None:
+            return None
+        shape = info[1]
+        if torch:
+            t = sys.modules["torch"]
+            outs = [o if o is not None else t.empty(shape, dtype=x.dtype, device=x.device)
+                    for o in outs]
+        else:
+            np = sys.modules["numpy"]
+            outs = [o if o is not None else np.empty(shape, dtype=x.dtype) for o in outs]
+        oargs = []
+        if (_fast_torch(outs, oargs) if torch else
+                _fast_numpy(outs, oargs, len(outs))) != info:
+            return None
+        args = oargs + args
+    dev = info[0]
+    # The context as the general path picks it (and its errors, raised at the same point).
+    if ctx is None and dev is None:
+        h = getattr(_tls, "host", None)
+        c = h[0] if h is not None and h[1] == _defaults_gen[0] else host_context()
+    else:
+        c = context_for(fn, ctx, dev)
+    # The views as one C array of struct ffn_tensor, filled by one pack_into, passed by address.
+    arr_t, pack, offs = _PACK[len(names)]
+    buf = arr_t()
+    pack(buf, 0, *args)
+    at = _addressof(buf)
+    try:
+        if dev is None and not c._follow:
+            # Context.call inlined: host memory, no stream to follow.
+            with c._lock:
+                if offs == 3:
+                    st = vfn(c._handle, a, at, at + _TSIZE, at + 2 * _TSIZE)
+                else:
+                    st = vfn(c._handle, a, *[at + _TSIZE * i for i in range(offs)])
+                if st:
+                    c._check(st)
+        else:
+            with (NULL_GUARD if dev is None else c.stream_guard()):
+                c.call(vfn, a, *[at + _TSIZE * i for i in range(offs)])
+    except Error as e:
+        e.library_message = e.message
+        e.message = "%s [%s: %s]" % (e.message, fn, _describe(
+            [operand(fn, nm, o) for nm, o in zip(names, list(outs) + list(ins))]))
+        e.args = (e.message,)
+        raise
+    if torch and _version_hook():
+        for o in outs:
+            try:
+                _increment_version[0](o)
+            except RuntimeError:  # inference tensors have no version counter
+                pass
+    return outs
+
+
+_NAMES_ACT = ("y", "x")
+_NAMES_ACT_BWD = ("dx", "x", "dy")
+_NAMES_GLU = ("h", "gate", "up")
+_NAMES_GLU_BWD = ("dgate", "dup", "gate", "up", "dh")
+
+
+def _np_empty(shape, dtype):
+    return sys.modules["numpy"].empty(shape, dtype=dtype)
+
+
 def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     """y = act(x), elementwise. Returns y (`out` when given; out may be x: in place).
 
@@ -149,7 +353,13 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     A torch tensor that requires grad (grad mode on, no out=) goes through ffn.torch.act.
     """
     fn = "ffn.act"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None:
+        r = _fast(fn, _VOID_FN["ffn_act_forward"], a, ctx, [out], [x], _NAMES_ACT)
+        if r is not None:
+            return r[0]
     if out is None and _needs_autograd(x):
         from . import torch as ft
         return ft.act(x, a, ctx=ctx)
@@ -169,7 +379,13 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
 def act_backward(x, dy, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     """dx = dy * act'(x), elementwise. Returns dx (`out` when given; it may be x or dy)."""
     fn = "ffn.act_backward"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None:
+        r = _fast(fn, _VOID_FN["ffn_act_backward"], a, ctx, [out], [x, dy], _NAMES_ACT_BWD)
+        if r is not None:
+            return r[0]
     if out is not None:
         _no_autograd_out(fn, out)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
@@ -188,7 +404,13 @@ def glu(gate, up, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=
     "relu", GLU with "sigmoid", Bilinear with "identity"). gate and up are not interchangeable.
     Returns h (`out` when given; it may be gate or up: in place)."""
     fn = "ffn.glu"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None:
+        r = _fast(fn, _VOID_FN["ffn_glu_forward"], a, ctx, [out], [gate, up], _NAMES_GLU)
+        if r is not None:
+            return r[0]
     if out is None and _needs_autograd(gate, up):
         from . import torch as ft
         return ft.glu(gate, up, a, ctx=ctx)
@@ -210,7 +432,16 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
     """dgate = dh * up * act'(gate), dup = dh * act(gate). Returns (dgate, dup); out=(dgate, dup)
     writes there (either may be None: allocated); out=(gate, up) overwrites the inputs."""
     fn = "ffn.glu_backward"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None and (out is None or (
+            type(out) in (tuple, list) and len(out) == 2)):
+        r = _fast(fn, _VOID_FN["ffn_glu_backward"], a, ctx,
+                  [None, None] if out is None else list(out),
+                  [gate, up, dh], _NAMES_GLU_BWD)
+        if r is not None:
+            return r[0], r[1]
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
     og, ou = operand(fn, "gate", gate, dt), operand(fn, "up", up, dt)
     odh = operand(fn, "dh", dh, dt)
