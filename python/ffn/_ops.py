@@ -93,15 +93,22 @@ def context_of(fn, ctx, named):
     """The context of a call on the tensors of `named` ((name, tensor) pairs; None entries
     skipped), as _on would pick it: for the autograd functions, whose backward must run where
     the forward did."""
+    dev = False
+    for n, t in named:
+        if t is not None:
+            d = device_of(fn, n, t)
+            if dev is False:
+                dev = d
+            elif d != dev:
+                break
+    else:
+        return host_context() if ctx is None and dev is None else context_for(fn, ctx, dev)
     devs = [(n, device_of(fn, n, t)) for n, t in named if t is not None]
-    dev = devs[0][1]
-    if any(d != dev for _, d in devs):
-        raise InvalidArgumentError(
-            "%s: %s; the operands of one call must lie on one device (move them with "
-            ".to(device)): ffn copies nothing between devices" % (
-                fn, ", ".join("%s is on %s" % (n, "cpu" if d is None else "cuda:%d" % d)
-                              for n, d in devs)))
-    return context_for(fn, ctx, dev)
+    raise InvalidArgumentError(
+        "%s: %s; the operands of one call must lie on one device (move them with "
+        ".to(device)): ffn copies nothing between devices" % (
+            fn, ", ".join("%s is on %s" % (n, "cpu" if d is None else "cuda:%d" % d)
+                          for n, d in devs)))
 
 
 def _describe(ops):
@@ -157,7 +164,6 @@ class _Never:
 _TT = _ND = _Never            # torch.Tensor and numpy.ndarray, once imported (_fast_types)
 _STRIDED = _NF32 = _NF16 = None
 _TD = _views._torch_dtypes    # torch dtype -> ffn dtype (filled by the general path)
-_T = _lib.Tensor
 _from_buffer = ctypes.c_char.from_buffer
 _addressof = ctypes.addressof
 # The names act_index accepts as they are spelled (other spellings go through act_index).
@@ -165,21 +171,23 @@ _ACT_STR = dict(_lib.ACT)
 _ACT_STR.update((k, _lib.ACT[v]) for k, v in ACT_ALIASES.items())
 
 
-# struct ffn_tensor as struct packs it (native alignment: the C layout, as the ctypes mirror),
-# and the kernels' entry points with every view parameter as void * (an address, no conversion).
-_TSIZE = ctypes.sizeof(_lib.Tensor)
-_PACK = {}
-if struct.calcsize("@Piqqq") == _TSIZE and [getattr(_lib.Tensor, f).offset for f in (
-        "data", "dtype", "rows", "cols", "row_stride")] == [0, 8, 16, 24, 32]:
-    for _nv in (2, 3, 5):
-        _PACK[_nv] = (ctypes.c_char * (_TSIZE * _nv), struct.Struct("@" + "Piqqq" * _nv).pack_into,
-                      _nv)
+# A view as struct packs it: the bytes of struct ffn_tensor (native alignment: the C layout, as
+# the ctypes mirror), passed to entry points whose view parameters are declared char *: ctypes
+# hands over the bytes object's own buffer (the library reads views through const pointers),
+# which costs less than building a ctypes Structure and converting it to a pointer. None where the
+# layouts differ (the fast path is then off).
+_PK = None
+if struct.calcsize("@Piqqq") == ctypes.sizeof(_lib.Tensor) and [
+        getattr(_lib.Tensor, f).offset for f in ("data", "dtype", "rows", "cols", "row_stride")
+] == [struct.calcsize(f) - struct.calcsize(f[-1]) for f in ("@P", "@Pi", "@Piq", "@Piqq",
+                                                            "@Piqqq")]:
+    _PK = struct.Struct("@Piqqq").pack
 
 
 def _void_fn(name, nview, act=True):
     f = getattr(LIB, name)
     proto = ctypes.CFUNCTYPE(f.restype, *([ctypes.c_void_p] + ([_lib.c_enum] if act else []) +
-                                          [ctypes.c_void_p] * nview))
+                                          [ctypes.c_char_p] * nview))
     return proto(ctypes.cast(f, ctypes.c_void_p).value)
 
 
@@ -224,7 +232,7 @@ def _fast_torch(objs, args):
             shape, dev, n = t.shape, dv, t.numel()
         elif dv != dev or t.shape != shape:
             return None
-        args += (t.data_ptr(), d, 1, n, n)
+        args.append(_PK(t.data_ptr(), d, 1, n, n))
     return dev, shape
 
 
@@ -247,11 +255,11 @@ def _fast_numpy(objs, args, nout):
             return None
         if f.writeable:
             # The buffer's address: a fraction of __array_interface__'s cost (a dict per call).
-            args += (_addressof(_from_buffer(a)), d, 1, n, n)
+            args.append(_PK(_addressof(_from_buffer(a)), d, 1, n, n))
         elif i < nout:
             return None
         else:
-            args += (a.__array_interface__["data"][0], d, 1, n, n)
+            args.append(_PK(a.__array_interface__["data"][0], d, 1, n, n))
     return None, shape
 
 
@@ -265,7 +273,7 @@ def _fast(fn, vfn, a, ctx, outs, ins, names):
     elif type(x) is _ND:
         torch = False
     else:
-        if _PACK and _fast_types():
+        if _PK is not None and _fast_types():
             return _fast(fn, vfn, a, ctx, outs, ins, names)
         return None
     args = []
@@ -281,9 +289,11 @@ def _fast(fn, vfn, a, ctx, outs, ins, names):
             return None
         shape = info[1]
         if torch:
+            # As empty_like below: a dense tensor of x's dtype and device (new_empty: the same,
+            # for a plain tensor, at two thirds of the cost).
             t = sys.modules["torch"]
-            outs = [o if o is not None else t.empty(shape, dtype=x.dtype, device=x.device)
-                    for o in outs]
+            outs = [o if o is not None else x.new_empty(shape) if type(x) is _TT else
+                    t.empty(shape, dtype=x.dtype, device=x.device) for o in outs]
         else:
             np = sys.modules["numpy"]
             outs = [o if o is not None else np.empty(shape, dtype=x.dtype) for o in outs]
@@ -299,24 +309,16 @@ def _fast(fn, vfn, a, ctx, outs, ins, names):
         c = h[0] if h is not None and h[1] == _defaults_gen[0] else host_context()
     else:
         c = context_for(fn, ctx, dev)
-    # The views as one C array of struct ffn_tensor, filled by one pack_into, passed by address.
-    arr_t, pack, offs = _PACK[len(names)]
-    buf = arr_t()
-    pack(buf, 0, *args)
-    at = _addressof(buf)
     try:
         if dev is None and not c._follow:
             # Context.call inlined: host memory, no stream to follow.
             with c._lock:
-                if offs == 3:
-                    st = vfn(c._handle, a, at, at + _TSIZE, at + 2 * _TSIZE)
-                else:
-                    st = vfn(c._handle, a, *[at + _TSIZE * i for i in range(offs)])
+                st = vfn(c._handle, a, *args)
                 if st:
                     c._check(st)
         else:
             with (NULL_GUARD if dev is None else c.stream_guard()):
-                c.call(vfn, a, *[at + _TSIZE * i for i in range(offs)])
+                c.call(vfn, a, *args)
     except Error as e:
         e.library_message = e.message
         e.message = "%s [%s: %s]" % (e.message, fn, _describe(
