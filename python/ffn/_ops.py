@@ -8,7 +8,8 @@ import sys
 
 from . import _lib
 from . import _views
-from ._context import LIB, NULL_GUARD, _defaults_gen, _tls, context_for, host_context
+from ._context import (LIB, NULL_GUARD, Context, _defaults_gen, _tls, context_for,
+                       host_context)
 from ._errors import Error, InvalidArgumentError
 from ._views import (BF16, F16, F32, check_writeable, copy_back, device_of, empty_like, operand,
                      parse_dtype, plan, same_device)
@@ -162,7 +163,7 @@ class _Never:
 
 
 _TT = _ND = _Never            # torch.Tensor and numpy.ndarray, once imported (_fast_types)
-_STRIDED = _NF32 = _NF16 = None
+_STRIDED = _NF32 = _NF16 = _INCREMENT = None
 _TD = _views._torch_dtypes    # torch dtype -> ffn dtype (filled by the general path)
 _from_buffer = ctypes.c_char.from_buffer
 _addressof = ctypes.addressof
@@ -198,12 +199,13 @@ _VOID_FN = {n: _void_fn(n, k, act) for n, k, act in (
 
 def _fast_types():
     """Looks the array types up once numpy / torch are imported; True when one was new."""
-    global _TT, _ND, _STRIDED, _NF32, _NF16
+    global _TT, _ND, _STRIDED, _NF32, _NF16, _INCREMENT
     found = False
     t = sys.modules.get("torch")
     if t is not None and _TT is _Never:
         _TT, _STRIDED, found = t.Tensor, t.strided, True
         _views._dtype_tables()
+        _INCREMENT = _increment_version[0] if _version_hook() else None
     np = sys.modules.get("numpy")
     if np is not None and _ND is _Never:
         _ND, _NF32, _NF16, found = np.ndarray, np.dtype(np.float32), np.dtype(np.float16), True
@@ -263,28 +265,29 @@ def _fast_numpy(objs, args, nout):
     return None, shape
 
 
-def _fast(fn, vfn, a, ctx, outs, ins, names):
-    """Runs vfn (a _VOID_FN entry point) on ctx and a, with the views of outs + ins, when every
-    operand is the common case (see above); outputs that are None are allocated like ins[0].
-    Returns the outputs, or None: nothing was done, take the general path."""
-    x = ins[0]
+def _fast(fn, vfn, a, ctx, objs, nout, names):
+    """Runs vfn (a _VOID_FN entry point) on ctx and a, with the views of objs (nout outputs,
+    then the inputs), when every operand is the common case (see above); outputs that are None
+    are allocated like the first input. Returns the outputs (a list), or None: nothing was done,
+    take the general path."""
+    x = objs[nout]
     if isinstance(x, _TT):
         torch = True
     elif type(x) is _ND:
         torch = False
     else:
         if _PK is not None and _fast_types():
-            return _fast(fn, vfn, a, ctx, outs, ins, names)
+            return _fast(fn, vfn, a, ctx, objs, nout, names)
         return None
     args = []
-    if outs[0] is not None and (len(outs) == 1 or outs[1] is not None):
+    if objs[0] is not None and (nout == 1 or objs[1] is not None):
         # Outputs given (out=): one pass over all operands.
-        info = (_fast_torch(outs + ins, args) if torch else
-                _fast_numpy(outs + ins, args, len(outs)))
+        info = _fast_torch(objs, args) if torch else _fast_numpy(objs, args, nout)
         if info is None:
             return None
+        outs = objs[:nout]
     else:
-        info = _fast_torch(ins, args) if torch else _fast_numpy(ins, args, 0)
+        info = _fast_torch(objs[nout:], args) if torch else _fast_numpy(objs[nout:], args, 0)
         if info is None:
             return None
         shape = info[1]
@@ -293,20 +296,25 @@ def _fast(fn, vfn, a, ctx, outs, ins, names):
             # for a plain tensor, at two thirds of the cost).
             t = sys.modules["torch"]
             outs = [o if o is not None else x.new_empty(shape) if type(x) is _TT else
-                    t.empty(shape, dtype=x.dtype, device=x.device) for o in outs]
+                    t.empty(shape, dtype=x.dtype, device=x.device) for o in objs[:nout]]
         else:
             np = sys.modules["numpy"]
-            outs = [o if o is not None else np.empty(shape, dtype=x.dtype) for o in outs]
+            outs = [o if o is not None else np.empty(shape, dtype=x.dtype) for o in objs[:nout]]
         oargs = []
-        if (_fast_torch(outs, oargs) if torch else
-                _fast_numpy(outs, oargs, len(outs))) != info:
+        if (_fast_torch(outs, oargs) if torch else _fast_numpy(outs, oargs, nout)) != info:
             return None
         args = oargs + args
+        objs = outs + objs[nout:]
     dev = info[0]
     # The context as the general path picks it (and its errors, raised at the same point).
-    if ctx is None and dev is None:
-        h = getattr(_tls, "host", None)
-        c = h[0] if h is not None and h[1] == _defaults_gen[0] else host_context()
+    if ctx is None:
+        if dev is None:
+            h = getattr(_tls, "host", None)
+            c = h[0] if h is not None and h[1] == _defaults_gen[0] else host_context()
+        else:
+            c = context_for(fn, ctx, dev)
+    elif type(ctx) is Context and ctx._device == dev:
+        c = ctx
     else:
         c = context_for(fn, ctx, dev)
     try:
@@ -322,13 +330,13 @@ def _fast(fn, vfn, a, ctx, outs, ins, names):
     except Error as e:
         e.library_message = e.message
         e.message = "%s [%s: %s]" % (e.message, fn, _describe(
-            [operand(fn, nm, o) for nm, o in zip(names, list(outs) + list(ins))]))
+            [operand(fn, nm, o) for nm, o in zip(names, objs)]))
         e.args = (e.message,)
         raise
-    if torch and _version_hook():
+    if torch and _INCREMENT is not None:
         for o in outs:
             try:
-                _increment_version[0](o)
+                _INCREMENT(o)
             except RuntimeError:  # inference tensors have no version counter
                 pass
     return outs
@@ -338,10 +346,6 @@ _NAMES_ACT = ("y", "x")
 _NAMES_ACT_BWD = ("dx", "x", "dy")
 _NAMES_GLU = ("h", "gate", "up")
 _NAMES_GLU_BWD = ("dgate", "dup", "gate", "up", "dh")
-
-
-def _np_empty(shape, dtype):
-    return sys.modules["numpy"].empty(shape, dtype=dtype)
 
 
 def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
@@ -359,7 +363,7 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     if a is None:
         a = act_index(fn, act)
     if dtype is None and out_dtype is None:
-        r = _fast(fn, _VOID_FN["ffn_act_forward"], a, ctx, [out], [x], _NAMES_ACT)
+        r = _fast(fn, _VOID_FN["ffn_act_forward"], a, ctx, [out, x], 1, _NAMES_ACT)
         if r is not None:
             return r[0]
     if out is None and _needs_autograd(x):
@@ -385,7 +389,7 @@ def act_backward(x, dy, act, out=None, *, ctx=None, copy=False, dtype=None, out_
     if a is None:
         a = act_index(fn, act)
     if dtype is None and out_dtype is None:
-        r = _fast(fn, _VOID_FN["ffn_act_backward"], a, ctx, [out], [x, dy], _NAMES_ACT_BWD)
+        r = _fast(fn, _VOID_FN["ffn_act_backward"], a, ctx, [out, x, dy], 1, _NAMES_ACT_BWD)
         if r is not None:
             return r[0]
     if out is not None:
@@ -410,7 +414,7 @@ def glu(gate, up, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=
     if a is None:
         a = act_index(fn, act)
     if dtype is None and out_dtype is None:
-        r = _fast(fn, _VOID_FN["ffn_glu_forward"], a, ctx, [out], [gate, up], _NAMES_GLU)
+        r = _fast(fn, _VOID_FN["ffn_glu_forward"], a, ctx, [out, gate, up], 1, _NAMES_GLU)
         if r is not None:
             return r[0]
     if out is None and _needs_autograd(gate, up):
@@ -440,8 +444,8 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
     if dtype is None and out_dtype is None and (out is None or (
             type(out) in (tuple, list) and len(out) == 2)):
         r = _fast(fn, _VOID_FN["ffn_glu_backward"], a, ctx,
-                  [None, None] if out is None else list(out),
-                  [gate, up, dh], _NAMES_GLU_BWD)
+                  [None, None, gate, up, dh] if out is None else [out[0], out[1], gate, up, dh],
+                  2, _NAMES_GLU_BWD)
         if r is not None:
             return r[0], r[1]
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
