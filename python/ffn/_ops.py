@@ -280,31 +280,14 @@ def _fast(fn, vfn, a, ctx, objs, nout, names):
             return _fast(fn, vfn, a, ctx, objs, nout, names)
         return None
     args = []
-    if objs[0] is not None and (nout == 1 or objs[1] is not None):
+    alloc = objs[0] is None or (nout == 2 and objs[1] is None)
+    if not alloc:
         # Outputs given (out=): one pass over all operands.
         info = _fast_torch(objs, args) if torch else _fast_numpy(objs, args, nout)
-        if info is None:
-            return None
-        outs = objs[:nout]
     else:
         info = _fast_torch(objs[nout:], args) if torch else _fast_numpy(objs[nout:], args, 0)
-        if info is None:
-            return None
-        shape = info[1]
-        if torch:
-            # As empty_like below: a dense tensor of x's dtype and device (new_empty: the same,
-            # for a plain tensor, at two thirds of the cost).
-            t = sys.modules["torch"]
-            outs = [o if o is not None else x.new_empty(shape) if type(x) is _TT else
-                    t.empty(shape, dtype=x.dtype, device=x.device) for o in objs[:nout]]
-        else:
-            np = sys.modules["numpy"]
-            outs = [o if o is not None else np.empty(shape, dtype=x.dtype) for o in objs[:nout]]
-        oargs = []
-        if (_fast_torch(outs, oargs) if torch else _fast_numpy(outs, oargs, nout)) != info:
-            return None
-        args = oargs + args
-        objs = outs + objs[nout:]
+    if info is None:
+        return None
     dev = info[0]
     # The context as the general path picks it (and its errors, raised at the same point).
     if ctx is None:
@@ -317,6 +300,26 @@ def _fast(fn, vfn, a, ctx, objs, nout, names):
         c = ctx
     else:
         c = context_for(fn, ctx, dev)
+    if not alloc:
+        outs = objs[:nout]
+    else:
+        shape = info[1]
+        with (NULL_GUARD if dev is None else c.stream_guard()):  # allocations on its stream
+            if torch:
+                # As empty_like: a dense tensor of x's dtype and device (new_empty: the same, for
+                # a plain tensor, at two thirds of the cost).
+                t = sys.modules["torch"]
+                outs = [o if o is not None else x.new_empty(shape) if type(x) is _TT else
+                        t.empty(shape, dtype=x.dtype, device=x.device) for o in objs[:nout]]
+            else:
+                np = sys.modules["numpy"]
+                outs = [o if o is not None else np.empty(shape, dtype=x.dtype)
+                        for o in objs[:nout]]
+        oargs = []
+        if (_fast_torch(outs, oargs) if torch else _fast_numpy(outs, oargs, nout)) != info:
+            return None
+        args = oargs + args
+        objs = outs + objs[nout:]
     try:
         if dev is None and not c._follow:
             # Context.call inlined: host memory, no stream to follow.
