@@ -323,10 +323,14 @@ def _fast(fn, vfn, a, ctx, objs, nout, names):
     try:
         if dev is None and not c._follow:
             # Context.call inlined: host memory, no stream to follow.
-            with c._lock:
+            lock = c._lock
+            lock.acquire()
+            try:
                 st = vfn(c._handle, a, *args)
                 if st:
                     c._check(st)
+            finally:
+                lock.release()
         else:
             with (NULL_GUARD if dev is None else c.stream_guard()):
                 c.call(vfn, a, *args)
