@@ -268,8 +268,8 @@ def _fast_numpy(objs, args, nout):
 def _fast(fn, vfn, a, ctx, objs, nout, names):
     """Runs vfn (a _VOID_FN entry point) on ctx and a, with the views of objs (nout outputs,
     then the inputs), when every operand is the common case (see above); outputs that are None
-    are allocated like the first input. Returns the outputs (a list), or None: nothing was done,
-    take the general path."""
+    are allocated like the first input. Returns the operands with the outputs first (a list),
+    or None: nothing was done, take the general path."""
     x = objs[nout]
     if isinstance(x, _TT):
         torch = True
@@ -300,9 +300,7 @@ def _fast(fn, vfn, a, ctx, objs, nout, names):
         c = ctx
     else:
         c = context_for(fn, ctx, dev)
-    if not alloc:
-        outs = objs[:nout]
-    else:
+    if alloc:
         shape = info[1]
         with (NULL_GUARD if dev is None else c.stream_guard()):  # allocations on its stream
             if torch:
@@ -341,12 +339,12 @@ def _fast(fn, vfn, a, ctx, objs, nout, names):
         e.args = (e.message,)
         raise
     if torch and _INCREMENT is not None:
-        for o in outs:
+        for o in objs[:nout]:
             try:
                 _INCREMENT(o)
             except RuntimeError:  # inference tensors have no version counter
                 pass
-    return outs
+    return objs
 
 
 _NAMES_ACT = ("y", "x")
