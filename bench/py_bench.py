@@ -98,8 +98,8 @@ def emit(rows, row, out):
 
 def bench_overhead(args, out, rows):
     print("\n## Call overhead at small n (SwiGLU combine, f32, 1 thread)\n")
-    print("| n | bare ctypes call | ffn.glu(out=h) | ffn.glu (allocates h) | ffn.glu(out=h) NumPy | "
-          "torch F.silu(g)*u | ffn.glu(out=h) - bare | ffn.glu(out=h) / torch |")
+    print("| n | bare ctypes call | ffn.glu(out=h) | ffn.glu (allocates h) | ffn.glu(out=h) "
+          "NumPy | torch F.silu(g)*u | ffn.glu(out=h) - bare | ffn.glu(out=h) / torch |")
     print("|---|---|---|---|---|---|---|---|")
     ctx = ffn.Context(threads=1)
     torch.set_num_threads(1)

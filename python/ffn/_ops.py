@@ -11,7 +11,7 @@ from . import _views
 from ._context import (LIB, NULL_GUARD, Context, _defaults_gen, _tls, context_for,
                        host_context)
 from ._errors import Error, InvalidArgumentError
-from ._views import (BF16, F16, F32, check_writeable, copy_back, device_of, empty_like, operand,
+from ._views import (F16, F32, check_writeable, copy_back, device_of, empty_like, operand,
                      parse_dtype, plan, same_device)
 
 _byref = ctypes.byref
@@ -153,7 +153,7 @@ def _run(fn, ctx, cfn, act, outs, ins, copy):
 # dtype=/out_dtype= and with the default context or ctx=: then every view is one row of n
 # elements (plan's fast path) and the call needs only the reads below. _fast tries that; where
 # anything differs (a layout, a dtype, a device, a tensor that requires grad, a read-only or empty
-# array, an object of another type) it returns False before anything was called or written, and
+# array, an object of another type) it returns None before anything was called or written, and
 # the general path redoes every check and raises its messages. Shapes, aliasing and overlap are
 # the library's to check (it does, for both paths).
 
@@ -185,16 +185,16 @@ if struct.calcsize("@Piqqq") == ctypes.sizeof(_lib.Tensor) and [
     _PK = struct.Struct("@Piqqq").pack
 
 
-def _void_fn(name, nview, act=True):
+def _bytes_fn(name, nview):
+    """LIB's `name` (ctx, act, nview views) with its views declared char *."""
     f = getattr(LIB, name)
-    proto = ctypes.CFUNCTYPE(f.restype, *([ctypes.c_void_p] + ([_lib.c_enum] if act else []) +
-                                          [ctypes.c_char_p] * nview))
+    proto = ctypes.CFUNCTYPE(f.restype, ctypes.c_void_p, _lib.c_enum, *[ctypes.c_char_p] * nview)
     return proto(ctypes.cast(f, ctypes.c_void_p).value)
 
 
-_VOID_FN = {n: _void_fn(n, k, act) for n, k, act in (
-    ("ffn_act_forward", 2, True), ("ffn_act_backward", 3, True), ("ffn_glu_forward", 3, True),
-    ("ffn_glu_backward", 5, True))}
+_BYTES_FN = {n: _bytes_fn(n, k) for n, k in (
+    ("ffn_act_forward", 2), ("ffn_act_backward", 3), ("ffn_glu_forward", 3),
+    ("ffn_glu_backward", 5))}
 
 
 def _fast_types():
@@ -213,7 +213,7 @@ def _fast_types():
 
 
 def _fast_torch(objs, args):
-    """Appends the fields of a one-row view (pointer, dtype, 1, n, n) per tensor to args for dense
+    """Appends the packed one-row view (pointer, dtype, 1, n, n) of each tensor to args, for dense
     torch tensors of one shape and device that do not require grad. Returns (device, shape), or
     None: not the common case."""
     shape = dev = n = None
@@ -266,7 +266,7 @@ def _fast_numpy(objs, args, nout):
 
 
 def _fast(fn, vfn, a, ctx, objs, nout, names):
-    """Runs vfn (a _VOID_FN entry point) on ctx and a, with the views of objs (nout outputs,
+    """Runs vfn (a _BYTES_FN entry point) on ctx and a, with the views of objs (nout outputs,
     then the inputs), when every operand is the common case (see above); outputs that are None
     are allocated like the first input. Returns the operands with the outputs first (a list),
     or None: nothing was done, take the general path."""
@@ -368,7 +368,7 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     if a is None:
         a = act_index(fn, act)
     if dtype is None and out_dtype is None:
-        r = _fast(fn, _VOID_FN["ffn_act_forward"], a, ctx, [out, x], 1, _NAMES_ACT)
+        r = _fast(fn, _BYTES_FN["ffn_act_forward"], a, ctx, [out, x], 1, _NAMES_ACT)
         if r is not None:
             return r[0]
     if out is None and _needs_autograd(x):
@@ -394,7 +394,7 @@ def act_backward(x, dy, act, out=None, *, ctx=None, copy=False, dtype=None, out_
     if a is None:
         a = act_index(fn, act)
     if dtype is None and out_dtype is None:
-        r = _fast(fn, _VOID_FN["ffn_act_backward"], a, ctx, [out, x, dy], 1, _NAMES_ACT_BWD)
+        r = _fast(fn, _BYTES_FN["ffn_act_backward"], a, ctx, [out, x, dy], 1, _NAMES_ACT_BWD)
         if r is not None:
             return r[0]
     if out is not None:
@@ -419,7 +419,7 @@ def glu(gate, up, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=
     if a is None:
         a = act_index(fn, act)
     if dtype is None and out_dtype is None:
-        r = _fast(fn, _VOID_FN["ffn_glu_forward"], a, ctx, [out, gate, up], 1, _NAMES_GLU)
+        r = _fast(fn, _BYTES_FN["ffn_glu_forward"], a, ctx, [out, gate, up], 1, _NAMES_GLU)
         if r is not None:
             return r[0]
     if out is None and _needs_autograd(gate, up):
@@ -448,7 +448,7 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
         a = act_index(fn, act)
     if dtype is None and out_dtype is None and (out is None or (
             type(out) in (tuple, list) and len(out) == 2)):
-        r = _fast(fn, _VOID_FN["ffn_glu_backward"], a, ctx,
+        r = _fast(fn, _BYTES_FN["ffn_glu_backward"], a, ctx,
                   [None, None, gate, up, dh] if out is None else [out[0], out[1], gate, up, dh],
                   2, _NAMES_GLU_BWD)
         if r is not None:
