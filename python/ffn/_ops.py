@@ -241,8 +241,8 @@ def _fast_torch(objs, args):
 def _fast_numpy(objs, args, nout):
     """As _fast_torch for C-contiguous float32/float16 arrays of one non-empty shape, the first
     nout writeable. Returns (None, shape) or None."""
-    shape, n = objs[0].shape, objs[0].size
-    for i, a in enumerate(objs):
+    shape = n = None
+    for a in objs:
         if type(a) is not _ND:
             return None
         dt = a.dtype
@@ -253,12 +253,18 @@ def _fast_numpy(objs, args, nout):
         else:
             return None
         f = a.flags
-        if not f.c_contiguous or a.shape != shape or not a.size:
+        if shape is None:
+            shape, n = a.shape, a.size
+            if not n:
+                return None
+        elif a.shape != shape:
+            return None
+        if not f.c_contiguous:
             return None
         if f.writeable:
             # The buffer's address: a fraction of __array_interface__'s cost (a dict per call).
             args.append(_PK(_addressof(_from_buffer(a)), d, 1, n, n))
-        elif i < nout:
+        elif len(args) < nout:
             return None
         else:
             args.append(_PK(a.__array_interface__["data"][0], d, 1, n, n))
