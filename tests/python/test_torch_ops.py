@@ -285,6 +285,10 @@ class TestFastPath(unittest.TestCase):
             self.assertEqual(msgs[0], msgs[1])
             self.assertIn("[ffn.glu: h (16,) f32, gate (16,) f32, up (16,) f32]", msgs[0][0])
             self.assertTrue(np.array_equal(_bits(buf), _bits(mk(40))))
+            # Operands the one-pass path does not take get the general path's messages.
+            for bad, says in (([0.0] * 16, "h is a list"), ("h", "h is a str")):
+                with self.assertRaisesRegex(ffn.InvalidArgumentError, says):
+                    ffn.glu(g, u, "silu", out=bad)
 
     def test_context_choice(self):
         # A failing call leaves the library's message on the context it ran on: the one of the
