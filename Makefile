@@ -47,7 +47,8 @@ demo-web: deps build
 bench: deps build
 	@scripts/bench.sh $(BUILD)
 
-# A one-minute libFuzzer run of the io readers (safetensors, GGUF, config.json): fuzz/README.md.
+# A short libFuzzer run of the io readers and the tool's argument edges (safetensors, GGUF,
+# config.json, model directories with their index, arguments): fuzz/README.md.
 fuzz:
 	@fuzz/run.sh 20
 

@@ -1,6 +1,6 @@
 // zmm_throughput.c — issue cost of the AVX-512 instructions the activation kernels are made of,
 // on this core: 12 independent chains of one instruction, cycles per instruction at a nominal
-// 3.45 GHz (bench/README.md, "bf16"). A mask-producing op is timed with the masked move that
+// 3.45 GHz (docs/performance.md "One core"). A mask-producing op is timed with the masked move that
 // consumes it. Also a 16-lane vpgatherdd from a 128 KiB table (a bf16-input lookup table), and
 // the same lookups by scalar loads (four results packed into one 64-bit store).
 //   cc -O2 -march=native bench/zmm_throughput.c -o /tmp/zmm_throughput && /tmp/zmm_throughput

@@ -1,9 +1,12 @@
 // train_ffn.c — trains a plain GeLU FFN and a SwiGLU FFN of equal parameter count
 // (m_gated = 2/3 · m_plain, so 3·d·m_gated ≈ 2·d·m_plain) on the same synthetic regression task
 // with AdamW, both from the same seed, using only the public API (ffn_block_forward / _backward;
-// the blocks read the f32 weights where they lie, so the optimizer updates them in place).
-// Prints both loss curves and writes them as train_ffn.dat + train_ffn.gp, then runs gnuplot (if
-// installed) to draw train_ffn.png.
+// the blocks read the weights where they lie, so the optimizer updates them in place). Each
+// student trains twice: in f32, and in bf16 the mixed-precision way (f32 master weights that
+// AdamW updates, a bf16 copy the block multiplies on the matrix engines, rounded from the
+// masters after every step; f32 gradients; pre-activations saved in bf16).
+// Prints the four loss curves and writes them as train_ffn.dat + train_ffn.gp, then runs gnuplot
+// (if installed) to draw train_ffn.png.
 //
 // usage: train_ffn [--steps N] [--out DIR]      (default 1500 steps, DIR ".")
 //
@@ -68,13 +71,22 @@ struct model {
     ffn_block_t blk;
     struct param gate, up, down;  // [m, d], [m, d], [d, m] as nn.Linear stores them
     bool gated;
+    bool bf16;                    // the block multiplies bf16 copies of the f32 masters
+    uint16_t *h_gate, *h_up, *h_down;
     int64_t m;
 };
 
-static int model_init(ffn_ctx_t ctx, struct model *md, const char *name, bool gated, int64_t m) {
-    rng = SEED;  // same seed for both students
+// The bf16 copy of a master tensor (round to nearest even), what the bf16 block reads.
+static void to_bf16(uint16_t *h, const struct param *p) {
+    for (size_t i = 0; i < p->n; i++) h[i] = ffn_f32_to_bf16(p->w[i]);
+}
+
+static int model_init(ffn_ctx_t ctx, struct model *md, const char *name, bool gated, int64_t m,
+                      bool bf16) {
+    rng = SEED;  // same seed for every student
     md->name = name;
     md->gated = gated;
+    md->bf16 = bf16;
     md->m = m;
     const float s_in = 1.0f / sqrtf((float)D), s_out = 1.0f / sqrtf((float)m);
     md->up = param_new((size_t)(m * D), s_in);
@@ -86,10 +98,22 @@ static int model_init(ffn_ctx_t ctx, struct model *md, const char *name, bool ga
     spec.gated = gated;
     spec.act = gated ? FFN_ACT_SILU : FFN_ACT_GELU_TANH;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    w.up = ffn_weight_dense(md->up.w, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-    w.down = ffn_weight_dense(md->down.w, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-    if (gated) w.gate = ffn_weight_dense(md->gate.w, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-    if (ffn_block_create(ctx, &spec, &w, NULL, &md->blk)) {
+    struct ffn_block_opts opts = FFN_BLOCK_OPTS_INIT;
+    if (bf16) {
+        md->h_up = malloc(md->up.n * 2), md->h_down = malloc(md->down.n * 2);
+        md->h_gate = gated ? malloc(md->gate.n * 2) : NULL;
+        to_bf16(md->h_up, &md->up), to_bf16(md->h_down, &md->down);
+        if (gated) to_bf16(md->h_gate, &md->gate);
+        w.up = ffn_weight_dense(md->h_up, FFN_DTYPE_BF16, FFN_WEIGHT_OUT_IN);
+        w.down = ffn_weight_dense(md->h_down, FFN_DTYPE_BF16, FFN_WEIGHT_OUT_IN);
+        if (gated) w.gate = ffn_weight_dense(md->h_gate, FFN_DTYPE_BF16, FFN_WEIGHT_OUT_IN);
+        opts.save_dtype = FFN_DTYPE_BF16;
+    } else {
+        w.up = ffn_weight_dense(md->up.w, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+        w.down = ffn_weight_dense(md->down.w, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+        if (gated) w.gate = ffn_weight_dense(md->gate.w, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    }
+    if (ffn_block_create(ctx, &spec, &w, &opts, &md->blk)) {
         fprintf(stderr, "train_ffn: %s\n", ffn_ctx_last_error(ctx));
         return 1;
     }
@@ -115,6 +139,10 @@ static double model_step(ffn_ctx_t ctx, struct model *md, const float *x, const 
     if (ffn_block_backward(ctx, md->blk, &g, NULL, &tdy)) return NAN;
     adamw(&md->up, t), adamw(&md->down, t);
     if (md->gated) adamw(&md->gate, t);
+    if (md->bf16) {  // the block sees the updated masters through fresh bf16 copies
+        to_bf16(md->h_up, &md->up), to_bf16(md->h_down, &md->down);
+        if (md->gated) to_bf16(md->h_gate, &md->gate);
+    }
     return loss / (BATCH * D);
 }
 
@@ -133,9 +161,11 @@ int main(int argc, char **argv) {
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) return 1;
     int64_t m_gated = (2 * M_PLAIN + 2) / 3;  // 2/3 · m_plain, rounded: 171 for 256
-    struct model plain, gated;
-    if (model_init(ctx, &plain, "plain GeLU", false, M_PLAIN) ||
-        model_init(ctx, &gated, "SwiGLU", true, m_gated))
+    struct model plain, gated, plain16, gated16;
+    if (model_init(ctx, &plain, "plain GeLU", false, M_PLAIN, false) ||
+        model_init(ctx, &gated, "SwiGLU", true, m_gated, false) ||
+        model_init(ctx, &plain16, "plain GeLU bf16", false, M_PLAIN, true) ||
+        model_init(ctx, &gated16, "SwiGLU bf16", true, m_gated, true))
         return 1;
     printf("train_ffn: d=%d, plain GeLU m=%d (%d params), SwiGLU m=%lld (%lld params), batch %d, "
            "AdamW lr %g, seed %u\n", D, M_PLAIN, 2 * D * M_PLAIN, (long long)m_gated,
@@ -155,9 +185,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train_ffn: cannot write %s\n", path);
         return 1;
     }
-    fprintf(dat, "# step  loss_plain_gelu  loss_swiglu\n");
+    fprintf(dat, "# step  loss_plain_gelu  loss_swiglu  loss_plain_gelu_bf16  loss_swiglu_bf16\n");
     uint64_t data_rng = rng;
-    double lp = 0, lg = 0;
+    double lp = 0, lg = 0, lp16 = 0, lg16 = 0;
     for (int t = 1; t <= steps; t++) {
         rng = data_rng;
         for (int k = 0; k < BATCH * D; k++) x[k] = urand();
@@ -176,39 +206,56 @@ int main(int argc, char **argv) {
         }
         lp = model_step(ctx, &plain, x, tgt, y, dy, t);
         lg = model_step(ctx, &gated, x, tgt, y, dy, t);
-        if (isnan(lp) || isnan(lg)) {
+        lp16 = model_step(ctx, &plain16, x, tgt, y, dy, t);
+        lg16 = model_step(ctx, &gated16, x, tgt, y, dy, t);
+        if (isnan(lp) || isnan(lg) || isnan(lp16) || isnan(lg16)) {
             fprintf(stderr, "train_ffn: step %d failed: %s\n", t, ffn_ctx_last_error(ctx));
             return 1;
         }
-        fprintf(dat, "%d %.6g %.6g\n", t, lp, lg);
+        fprintf(dat, "%d %.6g %.6g %.6g %.6g\n", t, lp, lg, lp16, lg16);
         if (t == 1 || t % LOG_EVERY == 0 || t == steps)
-            printf("step %5d  loss plain GeLU %.5f  SwiGLU %.5f\n", t, lp, lg);
+            printf("step %5d  loss plain GeLU %.5f  SwiGLU %.5f  (bf16: %.5f  %.5f)\n", t, lp, lg,
+                   lp16, lg16);
     }
     fclose(dat);
-    printf("final loss: plain GeLU %.5f, SwiGLU %.5f (equal parameter count)\n", lp, lg);
+    printf("final loss: plain GeLU %.5f, SwiGLU %.5f (equal parameter count); bf16 compute: "
+           "%.5f, %.5f\n", lp, lg, lp16, lg16);
 
     snprintf(path, sizeof path, "%s/train_ffn.gp", out);
     FILE *gp = fopen(path, "w");
     if (gp) {
         fprintf(gp,
                 "# gnuplot script written by train_ffn\n"
-                "set terminal png size 800,500\n"
+                "set terminal png size 800,700\n"
                 "set output '%s/train_ffn.png'\n"
-                "set title 'plain GeLU vs SwiGLU FFN, equal parameters (d=%d, m=%d vs %lld)'\n"
+                "set multiplot layout 2,1\n"
+                "set title 'plain GeLU vs SwiGLU FFN, equal parameters (d=%d, m=%d vs %lld), "
+                "f32 and bf16'\n"
                 "set xlabel 'step'\nset ylabel 'MSE loss'\nset logscale y\nset grid\n"
-                "plot '%s/train_ffn.dat' using 1:2 with lines title 'plain GeLU (m=%d)', \\\n"
-                "     '%s/train_ffn.dat' using 1:3 with lines title 'SwiGLU (m=%lld)'\n",
-                out, D, M_PLAIN, (long long)m_gated, out, M_PLAIN, out, (long long)m_gated);
+                "plot '%s/train_ffn.dat' using 1:2 with lines title 'plain GeLU (m=%d), f32', \\\n"
+                "     '%s/train_ffn.dat' using 1:3 with lines title 'SwiGLU (m=%lld), f32', \\\n"
+                "     '%s/train_ffn.dat' using 1:4 with lines dt 2 title 'plain GeLU, bf16', \\\n"
+                "     '%s/train_ffn.dat' using 1:5 with lines dt 2 title 'SwiGLU, bf16'\n"
+                "set title 'bf16 loss / f32 loss (the bf16 curves above lie on the f32 ones)'\n"
+                "unset logscale y\nset ylabel 'ratio'\n"
+                "plot '%s/train_ffn.dat' using 1:($4/$2) with lines title 'plain GeLU', \\\n"
+                "     '%s/train_ffn.dat' using 1:($5/$3) with lines title 'SwiGLU'\n"
+                "unset multiplot\n",
+                out, D, M_PLAIN, (long long)m_gated, out, M_PLAIN, out, (long long)m_gated, out,
+                out, out, out);
         fclose(gp);
         char cmd[8400];
         snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1 && gnuplot '%s'", path);
         if (system(cmd) == 0) printf("wrote %s/train_ffn.png\n", out);
         else printf("gnuplot not found: %s has the plot script\n", path);
     }
-    ffn_block_destroy(plain.blk);
-    ffn_block_destroy(gated.blk);
-    param_free(&plain.up), param_free(&plain.down), param_free(&gated.up);
-    param_free(&gated.gate), param_free(&gated.down);
+    struct model *all[] = {&plain, &gated, &plain16, &gated16};
+    for (int k = 0; k < 4; k++) {
+        ffn_block_destroy(all[k]->blk);
+        param_free(&all[k]->up), param_free(&all[k]->down);
+        if (all[k]->gated) param_free(&all[k]->gate);
+        free(all[k]->h_up), free(all[k]->h_down), free(all[k]->h_gate);
+    }
     free(A), free(B), free(x), free(tgt), free(y), free(dy), free(hid);
     ffn_ctx_destroy(ctx);
     return 0;

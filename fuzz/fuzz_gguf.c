@@ -26,8 +26,15 @@ static void visit(const struct ffn_gguf_value *v, int depth) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static ffn_ctx_t ctx;
+    if (!ctx && ffn_ctx_create(NULL, &ctx)) abort();
     ffn_gguf_t g;
-    if (ffn_gguf_open_memory(NULL, data, size, "fuzz", &g) != FFN_STATUS_OK) return 0;
+    if (ffn_gguf_open_memory(ctx, data, size, "fuzz", &g) != FFN_STATUS_OK) {
+        // Messages quote keys and tensor names (arbitrary bytes in GGUF): never a raw control.
+        for (const unsigned char *p = (const unsigned char *)ffn_ctx_last_error(ctx); *p; p++)
+            if (*p < 0x20 || *p == 0x7f) abort();
+        return 0;
+    }
     for (int64_t i = 0; i < ffn_gguf_kv_count(g); i++) {
         const char *key;
         struct ffn_gguf_value v;

@@ -6,8 +6,15 @@
 #include "ffn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static ffn_ctx_t ctx;
+    if (!ctx && ffn_ctx_create(NULL, &ctx)) abort();
     ffn_safetensors_t st;
-    if (ffn_safetensors_open_memory(NULL, data, size, "fuzz", &st) != FFN_STATUS_OK) return 0;
+    if (ffn_safetensors_open_memory(ctx, data, size, "fuzz", &st) != FFN_STATUS_OK) {
+        // Messages quote tensor names and keys: never a raw control character.
+        for (const unsigned char *p = (const unsigned char *)ffn_ctx_last_error(ctx); *p; p++)
+            if (*p < 0x20 || *p == 0x7f) abort();
+        return 0;
+    }
     for (int64_t i = 0; i < ffn_safetensors_count(st); i++) {
         struct ffn_file_tensor t, u;
         if (ffn_safetensors_get(NULL, st, i, &t) != FFN_STATUS_OK) continue;

@@ -61,12 +61,6 @@ if [ $# -eq 0 ] || [ "${FFN_BENCH_4K:-0}" = 1 ]; then
   echo "bench.sh: 4 KiB pages table -> $RES/bench-act-4k.txt"
 fi
 
-# The block benchmark is another subcommand; `--help` answers 0 once it is implemented.
-if "$FFN" bench block --help > /dev/null 2>&1; then
-  echo "bench.sh: ffn bench block"
-  "$FFN" bench block | tee "$RES/bench-block.txt"
-  echo "bench.sh: the same blocks in PyTorch (nn.Linear + autograd), same thread counts"
-  "$PY" bench/torch_block.py | tee "$RES/torch-block.jsonl"
-else
-  echo "bench.sh: ffn bench block is not available in this build: skipped"
-fi
+# The block benchmark: ffn and PyTorch, f32 and bf16, 1 to 4096 tokens (scripts/bench_block.sh).
+echo "bench.sh: scripts/bench_block.sh (ffn bench block + bench/torch_block.py)"
+scripts/bench_block.sh "$BUILD"

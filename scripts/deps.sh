@@ -4,7 +4,12 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libopenblas-dev libcjson-dev
-      libopenblas0-openmp libopenblas-openmp-dev)
+      libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev)
+# The Python package's tests (tests/python): NumPy, PyTorch (CPU, 1.13 on Debian 12; ~160
+# packages, about 1.5 minutes to download and install) and pip for the install test.
+pkgs+=(python3-numpy python3-torch python3-pip)
+# Tensor parallelism across processes (src/tp/comm_mpi.c, tests/tp under mpirun): Open MPI.
+pkgs+=(libopenmpi-dev openmpi-bin)
 # Extra groups, selected by arguments: `deps.sh bench` adds PyTorch and gnuplot.
 for extra in "$@"; do
   case "$extra" in

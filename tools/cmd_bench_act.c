@@ -19,6 +19,7 @@
 #endif
 
 #include "core/core_impl.h"  // read-only: which ISA each kernel of the table came from
+#include "args.h"
 #include "ffn.h"
 #include "tools.h"
 
@@ -330,7 +331,9 @@ static void ffn__usage(FILE *f) {
         "  --accurate           FFN_ACCURACY_HIGH kernels\n"
         "  --pages huge|4k      buffers (the triad's too) advised onto 2 MiB transparent huge\n"
         "                       pages (default), or left on the default 4 KiB pages\n"
-        "  --json               one JSON object per line (first line: the host header)\n",
+        "  --json               one JSON object per line (first line: the host header)\n"
+        "  --backend cpu|cuda   cuda: the GPU kernels against a same-run device copy\n"
+        "                       (ffn bench act --backend cuda --help)\n",
         FFN__MIN_REPS, FFN__QUICK_REPS);
 }
 
@@ -357,14 +360,18 @@ static bool ffn__parse_list(const char *s, int64_t max, int64_t *vals, int *coun
         return true;
     }
     *count = 0;
-    while (*s) {
+    for (;;) {  // each comma-separated piece through the tool's one checked parser
         if (*count >= FFN__MAX_LIST) return false;
-        char *end;
-        errno = 0;
-        const long long v = strtoll(s, &end, 10);
-        if (end == s || errno || v < 1 || v > max || (*end && *end != ',')) return false;
-        vals[(*count)++] = v;
-        s = *end ? end + 1 : end;
+        const char *comma = strchr(s, ',');
+        char piece[32];
+        const size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (len >= sizeof piece) return false;
+        memcpy(piece, s, len);
+        piece[len] = '\0';
+        if (ffn_arg_parse_i64(piece, 1, max, &vals[*count]) != FFN_ARG_OK) return false;
+        (*count)++;
+        if (!comma) break;
+        s = comma + 1;
     }
     return *count > 0;
 }
@@ -463,15 +470,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
                 return 2;
             }
         } else if ((v = ffn__optval(argc, argv, &i, "--reps", &missing))) {
-            char *end;
-            errno = 0;
-            const long r = strtol(v, &end, 10);
-            if (end == v || *end || errno || r < 1 || r > FFN__REPS_CAP) {
-                fprintf(stderr, "ffn bench act: --reps wants an integer in [1, %d] (got '%s')\n",
-                        FFN__REPS_CAP, v);
-                return 2;
-            }
-            o->reps = (int)r;
+            if (!ffn_arg_int("bench act", "--reps", v, 1, FFN__REPS_CAP, &o->reps)) return 2;
             reps_set = true;
         } else if (!strcmp(a, "--quick")) {
             o->quick = true;
@@ -479,6 +478,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             o->accurate = true;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
+        } else if ((v = ffn__optval(argc, argv, &i, "--backend", &missing))) {
+            // cpu here (ffn_cmd_bench_act hands cuda to ffn_cmd_bench_act_cuda)
         } else if ((v = ffn__optval(argc, argv, &i, "--pages", &missing))) {
             if (strcmp(v, "huge") && strcmp(v, "4k")) {
                 fprintf(stderr, "ffn bench act: --pages must be huge or 4k (got '%s')\n", v);
@@ -732,6 +733,9 @@ static int ffn__run_all(const struct ffn__opts *o, const struct ffn__host *h, ff
 }
 
 int ffn_cmd_bench_act(int argc, char **argv) {
+    enum ffn_backend be;
+    if (ffn_tool_backend(argc, argv, "ffn bench act", &be)) return 2;
+    if (be == FFN_BACKEND_CUDA) return ffn_cmd_bench_act_cuda(argc, argv);
     struct ffn__opts o;
     const int prc = ffn__parse(argc, argv, &o);
     if (prc) return prc < 0 ? 0 : prc;

@@ -1,7 +1,11 @@
-// cmd_bench_block.c — `ffn bench block`: FFN block forward and forward+backward on the CPU
-// against the same GEMMs alone, measured in the same process (ratio_to_gemm = the cost of
-// everything that is not a GEMM: bias, activation, its backward, the recomputed h), for GPT-2
-// small (plain GeLU-tanh with biases) and a LLaMA-like SwiGLU block, f32, 1 and 2 threads.
+// cmd_bench_block.c — `ffn bench block`: FFN block forward and forward+backward on the CPU, in
+// f32 and bf16, at 1, 16, 256 and 4096 tokens, against the same GEMMs alone through oneDNN (the
+// fastest matrix-multiply path on the CPU, the one the block itself uses), measured in the same
+// process: ratio_to_gemm is the cost of everything that is not a GEMM (bias, activation, its
+// backward, conversions, the recomputed h). At 1 token the rows also give the GB/s of weight
+// bytes read against a same-run STREAM triad (decode is bound by reading the weights). Shapes:
+// GPT-2 small (plain GeLU-tanh with biases) and a LLaMA-like SwiGLU block. bench/torch_block.py
+// runs the same rows in PyTorch; scripts/bench_block.sh merges both into one table.
 // `--fixture DIR` instead runs one Hugging Face fixture (tests/data/hf/<arch>) and prints its
 // error against the transformers reference and its speed: the `make demo` entry.
 #include <inttypes.h>
@@ -10,32 +14,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #  include <omp.h>
 #endif
-#if __has_include(<cblas.h>)
-#  include <cblas.h>
-#  define FFN_TOOL_HAVE_CBLAS 1
+#ifdef FFN_TOOL_HAVE_DNNL
+#  include <oneapi/dnnl/dnnl.h>
 #endif
 
+#include "args.h"
 #include "ffn.h"
 #include "tools.h"
 
-#define REPS_DEFAULT 5
-#define REPS_QUICK 2
+#define REPS_DEFAULT 7
+#define REPS_QUICK 3
+#define REP_BUDGET_S 1.5  // a row stops repeating once this much time is spent (≥ 3 reps)
 #define FIXTURE_REPS 200
 
 struct bshape {
     const char *name;
-    int64_t T, d, m;
+    int64_t d, m;
     enum ffn_act act;
     bool gated, bias;
 };
 
 static const struct bshape ffn__shapes[] = {
-    {"gpt2-small", 512, 768, 3072, FFN_ACT_GELU_TANH, false, true},
-    {"llama-like", 256, 2048, 5632, FFN_ACT_SILU, true, false},
+    {"gpt2-small", 768, 3072, FFN_ACT_GELU_TANH, false, true},
+    {"llama-like", 2048, 5632, FFN_ACT_SILU, true, false},
 };
+
+static const int64_t ffn__tokens[] = {1, 16, 256, 4096};
 
 static double ffn__now(void) {
     struct timespec ts;
@@ -55,186 +63,422 @@ static double ffn__median(double *v, int n) {
 
 static void ffn__usage(FILE *f) {
     fprintf(f,
-            "usage: ffn bench block [--json] [--threads T] [--quick] [--reps N]\n"
+            "usage: ffn bench block [--json] [--threads T] [--tokens N] [--dtype f32|bf16]\n"
+            "                       [--shape NAME] [--quick] [--reps N]\n"
             "       ffn bench block --fixture DIR [--json]\n"
+            "       ffn bench block --backend cuda [--help]   (the GPU rows)\n"
             "  Times FFN block forward (fwd) and forward+backward (fwdbwd, SAVE policy) for\n"
-            "  gpt2-small (512 x 768 -> 3072, GeLU-tanh, biases) and llama-like (256 x 2048 ->\n"
-            "  5632, SwiGLU), f32, on 1 and 2 threads (or T), against the same GEMMs alone.\n"
-            "  --quick       fewer repetitions, the default schedule only\n"
+            "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama-like (2048 -> 5632, SwiGLU)\n"
+            "  at 1, 16, 256 and 4096 tokens, f32 and bf16 (weights, activations, gradients),\n"
+            "  on 1 and 2 threads, against the same GEMMs alone through oneDNN. Rows at <= 16\n"
+            "  tokens start from cold caches and report weight GB/s against a same-run triad.\n"
+            "  --quick       fewer repetitions, the AUTO schedule only (else also TILED)\n"
             "  --fixture DIR a Hugging Face fixture (e.g. tests/data/hf/llama): error against the\n"
             "                transformers reference and time per forward+backward\n");
 }
 
-static const char *ffn__blas_name(void) {
-#ifdef FFN_TOOL_HAVE_CBLAS
-    switch (openblas_get_parallel()) {
-    case 0: return "openblas-serial";
-    case 1: return "openblas-pthread";
-    case 2: return "openblas-openmp";
-    default: return "openblas";
+// "model name" of /proc/cpuinfo (the CPU the rows were measured on).
+static void ffn__cpu_model(char *buf, size_t cap) {
+    snprintf(buf, cap, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10)) continue;
+        const char *v = strchr(line, ':');
+        if (!v) break;
+        v++;
+        while (*v == ' ') v++;
+        snprintf(buf, cap, "%s", v);
+        buf[strcspn(buf, "\n")] = '\0';
+        break;
     }
-#else
-    return "none";
-#endif
+    fclose(f);
 }
 
-static void ffn__set_threads(ffn_ctx_t ctx, int t) {
-    ffn_ctx_set_threads(ctx, t);
-#ifdef _OPENMP
-    omp_set_num_threads(t);
-#endif
-#ifdef FFN_TOOL_HAVE_CBLAS
-    openblas_set_num_threads(t);
-#endif
+// --- memory: the triad and a cache flush --------------------------------------------------------
+
+static size_t ffn__llc_bytes(void) {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? (size_t)l3 : (size_t)64 << 20;
 }
+
+// STREAM triad a = b + s·c on `threads` threads over arrays as large as the last-level cache
+// (128-512 MiB each); GB/s counting 3 arrays, best of 5.
+static double ffn__triad(int threads) {
+    size_t bytes = ffn__llc_bytes();
+    bytes = bytes < ((size_t)128 << 20) ? (size_t)128 << 20 : bytes > ((size_t)512 << 20) ? (size_t)512 << 20 : bytes;
+    const size_t n = bytes / 4;
+    float *a = malloc(n * 4), *b = malloc(n * 4), *c = malloc(n * 4);
+    double best = 0;
+    if (a && b && c) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t i = 0; i < n; i++) a[i] = 0, b[i] = 1, c[i] = 2;
+        for (int r = 0; r < 5; r++) {
+            const double t0 = ffn__now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+            for (size_t i = 0; i < n; i++) a[i] = b[i] + 0.5f * c[i];
+            const double gbs = 3.0 * (double)n * 4 / (ffn__now() - t0) * 1e-9;
+            best = gbs > best ? gbs : best;
+        }
+    }
+    free(a), free(b), free(c);
+    return best;
+}
+
+// Writes over 2x the last-level cache so the next call reads its weights from memory.
+static void ffn__flush(char *buf, size_t n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i += 64) buf[i]++;
+}
+
+// --- the same GEMMs alone, through oneDNN ----------------------------------------------------
+
+#ifdef FFN_TOOL_HAVE_DNNL
+#define GEMM_MAX 12
+
+// A list of matmul primitives bound to their buffers, run in order.
+struct gemms {
+    dnnl_engine_t eng;
+    dnnl_stream_t st;
+    int n;
+    dnnl_primitive_t prim[GEMM_MAX];
+    dnnl_memory_t mem[GEMM_MAX][3];
+    char impl[GEMM_MAX][48];
+};
+
+static dnnl_data_type_t ffn__ddt(enum ffn_dtype dt) {
+    return dt == FFN_DTYPE_BF16 ? dnnl_bf16 : dnnl_f32;
+}
+
+// C[M, N] (+)= A[M, K] · B[K, N]; each operand: pointer, dtype, strides.
+static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void *A,
+                         enum ffn_dtype ta, int64_t a0, int64_t a1, void *B, enum ffn_dtype tb,
+                         int64_t b0, int64_t b1, void *C, enum ffn_dtype tc, int64_t c0, bool acc) {
+    dnnl_memory_desc_t a, b, c;
+    dnnl_dims_t da = {M, K}, db = {K, N}, dc = {M, N};
+    dnnl_dims_t sa = {a0, a1}, sb = {b0, b1}, sc = {c0, 1};
+    if (dnnl_memory_desc_init_by_strides(&a, 2, da, ffn__ddt(ta), sa) ||
+        dnnl_memory_desc_init_by_strides(&b, 2, db, ffn__ddt(tb), sb) ||
+        dnnl_memory_desc_init_by_strides(&c, 2, dc, ffn__ddt(tc), sc))
+        return -1;
+    dnnl_matmul_desc_t md;
+    dnnl_primitive_attr_t attr;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_matmul_desc_init(&md, &a, &b, NULL, &c) || dnnl_primitive_attr_create(&attr)) return -1;
+    dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict);
+    if (acc) {
+        dnnl_post_ops_t po;
+        dnnl_post_ops_create(&po);
+        dnnl_post_ops_append_sum(po, 1.0f);
+        dnnl_primitive_attr_set_post_ops(attr, po);
+        dnnl_post_ops_destroy(po);
+    }
+    const int bad = dnnl_primitive_desc_create(&pd, &md, attr, g->eng, NULL) != dnnl_success;
+    dnnl_primitive_attr_destroy(attr);
+    if (bad) return -1;
+    const char *impl = "";
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    snprintf(g->impl[g->n], sizeof g->impl[0], "%s", impl);
+    const int k = g->n;
+    if (dnnl_primitive_create(&g->prim[k], pd)) return -1;
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_create(&g->mem[k][0], &a, g->eng, A);
+    dnnl_memory_create(&g->mem[k][1], &b, g->eng, B);
+    dnnl_memory_create(&g->mem[k][2], &c, g->eng, C);
+    g->n++;
+    return 0;
+}
+
+static void ffn__gemms_run(struct gemms *g) {
+    for (int k = 0; k < g->n; k++) {
+        dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, g->mem[k][0]},
+                                   {DNNL_ARG_WEIGHTS, g->mem[k][1]},
+                                   {DNNL_ARG_DST, g->mem[k][2]}};
+        dnnl_primitive_execute(g->prim[k], g->st, 3, args);
+    }
+    dnnl_stream_wait(g->st);
+}
+
+static void ffn__gemms_free(struct gemms *g) {
+    for (int k = 0; k < g->n; k++) {
+        dnnl_primitive_destroy(g->prim[k]);
+        for (int j = 0; j < 3; j++) dnnl_memory_destroy(g->mem[k][j]);
+    }
+    g->n = 0;
+}
+#endif
 
 // --- the benchmark shapes ----------------------------------------------------------------------
 
+// Buffers of one (shape, tokens, dtype): weights [out, in] (nn.Linear), activations, gradients,
+// and the GEMM-alone scratch (P planes, h).
 struct bufs {
-    float *x, *y, *dy, *dx, *P, *H, *Wg, *Wu, *Wd, *bu, *bd, *gWg, *gWu, *gWd, *gbu, *gbd;
+    void *x, *y, *dy, *dx, *Wg, *Wu, *Wd, *bu, *bd, *gWg, *gWu, *gWd, *gbu, *gbd;
+    void *P, *H, *dH, *Pd;
 };
 
-#ifdef FFN_TOOL_HAVE_CBLAS
-// The GEMMs of the block alone, as the block issues them (weights [out, in], SEPARATE layout).
-static void ffn__gemms(const struct bshape *s, const struct bufs *b, bool bwd) {
-    const int T = (int)s->T, d = (int)s->d, m = (int)s->m, pc = s->gated ? 2 * m : m;
-    const CBLAS_ORDER R = CblasRowMajor;
-    const CBLAS_TRANSPOSE N = CblasNoTrans, Tr = CblasTrans;
-    if (s->gated) cblas_sgemm(R, N, Tr, T, m, d, 1, b->x, d, b->Wg, d, 0, b->P, pc);
-    cblas_sgemm(R, N, Tr, T, m, d, 1, b->x, d, b->Wu, d, 0, b->P + (s->gated ? m : 0), pc);
-    cblas_sgemm(R, N, Tr, T, d, m, 1, b->H, m, b->Wd, m, 0, b->y, d);
-    if (!bwd) return;
-    cblas_sgemm(R, Tr, N, d, m, T, 1, b->dy, d, b->H, m, 0, b->gWd, m);  // dW_down = dyᵀ h
-    cblas_sgemm(R, N, N, T, m, d, 1, b->dy, d, b->Wd, m, 0, b->H, m);     // dh = dy W_down
-    if (s->gated) cblas_sgemm(R, Tr, N, m, d, T, 1, b->P, pc, b->x, d, 0, b->gWg, d);
-    cblas_sgemm(R, Tr, N, m, d, T, 1, b->P + (s->gated ? m : 0), pc, b->x, d, 0, b->gWu, d);
-    if (s->gated) cblas_sgemm(R, N, N, T, d, m, 1, b->P, pc, b->Wg, d, 0, b->dx, d);
-    cblas_sgemm(R, N, N, T, d, m, 1, b->P + (s->gated ? m : 0), pc, b->Wu, d,
-                s->gated ? 1.0f : 0.0f, b->dx, d);
+// The elementwise passes a block cannot avoid, alone (the floor above the GEMMs): the
+// activation from the f32 pre-activations to h (dtype of the row), and for a training step its
+// backward over the saved pre-activations (in the row's dtype).
+static void ffn__act_passes(ffn_ctx_t ctx, const struct bshape *s, const struct bufs *b,
+                            int64_t T, enum ffn_dtype dt, int bwd) {
+    const int64_t m = s->m, pc = s->gated ? 2 * m : m;
+    struct ffn_tensor P = ffn_tensor_2d(b->P, FFN_DTYPE_F32, T, pc, pc);
+    struct ffn_tensor H = ffn_tensor_2d(b->H, dt, T, m, m);
+    struct ffn_tensor Pd = ffn_tensor_2d(b->Pd, dt, T, pc, pc);
+    struct ffn_tensor dH = ffn_tensor_2d(b->dH, dt, T, m, m);
+    if (s->gated) {
+        struct ffn_tensor g = ffn_tensor_cols(&P, 0, m), u = ffn_tensor_cols(&P, m, m);
+        ffn_glu_forward(ctx, s->act, &H, &g, &u);
+        if (bwd) {
+            struct ffn_tensor gd = ffn_tensor_cols(&Pd, 0, m), ud = ffn_tensor_cols(&Pd, m, m);
+            ffn_glu_backward(ctx, s->act, &gd, &ud, &gd, &ud, &dH);
+        }
+    } else {
+        ffn_act_forward(ctx, s->act, &H, &P);
+        if (bwd) ffn_act_backward(ctx, s->act, &Pd, &Pd, &dH);
+    }
 }
-#endif
 
-static float *ffn__rand(size_t n, float scale, uint64_t *st) {
-    float *p = malloc(n * sizeof(float));
+static void *ffn__rand(size_t n, float scale, enum ffn_dtype dt, uint64_t *st) {
+    const size_t es = ffn_dtype_size(dt);
+    void *p = malloc(n * es);
     for (size_t i = 0; p && i < n; i++) {
         *st = *st * 6364136223846793005ull + 1442695040888963407ull;
-        p[i] = scale * (float)((double)(*st >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        const float v = scale * (float)((double)(*st >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        if (dt == FFN_DTYPE_F32) ((float *)p)[i] = v;
+        else ((uint16_t *)p)[i] = ffn_f32_to_bf16(v);
     }
     return p;
 }
 
-static int ffn__bench_shapes(int json, int threads, int quick, int reps) {
-#ifndef FFN_TOOL_HAVE_CBLAS
-    (void)json, (void)threads, (void)quick, (void)reps;
-    fprintf(stderr, "ffn bench block: this build has no BLAS\n");
+// Times fn (block or GEMMs) `reps` times (fewer when the budget runs out, never below 3);
+// cold: flush the caches before each timed call.
+struct timer {
+    char *flush;
+    size_t flush_n;
+    int threads;
+};
+
+struct row {
+    const struct bshape *s;
+    int64_t T;
+    enum ffn_dtype dt;
+    int threads, bwd;
+    const char *sched;
+    int64_t tile_rows;
+    double sec, gsec, asec, triad;  // block, GEMMs alone, elementwise passes alone
+    int reps;
+    const char *impl, *gimpl;
+    double weight_bytes;
+    struct ffn_block_cost cost;
+};
+
+static void ffn__print(const struct row *r, int json, const char *cpu, const char *isa) {
+    const double flops = r->cost.flops_fwd + (r->bwd ? r->cost.flops_bwd : 0.0);
+    const double wgbs = r->weight_bytes / r->sec * 1e-9;
+    if (json) {
+        printf("{\"shape\":\"%s\",\"tokens\":%" PRId64 ",\"d\":%" PRId64 ",\"m\":%" PRId64
+               ",\"act\":\"%s\",\"gated\":%s,\"dtype\":\"%s\",\"pass\":\"%s\",\"schedule\":\"%s\","
+               "\"tile_rows\":%" PRId64 ",\"threads\":%d,\"seconds\":%.6g,\"gflops\":%.4g,"
+               "\"gemm_seconds\":%.6g,\"gemm_gflops\":%.4g,\"ratio_to_gemm\":%.4f,"
+               "\"act_seconds\":%.6g,\"floor_ratio\":%.4f,"
+               "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
+               "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
+               r->s->name, r->T, r->s->d, r->s->m,
+               r->s->gated ? ffn_glu_name(r->s->act) : ffn_act_name(r->s->act),
+               r->s->gated ? "true" : "false", ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd",
+               r->sched, r->tile_rows, r->threads, r->sec, flops / r->sec * 1e-9, r->gsec,
+               flops / r->gsec * 1e-9, r->sec / r->gsec, r->asec, (r->gsec + r->asec) / r->gsec,
+               wgbs, r->triad, wgbs / r->triad,
+               r->impl, r->gimpl, isa, cpu, r->reps);
+    } else {
+        printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f", r->s->name,
+               r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched, r->threads,
+               r->sec, flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec,
+               (r->gsec + r->asec) / r->gsec);
+        if (r->T == 1 && !r->bwd) printf("  %6.1f GB/s = %.2f triad", wgbs, wgbs / r->triad);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
+                             const char *only_shape, int quick, int reps) {
+#ifndef FFN_TOOL_HAVE_DNNL
+    (void)json, (void)threads, (void)only_T, (void)only_dt, (void)only_shape, (void)quick, (void)reps;
+    fprintf(stderr, "ffn bench block: this build has no oneDNN\n");
     return 2;
 #else
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) return 2;
-    if (!json)
-        printf("%-11s %-7s %-9s %3s %10s %9s %12s %8s   (%s, isa %s)\n", "shape", "pass",
-               "schedule", "thr", "seconds", "GFLOP/s", "gemm_seconds", "ratio", ffn__blas_name(),
-               ffn_isa_name(ffn_ctx_isa(ctx)));
+    char cpu[160];
+    ffn__cpu_model(cpu, sizeof cpu);
+    const char *isa = ffn_isa_name(ffn_ctx_isa(ctx));
+    const int t_lo = threads ? threads : 1, t_hi = threads ? threads : 2;
+    double triad[3] = {0};
+    for (int t = t_lo; t <= t_hi && t <= 2; t++) triad[t] = ffn__triad(t);
+    const dnnl_version_t *v = dnnl_version();
     int rc = 0;
+    bool header = false;
+    struct gemms g = {0};
+    dnnl_engine_create(&g.eng, dnnl_cpu, 0);
+    dnnl_stream_create(&g.st, g.eng, dnnl_stream_default_flags);
+    const size_t flush_n = 2 * ffn__llc_bytes();
+    char *flush = calloc(flush_n, 1);
     for (size_t si = 0; si < sizeof ffn__shapes / sizeof ffn__shapes[0]; si++) {
         const struct bshape *s = &ffn__shapes[si];
-        const size_t T = (size_t)s->T, d = (size_t)s->d, m = (size_t)s->m;
-        uint64_t st = 42;
-        struct bufs b = {0};
-        b.x = ffn__rand(T * d, 1.0f, &st);
-        b.dy = ffn__rand(T * d, 1.0f, &st);
-        b.y = calloc(T * d, 4), b.dx = calloc(T * d, 4);
-        b.P = calloc(T * 2 * m, 4), b.H = calloc(T * m, 4);
-        const float ws = 1.0f / sqrtf((float)d);
-        b.Wu = ffn__rand(m * d, ws, &st), b.Wd = ffn__rand(d * m, ws, &st);
-        b.Wg = s->gated ? ffn__rand(m * d, ws, &st) : NULL;
-        b.bu = ffn__rand(m, 0.1f, &st), b.bd = ffn__rand(d, 0.1f, &st);
-        b.gWg = calloc(m * d, 4), b.gWu = calloc(m * d, 4), b.gWd = calloc(d * m, 4);
-        b.gbu = calloc(m, 4), b.gbd = calloc(d, 4);
+        if (only_shape && strcmp(only_shape, s->name)) continue;
+        for (size_t ti = 0; ti < sizeof ffn__tokens / sizeof ffn__tokens[0]; ti++) {
+            const int64_t T = ffn__tokens[ti];
+            if (only_T && T != only_T) continue;
+            for (int dti = 0; dti < 2; dti++) {
+                const enum ffn_dtype dt = dti ? FFN_DTYPE_BF16 : FFN_DTYPE_F32;
+                if (only_dt >= 0 && (int)dt != only_dt) continue;
+                const size_t d = (size_t)s->d, m = (size_t)s->m, Tn = (size_t)T, es = ffn_dtype_size(dt);
+                uint64_t st = 42;
+                struct bufs b = {0};
+                const float ws = 1.0f / sqrtf((float)d);
+                b.x = ffn__rand(Tn * d, 1.0f, dt, &st), b.dy = ffn__rand(Tn * d, 1.0f, dt, &st);
+                b.y = calloc(Tn * d, es), b.dx = calloc(Tn * d, es);
+                b.Wu = ffn__rand(m * d, ws, dt, &st), b.Wd = ffn__rand(d * m, ws, dt, &st);
+                b.Wg = s->gated ? ffn__rand(m * d, ws, dt, &st) : NULL;
+                b.bu = ffn__rand(m, 0.1f, dt, &st), b.bd = ffn__rand(d, 0.1f, dt, &st);
+                b.gWg = calloc(m * d, es), b.gWu = calloc(m * d, es), b.gWd = calloc(d * m, es);
+                b.gbu = calloc(m, es), b.gbd = calloc(d, es);
+                b.P = calloc(Tn * 2 * m, 4), b.H = calloc(Tn * m, es), b.dH = calloc(Tn * m, es);
+                b.Pd = calloc(Tn * 2 * m, es);
 
-        struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
-        spec.d_model = s->d, spec.d_ff = s->m, spec.act = s->act, spec.gated = s->gated;
-        spec.bias_up = spec.bias_down = s->bias;
-        struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-        w.up = ffn_weight_dense(b.Wu, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-        w.down = ffn_weight_dense(b.Wd, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-        if (s->gated) w.gate = ffn_weight_dense(b.Wg, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-        if (s->bias) {
-            w.b_up = ffn_weight_dense(b.bu, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-            w.b_down = ffn_weight_dense(b.bd, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-        }
-        struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
-        g.up = b.gWu, g.down = b.gWd, g.gate = s->gated ? b.gWg : NULL;
-        if (s->bias) g.b_up = b.gbu, g.b_down = b.gbd;
-        struct ffn_block_cost cost = FFN_BLOCK_COST_INIT;
-        ffn_block_cost(ctx, &spec, s->T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cost);
-        struct ffn_tensor tx = ffn_tensor_2d(b.x, FFN_DTYPE_F32, s->T, s->d, s->d);
-        struct ffn_tensor ty = ffn_tensor_2d(b.y, FFN_DTYPE_F32, s->T, s->d, s->d);
-        struct ffn_tensor tdy = ffn_tensor_2d(b.dy, FFN_DTYPE_F32, s->T, s->d, s->d);
-        struct ffn_tensor tdx = ffn_tensor_2d(b.dx, FFN_DTYPE_F32, s->T, s->d, s->d);
-
-        for (int t = threads ? threads : 1; t <= (threads ? threads : 2); t++) {
-            ffn__set_threads(ctx, t);
-            for (int sched = 0; sched < (quick ? 1 : 2); sched++) {
-                struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
-                o.schedule = sched ? FFN_BLOCK_SCHEDULE_TILED : FFN_BLOCK_SCHEDULE_AUTO;
-                ffn_block_t blk;
-                if (ffn_block_create(ctx, &spec, &w, &o, &blk)) {
-                    fprintf(stderr, "ffn bench block: %s\n", ffn_ctx_last_error(ctx));
-                    rc = 2;
-                    continue;
+                struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
+                spec.d_model = s->d, spec.d_ff = s->m, spec.act = s->act, spec.gated = s->gated;
+                spec.bias_up = spec.bias_down = s->bias;
+                struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
+                w.up = ffn_weight_dense(b.Wu, dt, FFN_WEIGHT_OUT_IN);
+                w.down = ffn_weight_dense(b.Wd, dt, FFN_WEIGHT_OUT_IN);
+                if (s->gated) w.gate = ffn_weight_dense(b.Wg, dt, FFN_WEIGHT_OUT_IN);
+                if (s->bias) {
+                    w.b_up = ffn_weight_dense(b.bu, dt, FFN_WEIGHT_OUT_IN);
+                    w.b_down = ffn_weight_dense(b.bd, dt, FFN_WEIGHT_OUT_IN);
                 }
-                struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
-                ffn_block_info(ctx, blk, s->T, &info);
-                const char *sname = info.schedule == FFN_BLOCK_SCHEDULE_TILED ? "tiled" : "separate";
-                for (int bwd = 0; bwd < 2; bwd++) {
-                    double tb[64], tg[64];
-                    const int n = reps < 64 ? reps : 64;
-                    // Warm-up (page faults, OpenBLAS buffers), then alternate block and GEMMs.
-                    ffn_block_forward(ctx, blk, &ty, &tx, bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE);
-                    if (bwd) ffn_block_backward(ctx, blk, &g, &tdx, &tdy);
-                    ffn__gemms(s, &b, bwd);
-                    for (int r = 0; r < n; r++) {
-                        double t0 = ffn__now();
-                        enum ffn_status e = ffn_block_forward(ctx, blk, &ty, &tx,
-                                                              bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE);
-                        if (!e && bwd) e = ffn_block_backward(ctx, blk, &g, &tdx, &tdy);
-                        tb[r] = ffn__now() - t0;
-                        if (e) {
-                            fprintf(stderr, "ffn bench block: %s\n", ffn_ctx_last_error(ctx));
-                            rc = 2;
+                struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
+                gr.dtype = dt;
+                gr.up = b.gWu, gr.down = b.gWd, gr.gate = s->gated ? b.gWg : NULL;
+                if (s->bias) gr.b_up = b.gbu, gr.b_down = b.gbd;
+                struct ffn_block_cost cost = FFN_BLOCK_COST_INIT;
+                ffn_block_cost(ctx, &spec, T, dt, dt, &cost);
+                struct ffn_tensor tx = ffn_tensor_2d(b.x, dt, T, s->d, s->d);
+                struct ffn_tensor ty = ffn_tensor_2d(b.y, dt, T, s->d, s->d);
+                struct ffn_tensor tdy = ffn_tensor_2d(b.dy, dt, T, s->d, s->d);
+                struct ffn_tensor tdx = ffn_tensor_2d(b.dx, dt, T, s->d, s->d);
+                const bool cold = T <= 16;
+
+                for (int t = t_lo; t <= t_hi; t++) {
+                    ffn_ctx_set_threads(ctx, t);
+                    omp_set_num_threads(t);  // oneDNN's GEMM-alone primitives follow it
+                    for (int bwd = 0; bwd < 2; bwd++) {
+                        // The GEMMs alone: those the block issues for this pass (dense planes
+                        // of P, f32 pre-activations, h and gradients in the dtype).
+                        const int64_t Ti = T, di = s->d, mi = s->m;
+                        const enum ffn_dtype F = FFN_DTYPE_F32;
+                        char *Pg = b.P, *Pu = (char *)b.P + Tn * m * 4;
+                        int e = 0;
+                        ffn__gemms_free(&g);
+                        if (s->gated)
+                            e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wg, dt, 1, di, Pg, F, mi, false);
+                        e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wu, dt, 1, di, Pu, F, mi, false);
+                        e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wd, dt, 1, mi, b.y, dt, di, false);
+                        if (bwd) {
+                            // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ second).
+                            e |= ffn__gemm_add(&g, di, mi, Ti, b.dy, dt, 1, di, b.H, dt, mi, 1, b.gWd, dt, mi, false);
+                            e |= ffn__gemm_add(&g, Ti, mi, di, b.dy, dt, di, 1, b.Wd, dt, mi, 1, b.dH, dt, mi, false);
+                            if (s->gated)
+                                e |= ffn__gemm_add(&g, mi, di, Ti, b.H, dt, 1, mi, b.x, dt, di, 1, b.gWg, dt, di, false);
+                            e |= ffn__gemm_add(&g, mi, di, Ti, b.dH, dt, 1, mi, b.x, dt, di, 1, b.gWu, dt, di, false);
+                            if (s->gated)
+                                e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wg, dt, di, 1, b.dx, F == dt ? dt : dt, di, false);
+                            e |= ffn__gemm_add(&g, Ti, di, mi, b.dH, dt, mi, 1, b.Wu, dt, di, 1, b.dx, dt, di, s->gated);
                         }
-                        t0 = ffn__now();
-                        ffn__gemms(s, &b, bwd);
-                        tg[r] = ffn__now() - t0;
+                        if (e) {
+                            fprintf(stderr, "ffn bench block: oneDNN refused a GEMM of %s %s\n",
+                                    s->name, ffn_dtype_name(dt));
+                            rc = 2;
+                            continue;
+                        }
+                        for (int sched = 0; sched < (quick || T < 256 ? 1 : 2); sched++) {
+                            struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
+                            o.schedule = sched ? FFN_BLOCK_SCHEDULE_TILED : FFN_BLOCK_SCHEDULE_AUTO;
+                            o.save_dtype = dt;
+                            ffn_block_t blk;
+                            if (ffn_block_create(ctx, &spec, &w, &o, &blk)) {
+                                fprintf(stderr, "ffn bench block: %s\n", ffn_ctx_last_error(ctx));
+                                rc = 2;
+                                continue;
+                            }
+                            const enum ffn_block_policy pol = bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
+                            // Warm-up: primitives, page faults.
+                            ffn_block_forward(ctx, blk, &ty, &tx, pol);
+                            if (bwd) ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
+                            ffn__gemms_run(&g);
+                            struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
+                            ffn_block_info(ctx, blk, T, &info);
+                            if (!header && !json) {
+                                printf("cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s)\n", cpu,
+                                       isa, v->major, v->minor, v->patch, info.gemm_impl, ffn_dtype_name(dt));
+                                printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s\n",
+                                       "shape", "T", "dt", "pass", "schedule", "thr", "seconds",
+                                       "GFLOP/s", "gemm_s", "ratio", "floor");
+                                header = true;
+                            }
+                            double tb[64], tg[64], ta[64];
+                            int n = 0;
+                            const double budget0 = ffn__now();
+                            for (; n < (reps < 64 ? reps : 64); n++) {
+                                if (n >= 3 && ffn__now() - budget0 > REP_BUDGET_S) break;
+                                if (cold) ffn__flush(flush, flush_n, t);
+                                double t0 = ffn__now();
+                                enum ffn_status es2 = ffn_block_forward(ctx, blk, &ty, &tx, pol);
+                                if (!es2 && bwd) es2 = ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
+                                tb[n] = ffn__now() - t0;
+                                if (es2) {
+                                    fprintf(stderr, "ffn bench block: %s\n", ffn_ctx_last_error(ctx));
+                                    rc = 2;
+                                }
+                                if (cold) ffn__flush(flush, flush_n, t);
+                                t0 = ffn__now();
+                                ffn__gemms_run(&g);
+                                tg[n] = ffn__now() - t0;
+                                t0 = ffn__now();
+                                ffn__act_passes(ctx, s, &b, T, dt, bwd);
+                                ta[n] = ffn__now() - t0;
+                            }
+                            struct row r = {s, T, dt, t, bwd,
+                                            info.schedule == FFN_BLOCK_SCHEDULE_TILED ? "tiled" : "separate",
+                                            info.tile_rows, ffn__median(tb, n), ffn__median(tg, n),
+                                            ffn__median(ta, n), triad[t < 3 ? t : 2], n, info.gemm_impl, g.impl[0],
+                                            (double)info.weight_bytes, cost};
+                            ffn__print(&r, json, cpu, isa);
+                            ffn_block_destroy(blk);
+                        }
                     }
-                    const double sec = ffn__median(tb, n), gsec = ffn__median(tg, n);
-                    const double flops = cost.flops_fwd + (bwd ? cost.flops_bwd : 0.0);
-                    if (json)
-                        printf("{\"shape\":\"%s\",\"tokens\":%" PRId64 ",\"d\":%" PRId64 ",\"m\":%"
-                               PRId64 ",\"act\":\"%s\",\"gated\":%s,\"pass\":\"%s\","
-                               "\"schedule\":\"%s\",\"tile_rows\":%" PRId64 ",\"threads\":%d,"
-                               "\"seconds\":%.6g,\"gflops\":%.4g,\"gemm_seconds\":%.6g,"
-                               "\"gemm_gflops\":%.4g,\"ratio_to_gemm\":%.4f,\"blas\":\"%s\","
-                               "\"isa\":\"%s\",\"reps\":%d}\n",
-                               s->name, s->T, s->d, s->m, s->gated ? ffn_glu_name(s->act) : ffn_act_name(s->act),
-                               s->gated ? "true" : "false", bwd ? "fwdbwd" : "fwd", sname,
-                               info.tile_rows, t, sec, flops / sec * 1e-9, gsec,
-                               flops / gsec * 1e-9, sec / gsec, ffn__blas_name(),
-                               ffn_isa_name(ffn_ctx_isa(ctx)), n);
-                    else
-                        printf("%-11s %-7s %-9s %3d %10.4f %9.1f %12.4f %8.3f\n", s->name,
-                               bwd ? "fwdbwd" : "fwd", sname, t, sec, flops / sec * 1e-9, gsec,
-                               sec / gsec);
-                    fflush(stdout);
                 }
-                ffn_block_destroy(blk);
+                void *all[] = {b.x, b.y, b.dy, b.dx, b.Wg, b.Wu, b.Wd, b.bu, b.bd, b.gWg,
+                               b.gWu, b.gWd, b.gbu, b.gbd, b.P, b.H, b.dH, b.Pd};
+                for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
             }
         }
-        float *all[] = {b.x, b.y, b.dy, b.dx, b.P, b.H, b.Wg, b.Wu, b.Wd, b.bu, b.bd,
-                        b.gWg, b.gWu, b.gWd, b.gbu, b.gbd};
-        for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     }
+    if (json)
+        for (int t = t_lo; t <= t_hi && t <= 2; t++)
+            printf("{\"triad_threads\":%d,\"triad_gbs\":%.4g,\"cpu\":\"%s\",\"onednn\":\"%d.%d.%d\"}\n",
+                   t, triad[t], cpu, v->major, v->minor, v->patch);
+    else
+        for (int t = t_lo; t <= t_hi && t <= 2; t++)
+            printf("triad %d thread%s: %.1f GB/s\n", t, t > 1 ? "s" : "", triad[t]);
+    ffn__gemms_free(&g);
+    dnnl_stream_destroy(g.st);
+    dnnl_engine_destroy(g.eng);
+    free(flush);
     ffn_ctx_destroy(ctx);
     return rc;
 #endif
@@ -280,6 +524,15 @@ static double ffn__relerr(const float *ref, const float *got, int64_t n) {
     return s > 0 ? e / s : e;
 }
 
+// The context's last error without the library function's name in front (as model.c's
+// ffn_tool_errmsg; this file does not link the model glue).
+static const char *ffn_bench__errmsg(ffn_ctx_t ctx) {
+    const char *m = ffn_ctx_last_error(ctx), *p = m;
+    if (strncmp(m, "ffn_", 4)) return m[0] ? m : "a tensor is missing or is not F32";
+    for (p += 4; (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';) p++;
+    return p[0] == ':' && p[1] == ' ' ? p + 2 : m;
+}
+
 static int ffn__fixture(const char *dir, int json) {
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) return 2;
@@ -298,8 +551,8 @@ static int ffn__fixture(const char *dir, int json) {
     for (int k = 0; module && k < (int)(sizeof ffn__arches / sizeof ffn__arches[0]); k++)
         if (!strcmp(module, ffn__arches[k].module)) ai = k;
     if (ai < 0 || !layer) {
-        fprintf(stderr, "ffn bench block: %s: module '%s' is not one this demo knows\n", dir,
-                module ? module : "?");
+        fprintf(stderr, "ffn bench block: %s: module '%s' is not one this demo knows\n",
+                ffn_tool_esc(dir), module ? ffn_tool_esc(module) : "?");
         goto done;
     }
     snprintf(pre, sizeof pre, ffn__arches[ai].prefix, layer);
@@ -316,6 +569,7 @@ static int ffn__fixture(const char *dir, int json) {
         wm[k]->rows = ft[k].n_dims == 2 ? ft[k].shape[0] : 1;
         wm[k]->cols = ft[k].shape[ft[k].n_dims - 1];
         grads[k] = calloc((size_t)ffn__numel(&ft[k]), sizeof(float));
+        if (!grads[k]) goto oom;
     }
     struct ffn_file_tensor x, yr, dy, dxr;
     if (ffn_safetensors_find(ctx, io, "x", &x) || ffn_safetensors_find(ctx, io, "y", &yr) ||
@@ -330,6 +584,7 @@ static int ffn__fixture(const char *dir, int json) {
     spec.bias_gate = ffn__arches[ai].bias && spec.gated;
     if (ffn_block_create(ctx, &spec, &w, NULL, &blk)) goto out;
     y = malloc((size_t)(T * d) * 4), dx = malloc((size_t)(T * d) * 4);
+    if (!y || !dx) goto oom;
     struct ffn_tensor tx = ffn_tensor_2d((void *)x.data, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor tdy = ffn_tensor_2d((void *)dy.data, FFN_DTYPE_F32, T, d, d);
@@ -380,8 +635,12 @@ static int ffn__fixture(const char *dir, int json) {
     }
     rc = worst <= tol ? 0 : 1;
     goto done;
+oom:
+    fprintf(stderr, "ffn bench block: %s: out of memory for the gradients and outputs\n",
+            ffn_tool_esc(dir));
+    goto done;
 out:
-    fprintf(stderr, "ffn bench block: %s: %s\n", dir, ffn_ctx_last_error(ctx));
+    fprintf(stderr, "ffn bench block: %s: %s\n", ffn_tool_esc(dir), ffn_bench__errmsg(ctx));
 done:
     for (int k = 0; k < 8; k++) free(grads[k]);
     free(y);
@@ -393,9 +652,28 @@ done:
     return rc;
 }
 
+#ifdef FFN_HAVE_CUDA
+int ffn_cmd_bench_block_cuda(int argc, char **argv);  // tools/cuda/bench_block_cuda.c
+#endif
+
 int ffn_cmd_bench_block(int argc, char **argv) {
-    int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT;
-    const char *fixture = NULL;
+    for (int i = 1; i < argc; i++)  // tensor-parallel: its own file (tools/cmd_bench_tp.c)
+        if (!strcmp(argv[i], "--tp")) return ffn_cmd_bench_tp(argc, argv);
+    enum ffn_backend be;
+    if (ffn_tool_backend(argc, argv, "ffn bench block", &be)) return 2;
+    if (be == FFN_BACKEND_CUDA) {
+#ifdef FFN_HAVE_CUDA
+        return ffn_cmd_bench_block_cuda(argc, argv);
+#else
+        char why[256];
+        ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why);
+        fprintf(stderr, "ffn bench block --backend cuda: %s\n", why);
+        return 2;
+#endif
+    }
+    int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT, dt = -1;
+    int64_t tokens = 0;
+    const char *fixture = NULL, *shape = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -403,20 +681,37 @@ int ffn_cmd_bench_block(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--quick")) quick = 1;
-        else if (v && !strcmp(a, "--threads")) threads = atoi(v), i++;
-        else if (v && !strcmp(a, "--reps")) reps = atoi(v), i++;
-        else if (v && !strcmp(a, "--fixture")) fixture = v, i++;
+        else if (v && !strcmp(a, "--threads")) {
+            if (!ffn_arg_int("bench block", a, v, 1, 1024, &threads)) return 2;
+            i++;
+        } else if (v && !strcmp(a, "--reps")) {
+            if (!ffn_arg_int("bench block", a, v, 1, 1000, &reps)) return 2;
+            i++;
+        } else if (v && !strcmp(a, "--tokens")) {
+            if (!ffn_arg_i64("bench block", a, v, 1, (int64_t)1 << 24, &tokens)) return 2;
+            i++;
+        } else if (v && !strcmp(a, "--shape")) shape = v, i++;
+        else if (v && !strcmp(a, "--dtype")) {
+            enum ffn_dtype d;
+            if (ffn_dtype_from_name(v, &d) || d == FFN_DTYPE_F16) {
+                fprintf(stderr, "ffn bench block: --dtype '%s' is not f32 or bf16\n",
+                        ffn_tool_esc(v));
+                return 2;
+            }
+            dt = (int)d, i++;
+        } else if (v && !strcmp(a, "--fixture")) fixture = v, i++;
+        else if (v && !strcmp(a, "--backend")) i++;  // cpu (ffn_tool_backend read it)
+        else if (!strncmp(a, "--backend=", 10)) continue;
         else {
-            fprintf(stderr, "ffn bench block: unknown or incomplete option '%s'\n", a);
+            fprintf(stderr, "ffn bench block: unknown or incomplete option '%s'\n",
+                    ffn_tool_esc(a));
             ffn__usage(stderr);
             return 2;
         }
     }
-    if (threads < 0 || reps < 1) {
-        fprintf(stderr, "ffn bench block: --threads must be ≥ 1 and --reps ≥ 1\n");
-        return 2;
-    }
+    // A fixture is a directory (model.safetensors + io.safetensors).
+    if (fixture && !ffn_arg_want("bench block", "--fixture", fixture, true)) return 2;
     if (quick && reps == REPS_DEFAULT) reps = REPS_QUICK;
     if (fixture) return ffn__fixture(fixture, json);
-    return ffn__bench_shapes(json, threads, quick, reps);
+    return ffn__bench_shapes(json, threads, tokens, dt, shape, quick, reps);
 }

@@ -4,7 +4,8 @@
 // correctly rounded value (MPFR, tools/oracle.c) within the bound of docs/numerics.md, NaN for
 // NaN, exact infinities and zero signs. The gated forms and bf16/f16 storage are checked at the
 // same points without being printed. Notes the two classic WGSL bugs (gelu_tanh(1000) clamped to
-// 100, silu(-inf) = NaN) as absent or present. Exit status 1 when any value breaks the contract.
+// 100, silu(-inf) = NaN; docs/numerics.md) as absent or present. Exit status 1 when any value
+// breaks the contract.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

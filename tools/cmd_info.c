@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "model.h"
 #include "tools.h"
 
@@ -110,7 +111,7 @@ static int ffn__json(ffn_ctx_t ctx, ffn_model_t model, const char *path) {
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text) {
-        fprintf(stderr, "ffn info: out of memory\n");
+        fprintf(stderr, "ffn info: out of memory for the JSON text of %s\n", ffn_tool_esc(path));
         return 2;
     }
     printf("%s\n", text);
@@ -121,13 +122,14 @@ static int ffn__json(ffn_ctx_t ctx, ffn_model_t model, const char *path) {
 static int ffn__text(ffn_ctx_t ctx, ffn_model_t model, const char *path) {
     const struct ffn_model_desc *d = ffn_model_desc(model);
     char a[32], b[32];
-    printf("%s: %s checkpoint (%s)\n", path, d->arch, d->format);
+    // Names from the file (arch, tensor names, notes quoting the config) are printed escaped.
+    printf("%s: %s checkpoint (%s)\n", ffn_tool_esc(path), ffn_tool_esc(d->arch), d->format);
     printf("  layers       %" PRId64 "\n", d->n_layers);
     printf("  d_model      %" PRId64 "   (hidden size d)\n", d->d_model);
     printf("  d_ff         %" PRId64 "   (intermediate size m%s)\n", d->d_ff,
            d->n_experts ? ", per expert" : "");
     printf("  FFN          %s: activation %s (%s), %s\n", ffn_tool_ffn_name(d->act, d->gated),
-           ffn_act_name(d->act), d->act_source,
+           ffn_act_name(d->act), ffn_tool_esc(d->act_source),
            d->gated ? "gated: h = act(x W_gate) * (x W_up)" : "not gated: h = act(x W_up)");
     if (d->n_experts)
         printf("  experts      %" PRId64 " per layer (mixture of experts)\n", d->n_experts);
@@ -135,7 +137,7 @@ static int ffn__text(ffn_ctx_t ctx, ffn_model_t model, const char *path) {
     ffn_tool_commas(b, sizeof b, d->n_params);
     printf("  parameters   FFN %s of %s (%.1f%%)\n", a, b,
            d->n_params ? 100.0 * (double)d->n_params_ffn / (double)d->n_params : 0.0);
-    if (d->note[0]) printf("  note         %s\n", d->note);
+    if (d->note[0]) printf("  note         %s\n", ffn_tool_esc(d->note));
     printf("\n  %-6s %-28s %-10s %s\n", "layer", "weight layout", "orient", "dtype");
     const int64_t per = d->n_experts ? d->n_experts : 1;
     for (int64_t L = 0; L < d->n_layers; L++) {
@@ -158,7 +160,7 @@ static int ffn__text(ffn_ctx_t ctx, ffn_model_t model, const char *path) {
             if (!ts[r]->name) continue;
             char sh[64];
             ffn__shape(sh, sizeof sh, ts[r]);
-            printf("    %-10s %-52s %-14s %s\n", ffn__roles[r], ts[r]->name, sh,
+            printf("    %-10s %-52s %-14s %s\n", ffn__roles[r], ffn_tool_esc(ts[r]->name), sh,
                    ffn_file_dtype_name(ts[r]->dtype));
         }
     }
@@ -175,13 +177,13 @@ int ffn_cmd_info(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ffn info: unknown option '%s'\n", argv[i]);
+            fprintf(stderr, "ffn info: unknown option '%s'\n", ffn_tool_esc(argv[i]));
             ffn__usage(stderr);
             return 2;
         } else if (!path) {
             path = argv[i];
         } else {
-            fprintf(stderr, "ffn info: one MODEL expected, got '%s' too\n", argv[i]);
+            fprintf(stderr, "ffn info: one MODEL expected, got '%s' too\n", ffn_tool_esc(argv[i]));
             return 2;
         }
     }

@@ -13,12 +13,22 @@
 #  define FFN_TOOL_HAVE_CBLAS 1
 #endif
 
+#include "args.h"
 #include "ffn.h"
+#include "model.h"
 #include "tools.h"
+#include "tp.h"
 
 // H200 SXM: 989 dense bf16 TFLOP/s over 4.8 TB/s of HBM3e = ~206 FLOP per byte.
 #define H200_BF16_FLOPS 989e12
 #define H200_BYTES_PER_S 4.8e12
+// Option ranges: far above any real model (d ≈ 2^14, m ≈ 2^16 today), low enough that every
+// count below stays exact (parameters 3·d·m ≤ 3·2^50 < 2^53).
+#define SIZE_MAX_D (INT64_C(1) << 24)
+#define SIZE_MAX_M (INT64_C(1) << 26)
+#define SIZE_MAX_MULTIPLE (INT64_C(1) << 20)
+#define SIZE_MAX_MULTIPLIER 64.0
+#define SIZE_MAX_TOKENS (INT64_C(1) << 40)
 // --machine: a square GEMM of this size and a triad over arrays of this many floats.
 #define MACHINE_GEMM_N 1024
 #define MACHINE_TRIAD_N ((size_t)1 << 24)
@@ -36,10 +46,14 @@ static void ffn__usage(FILE *f) {
             "  Widths: plain m = 4d; gated m = K·ceil(int(F·int(2/3·4d))/K) (LLaMA rule; K 256,\n"
             "  F 1.0 by default) unless --m gives the checkpoint's own width.\n"
             "  --tokens T   FLOPs, bytes and arithmetic intensity of one call on T tokens\n"
-            "  --machine    measure this CPU's f32 GEMM rate and triad bandwidth (< 1 s)\n");
+            "  --machine    measure this CPU's f32 GEMM rate and triad bandwidth (< 1 s)\n"
+            "  --tp P       per-rank parameters and all-reduce bytes per token over P ranks\n"
+            "               (--align K: d_ff split in units of K columns)\n"
+            "  Ranges: D in [1, 2^24], M in [1, 2^26], K in [1, 2^20], F in (0, 64],\n"
+            "  T in [1, 2^40], P in [1, 65536], --align in [1, 2^20].\n");
 }
 
-// Measured f32 GEMM FLOP/s and triad bytes/s of this machine (best of a few runs).
+// Measured f32 GEMM FLOP/s and triad bytes/s of the CPU the tool runs on (best of a few runs).
 static void ffn__machine(double *flops, double *bw) {
     *flops = 0;
     *bw = 0;
@@ -88,29 +102,46 @@ static double ffn__crossover(ffn_ctx_t ctx, const struct ffn_block_spec *s, enum
 }
 
 int ffn_cmd_size(int argc, char **argv) {
-    long long d = 0, m_given = 0, multiple_of = 256, tokens = 0;
+    int64_t d = 0, m_given = 0, multiple_of = 256, tokens = 0, tp = 0, tp_align = 1;
     double multiplier = 1.0;
     int json = 0, machine = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i], *v;
+        bool ok = true;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--machine")) machine = 1;
-        else if (v && !strcmp(a, "--d")) d = atoll(v), i++;
-        else if (v && !strcmp(a, "--m")) m_given = atoll(v), i++;
-        else if (v && !strcmp(a, "--multiple-of")) multiple_of = atoll(v), i++;
-        else if (v && !strcmp(a, "--multiplier")) multiplier = atof(v), i++;
-        else if (v && !strcmp(a, "--tokens")) tokens = atoll(v), i++;
-        else {
-            fprintf(stderr, "ffn size: unknown or incomplete option '%s'\n", a);
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--machine")) {
+            machine = 1;
+        } else if (!strcmp(a, "--d") || !strcmp(a, "--m") || !strcmp(a, "--multiple-of") ||
+                   !strcmp(a, "--multiplier") || !strcmp(a, "--tokens") || !strcmp(a, "--tp") ||
+                   !strcmp(a, "--align")) {
+            if (!(v = ffn_arg_value("size", argc, argv, &i))) return 2;
+            if (!strcmp(a, "--d"))
+                ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_D, &d);
+            else if (!strcmp(a, "--m"))
+                ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_M, &m_given);
+            else if (!strcmp(a, "--multiple-of"))
+                ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_MULTIPLE, &multiple_of);
+            else if (!strcmp(a, "--multiplier"))
+                ok = ffn_arg_f64("size", a, v, 0.0, SIZE_MAX_MULTIPLIER, true, &multiplier);
+            else if (!strcmp(a, "--tp"))
+                ok = ffn_arg_i64("size", a, v, 1, FFN_TP_MAX_WORLD, &tp);
+            else if (!strcmp(a, "--align"))
+                ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_MULTIPLE, &tp_align);
+            else
+                ok = ffn_arg_i64("size", a, v, 1, SIZE_MAX_TOKENS, &tokens);
+        } else {
+            fprintf(stderr, "ffn size: unknown option '%s'\n", ffn_tool_esc(a));
             ffn__usage(stderr);
             return 2;
         }
+        if (!ok) return 2;
     }
-    if (d < 1 || m_given < 0 || tokens < 0) {
-        fprintf(stderr, "ffn size: --d must be ≥ 1 (and --m, --tokens ≥ 0)\n");
+    if (d < 1) {
+        fprintf(stderr, "ffn size: --d D is required\n");
         ffn__usage(stderr);
         return 2;
     }
@@ -118,7 +149,7 @@ int ffn_cmd_size(int argc, char **argv) {
     if (ffn_ctx_create(NULL, &ctx)) return 2;
     int64_t m_gated = m_given;
     if (!m_gated && ffn_block_size_rule(ctx, d, multiplier, multiple_of, &m_gated)) {
-        fprintf(stderr, "ffn size: %s\n", ffn_ctx_last_error(ctx));
+        fprintf(stderr, "ffn size: %s\n", ffn_tool_errmsg(ctx));
         ffn_ctx_destroy(ctx);
         return 2;
     }
@@ -130,10 +161,14 @@ int ffn_cmd_size(int argc, char **argv) {
     const int64_t T = tokens ? tokens : 1;
     struct ffn_block_cost cp = FFN_BLOCK_COST_INIT, cg = FFN_BLOCK_COST_INIT;
     struct ffn_block_cost cpf = FFN_BLOCK_COST_INIT, cgf = FFN_BLOCK_COST_INIT;
-    ffn_block_cost(ctx, &sp, T, FFN_DTYPE_BF16, FFN_DTYPE_BF16, &cp);
-    ffn_block_cost(ctx, &sg, T, FFN_DTYPE_BF16, FFN_DTYPE_BF16, &cg);
-    ffn_block_cost(ctx, &sp, T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cpf);
-    ffn_block_cost(ctx, &sg, T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cgf);
+    if (ffn_block_cost(ctx, &sp, T, FFN_DTYPE_BF16, FFN_DTYPE_BF16, &cp) ||
+        ffn_block_cost(ctx, &sg, T, FFN_DTYPE_BF16, FFN_DTYPE_BF16, &cg) ||
+        ffn_block_cost(ctx, &sp, T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cpf) ||
+        ffn_block_cost(ctx, &sg, T, FFN_DTYPE_F32, FFN_DTYPE_F32, &cgf)) {
+        fprintf(stderr, "ffn size: %s\n", ffn_tool_errmsg(ctx));
+        ffn_ctx_destroy(ctx);
+        return 2;
+    }
     const double h200 = H200_BF16_FLOPS / H200_BYTES_PER_S;
     double cpu_flops = 0, cpu_bw = 0;
     if (machine) ffn__machine(&cpu_flops, &cpu_bw);
@@ -143,8 +178,8 @@ int ffn_cmd_size(int argc, char **argv) {
     const struct ffn_block_cost *cb[2] = {&cp, &cg}, *cf[2] = {&cpf, &cgf};
     if (json) {
         printf("{\"d\":%lld,\"m_plain\":%lld,\"m_gated\":%lld,\"multiple_of\":%lld,"
-               "\"multiplier\":%g,\"tokens\":%lld", d, (long long)m_plain, (long long)m_gated,
-               multiple_of, multiplier, (long long)T);
+               "\"multiplier\":%g,\"tokens\":%lld", (long long)d, (long long)m_plain,
+               (long long)m_gated, (long long)multiple_of, multiplier, (long long)T);
         for (int k = 0; k < 2; k++) {
             printf(",\"%s\":{\"params\":%lld,\"flops_fwd\":%.6g,\"flops_bwd\":%.6g,"
                    "\"bytes_fwd_bf16\":%.6g,\"bytes_bwd_bf16\":%.6g,\"intensity_fwd_bf16\":%.4g,"
@@ -165,7 +200,7 @@ int ffn_cmd_size(int argc, char **argv) {
                    cpu_flops * 1e-9, cpu_bw * 1e-9, cpu_ridge);
         printf("}\n");
     } else {
-        printf("d = %lld; plain m = %lld; gated m = %lld%s\n", d, (long long)m_plain,
+        printf("d = %lld; plain m = %lld; gated m = %lld%s\n", (long long)d, (long long)m_plain,
                (long long)m_gated, m_given ? " (given)" : " (LLaMA rule)");
         printf("%-6s %14s %12s %14s %14s %10s %10s %10s\n", "block", "params", "GFLOP fwd",
                "MB fwd (bf16)", "MB bwd (bf16)", "AI fwd", "AI bwd", "AI f32 fwd");
@@ -190,6 +225,7 @@ int ffn_cmd_size(int argc, char **argv) {
                 printf("this CPU: no BLAS in this build; cannot measure the GEMM rate\n");
         }
     }
+    if (tp) ffn_tool_size_tp(ctx, tp, tp_align, d, m_plain, m_gated, json);
     ffn_ctx_destroy(ctx);
     return 0;
 }

@@ -17,6 +17,7 @@
 #endif
 
 #include "cpu/cpu_impl.h"  // the double-precision reference, the kernel table's ISAs
+#include "args.h"
 #include "ffn.h"
 #include "oracle.h"
 #include "tools.h"
@@ -93,6 +94,7 @@ struct ffn__job {
 struct ffn__worker {
     ffn_ctx_t ctx[FFN__MAX_ISA];
     struct ffn_oracle oracle;
+    bool oracle_ready;
     void *x, *m1s, *m2s, *out[FFN__MAX_ISA][2];
     float *xf, *m1, *m2;
 };
@@ -148,6 +150,40 @@ static enum ffn_status ffn__run_kernel(ffn_ctx_t ctx, const struct ffn__job *j,
     }
 }
 
+static void ffn__worker_free(struct ffn__worker *w, int n_isa) {
+    for (int c = 0; c < n_isa; c++) {
+        ffn_ctx_destroy(w->ctx[c]);
+        free(w->out[c][0]);
+        free(w->out[c][1]);
+    }
+    if (w->oracle_ready) ffn_oracle_clear(&w->oracle);
+    free(w->x), free(w->m1s), free(w->m2s), free(w->xf), free(w->m1), free(w->m2);
+    memset(w, 0, sizeof *w);
+}
+
+// One thread's contexts and buffers, made (and checked) by the main thread before the parallel
+// region, so that a failure is reported instead of crashing a worker. False when any failed.
+static bool ffn__worker_make(const struct ffn__opts *op, struct ffn__worker *w) {
+    memset(w, 0, sizeof *w);
+    bool ok = true;
+    for (int c = 0; c < op->n_isa; c++) {
+        struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
+        o.force_isa = op->isas[c];
+        o.n_threads = 1;
+        o.accuracy = op->accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
+        ok = ok && ffn_ctx_create(&o, &w->ctx[c]) == FFN_STATUS_OK;
+        for (int k = 0; k < 2; k++) ok = ok && (w->out[c][k] = malloc((size_t)FFN__CHUNK * 4));
+    }
+    void *b[6];
+    for (int k = 0; k < 6; k++) ok = (b[k] = malloc((size_t)FFN__CHUNK * 4)) && ok;
+    w->x = b[0], w->m1s = b[1], w->m2s = b[2], w->xf = b[3], w->m1 = b[4], w->m2 = b[5];
+    if (ok) {
+        ffn_oracle_init(&w->oracle);
+        w->oracle_ready = true;
+    }
+    return ok;
+}
+
 // Sweeps one job; stats[c][o] receive the results. Returns 0, or 2 on a failed call.
 static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
                       struct ffn__stat stats[FFN__MAX_ISA][2], const char *title) {
@@ -158,74 +194,64 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
     const double t0 = ffn__now();
     int64_t done = 0;
     int failed = 0;
+    // Every thread's state, made here: op->threads is bounded by the option parser.
+    struct ffn__worker *ws = calloc((size_t)op->threads, sizeof *ws);
+    int made = 0;
+    while (ws && made < op->threads && ffn__worker_make(op, &ws[made])) made++;
+    if (!ws || made < op->threads) {
+        fprintf(stderr, "ffn ulp: out of memory for the contexts and buffers of thread %d of %d "
+                "(%.1f MiB each); use fewer --threads\n", made + 1, op->threads,
+                (double)(6 + 2 * op->n_isa) * FFN__CHUNK * 4 / (1 << 20));
+        if (ws && made < op->threads) ffn__worker_free(&ws[made], op->n_isa);
+        for (int t = 0; t < made; t++) ffn__worker_free(&ws[t], op->n_isa);
+        free(ws);
+        return 2;
+    }
 #pragma omp parallel num_threads(op->threads)
     {
-        struct ffn__worker w = {0};
+        struct ffn__worker *w = &ws[ffn__thread_num()];  // < op->threads
         struct ffn__stat local[FFN__MAX_ISA][2] = {{{0}}};
-        bool ok = true;
-        for (int c = 0; c < op->n_isa; c++) {
-            struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
-            o.force_isa = op->isas[c];
-            o.n_threads = 1;
-            o.accuracy = op->accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
-            ok = ok && ffn_ctx_create(&o, &w.ctx[c]) == FFN_STATUS_OK;
-            for (int k = 0; k < 2; k++) w.out[c][k] = malloc((size_t)FFN__CHUNK * 4);
-        }
-        ffn_oracle_init(&w.oracle);
-        w.x = malloc((size_t)FFN__CHUNK * 4);
-        w.m1s = malloc((size_t)FFN__CHUNK * 4);
-        w.m2s = malloc((size_t)FFN__CHUNK * 4);
-        w.xf = malloc((size_t)FFN__CHUNK * 4);
-        w.m1 = malloc((size_t)FFN__CHUNK * 4);
-        w.m2 = malloc((size_t)FFN__CHUNK * 4);
-        ok = ok && w.x && w.m1s && w.m2s && w.xf && w.m1 && w.m2;
-        for (int c = 0; c < op->n_isa; c++) ok = ok && w.out[c][0] && w.out[c][1];
-        if (!ok) {
-#pragma omp atomic write
-            failed = 2;
-        }
 #pragma omp for schedule(dynamic)
         for (int64_t k = 0; k < n_chunks; k++) {
-            if (!ok) continue;
             const int64_t i0 = k * FFN__CHUNK;
             const int64_t n = j->n - i0 < FFN__CHUNK ? j->n - i0 : FFN__CHUNK;
             for (int64_t i = 0; i < n; i++) {
                 const float v = j->list ? j->list[i0 + i] : ffn_f32_from_bits((uint32_t)(i0 + i));
                 float m1, m2;
                 ffn__factors_of(j->op, i0 + i, &m1, &m2);
-                ffn_store_f32(w.x, j->dt, i, v);
-                ffn_store_f32(w.m1s, j->dt, i, m1);
-                ffn_store_f32(w.m2s, j->dt, i, m2);
-                w.xf[i] = ffn_load_f32(w.x, j->dt, i);
-                w.m1[i] = ffn_load_f32(w.m1s, j->dt, i);
-                w.m2[i] = ffn_load_f32(w.m2s, j->dt, i);
+                ffn_store_f32(w->x, j->dt, i, v);
+                ffn_store_f32(w->m1s, j->dt, i, m1);
+                ffn_store_f32(w->m2s, j->dt, i, m2);
+                w->xf[i] = ffn_load_f32(w->x, j->dt, i);
+                w->m1[i] = ffn_load_f32(w->m1s, j->dt, i);
+                w->m2[i] = ffn_load_f32(w->m2s, j->dt, i);
             }
             for (int c = 0; c < op->n_isa; c++)
-                if (ffn__run_kernel(w.ctx[c], j, &w, c, n) != FFN_STATUS_OK) {
+                if (ffn__run_kernel(w->ctx[c], j, w, c, n) != FFN_STATUS_OK) {
 #pragma omp critical
-                    fprintf(stderr, "ffn ulp: %s\n", ffn_ctx_last_error(w.ctx[c]));
+                    fprintf(stderr, "ffn ulp: %s\n", ffn_ctx_last_error(w->ctx[c]));
 #pragma omp atomic write
                     failed = 2;
                 }
             for (int64_t i = 0; i < n; i++)
                 for (int o = 0; o < n_out; o++) {
-                    const float x = w.xf[i];
+                    const float x = w->xf[i];
                     float a1, a2;
-                    ffn__metric_factors(j->op, o, w.m1[i], w.m2[i], &a1, &a2);
+                    ffn__metric_factors(j->op, o, w->m1[i], w->m2[i], &a1, &a2);
                     bool mpfr = op->exact;
-                    double exact = mpfr ? ffn__exact(&w.oracle, j, o, x, w.m1[i], w.m2[i])
-                                        : ffn__ref(j, o, x, w.m1[i], w.m2[i]);
+                    double exact = mpfr ? ffn__exact(&w->oracle, j, o, x, w->m1[i], w->m2[i])
+                                        : ffn__ref(j, o, x, w->m1[i], w->m2[i]);
                     if (!mpfr && ffn_near_rounding_boundary(exact, j->dt, FFN__BOUNDARY_MARGIN)) {
-                        exact = ffn__exact(&w.oracle, j, o, x, w.m1[i], w.m2[i]);
+                        exact = ffn__exact(&w->oracle, j, o, x, w->m1[i], w->m2[i]);
                         mpfr = true;
                     }
                     for (int c = 0; c < op->n_isa; c++) {
-                        const float got = ffn_load_f32(w.out[c][o], j->dt, i);
+                        const float got = ffn_load_f32(w->out[c][o], j->dt, i);
                         double err = ffn_ulp_error(j->op, o, j->act, j->dt, got, exact, x, a1, a2);
                         struct ffn__stat *s = &local[c][o];
                         // A candidate maximum above FFN__CONFIRM_MIN, or a broken bound: MPFR.
                         if (!mpfr && ((err > s->max && err > FFN__CONFIRM_MIN) || err > bound)) {
-                            exact = ffn__exact(&w.oracle, j, o, x, w.m1[i], w.m2[i]);
+                            exact = ffn__exact(&w->oracle, j, o, x, w->m1[i], w->m2[i]);
                             mpfr = true;
                             err = ffn_ulp_error(j->op, o, j->act, j->dt, got, exact, x, a1, a2);
                         }
@@ -262,14 +288,9 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
 #pragma omp critical
         for (int c = 0; c < op->n_isa; c++)
             for (int o = 0; o < n_out; o++) ffn__stat_merge(&stats[c][o], &local[c][o]);
-        for (int c = 0; c < op->n_isa; c++) {
-            ffn_ctx_destroy(w.ctx[c]);
-            free(w.out[c][0]);
-            free(w.out[c][1]);
-        }
-        ffn_oracle_clear(&w.oracle);
-        free(w.x), free(w.m1s), free(w.m2s), free(w.xf), free(w.m1), free(w.m2);
     }
+    for (int t = 0; t < made; t++) ffn__worker_free(&ws[t], op->n_isa);
+    free(ws);
     if (progress) fprintf(stderr, "\r%-28s done in %.1f s%40s\n", title, ffn__now() - t0, "");
     return failed;
 }
@@ -315,6 +336,8 @@ static void ffn__usage(FILE *f) {
     fprintf(f,
             "usage: ffn ulp [--op OP]... [--dir fwd|bwd] [--dtype f32|bf16|f16]... [--isa ISA|all]\n"
             "               [--accurate] [--all] [--threads T] [--stride N] [--exact] [--json]\n"
+            "       ffn ulp --backend cuda [...]   the CUDA kernels, swept on the GPU (--backend\n"
+            "               cuda --help)\n"
             "\n"
             "Accuracy of the activation kernels against the correctly rounded value (MPFR), in ulps\n"
             "of the output dtype, per op, direction, output, dtype and ISA; checked against the\n"
@@ -343,6 +366,15 @@ static void ffn__usage(FILE *f) {
             "value), x_at_max (the input, or gate, of the largest error). Backward errors near a\n"
             "zero of act' are absolute, in ulps of act's largest term (docs/numerics.md).\n",
             FFN__DEFAULT_STRIDE);
+}
+
+static int ffn__max_threads(void) {
+#ifdef _OPENMP
+    const int n = omp_get_num_procs();
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
 }
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
@@ -395,18 +427,14 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
             }
             i++;
         } else if (!strcmp(a, "--threads") && v) {
-            op->threads = atoi(v);
-            if (op->threads < 1) {
-                fprintf(stderr, "ffn ulp: --threads must be ≥ 1\n");
-                return 2;
-            }
+            // At most the processors this process may use: more only costs memory (each thread
+            // holds its own contexts, buffers and MPFR state) and the results do not change.
+            if (!ffn_arg_int("ulp", a, v, 1, ffn__max_threads(), &op->threads)) return 2;
             i++;
         } else if (!strcmp(a, "--stride") && v) {
-            op->stride = (uint32_t)strtoul(v, NULL, 10);
-            if (op->stride == 0) {
-                fprintf(stderr, "ffn ulp: --stride must be ≥ 1\n");
-                return 2;
-            }
+            int64_t stride;
+            if (!ffn_arg_i64("ulp", a, v, 1, UINT32_MAX, &stride)) return 2;
+            op->stride = (uint32_t)stride;
             i++;
         } else if (!strcmp(a, "--accurate")) {
             op->accurate = true;
@@ -416,6 +444,9 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
             op->exact = true;
         } else if (!strcmp(a, "--json")) {
             op->json = true;
+        } else if (!strcmp(a, "--backend") && v) {
+            i++;  // cpu here (ffn_cmd_ulp hands cuda to ffn_cmd_ulp_cuda)
+        } else if (!strncmp(a, "--backend=", 10)) {
         } else {
             fprintf(stderr, "ffn ulp: unknown or incomplete option '%s' (ffn ulp --help)\n", a);
             return 2;
@@ -440,6 +471,9 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
 }
 
 int ffn_cmd_ulp(int argc, char **argv) {
+    enum ffn_backend be;
+    if (ffn_tool_backend(argc, argv, "ffn ulp", &be)) return 2;
+    if (be == FFN_BACKEND_CUDA) return ffn_cmd_ulp_cuda(argc, argv);
     struct ffn__opts op;
     const int st = ffn__parse(argc, argv, &op);
     if (st >= 0) return st;

@@ -12,22 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "model.h"
 #include "tools.h"
+#include "tp.h"
 
 // Default tolerances on rel, by the lowest-precision weight dtype. The reference is float64
 // rounded to f32; an f32 run differs by accumulated rounding (~1e-6 at these sizes); bf16 / f16 /
 // quantised weights add their own representation error (2^-9, 2^-12, ~1/254 and ~1/16 of a
-// block's largest value).
+// block's largest value). bf16 checkpoints are also computed in bf16 (x and h rounded to bf16
+// for the GEMMs): the 19 smooth-activation fixtures converted to bf16 err by at most 7e-3
+// (tests/block/hf_bf16.sh), a quarter of the tolerance.
 #define FFN_TOL_F32 1e-4
 #define FFN_TOL_F16 5e-3
 #define FFN_TOL_BF16 3e-2
 #define FFN_TOL_Q8_0 3e-2
 #define FFN_TOL_Q4_0 0.25
+// --tol: a finite positive rel error; above 1 every output would pass against any reference
+// of its size, so more is refused as a likely typo.
+#define FFN_TOL_MAX 1.0
 
 static void ffn__usage(FILE *f) {
     fprintf(f,
             "usage: ffn verify MODEL IO.safetensors [--layer L] [--expert E] [--tol T]\n"
+            "                  [--tp P [--shards DIR] ...]\n"
             "\n"
             "Checks one layer's FFN against reference outputs and gradients. IO.safetensors holds\n"
             "x [tokens, d] and y [tokens, d], and optionally dy, dx and grad.<param> (named as in\n"
@@ -39,11 +47,12 @@ static void ffn__usage(FILE *f) {
             "\n"
             "  --layer L   layer to check (default: __metadata__.layer)\n"
             "  --expert E  expert of a mixture-of-experts layer (default: __metadata__.expert)\n"
-            "  --tol T     max rel error accepted (default by weight dtype: f32 %g, f16 %g,\n"
-            "              bf16 %g, Q8_0 %g, Q4_0 %g)\n"
+            "  --tol T     max rel error accepted, in (0, %g] (default by weight dtype: f32 %g,\n"
+            "              f16 %g, bf16 %g, Q8_0 %g, Q4_0 %g)\n"
+            FFN_TOOL_TP_USAGE
             "\n"
             "exit status: 0 all within tolerance, 1 a tensor is not, 2 bad input or usage\n",
-            FFN_TOL_F32, FFN_TOL_F16, FFN_TOL_BF16, FFN_TOL_Q8_0, FFN_TOL_Q4_0);
+            FFN_TOL_MAX, FFN_TOL_F32, FFN_TOL_F16, FFN_TOL_BF16, FFN_TOL_Q8_0, FFN_TOL_Q4_0);
 }
 
 // --- canonical gradients ---------------------------------------------------------------------
@@ -93,6 +102,9 @@ struct ffn__err {
     double max_abs, max_ref;
     int64_t nonfinite, n;
 };
+
+// Values compared by the whole run (printed with the result).
+static int64_t ffn__n_values;
 
 static void ffn__acc(struct ffn__err *e, const float *got, const float *ref, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
@@ -204,47 +216,125 @@ static void ffn__diagnose(const struct ffn__job *j, double tol, float *y) {
             best_rel);
 }
 
+// --- reference gradients -----------------------------------------------------------------------
+
+// "[a, b]" of a tensor's shape.
+static void ffn__shape(char *buf, size_t cap, const struct ffn_file_tensor *t) {
+    size_t k = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < t->n_dims && k < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%" PRId64, i ? ", " : "", t->shape[i]);
+    if (k < cap) snprintf(buf + k, cap - k, "]");
+}
+
+// The roles a reference gradient "grad.<param>" stands for (two for a fused gate_up) and whether
+// it is a bias; false when <param> is not a parameter name ffn knows.
+static bool ffn__grad_roles(const char *name, int roles[2], bool *bias) {
+    roles[0] = roles[1] = -1;
+    const char *rel = name + 5, *dot = strrchr(rel, '.');
+    if (!dot) return false;
+    const size_t bl = (size_t)(dot - rel);
+    *bias = !strcmp(dot, ".bias");
+    if (!*bias && strcmp(dot, ".weight")) return false;
+    if (ffn__in(rel, bl, ffn__gate_names))
+        roles[0] = *bias ? R_BGATE : R_GATE;
+    else if (ffn__in(rel, bl, ffn__up_names))
+        roles[0] = *bias ? R_BUP : R_UP;
+    else if (ffn__in(rel, bl, ffn__down_names))
+        roles[0] = *bias ? R_BDOWN : R_DOWN;
+    else if (ffn__in(rel, bl, ffn__fused_names))
+        roles[0] = *bias ? R_BGATE : R_GATE, roles[1] = *bias ? R_BUP : R_UP;
+    return roles[0] >= 0;
+}
+
+// Whether reference gradient t fits its roles at (d, m): a bias [out], a weight [out, in] or
+// [in, out]. *ro is the orientation to read it in (ambiguous when square: the architecture's
+// Hugging Face convention), *out_rows the logical output rows; *want the expected shape in words.
+static bool ffn__grad_shape(const struct ffn_file_tensor *t, const int roles[2], bool bias,
+                            int64_t d, int64_t m, bool hf_in_out, enum ffn_weight_orient *ro,
+                            int64_t *out_rows) {
+    const bool is_down = roles[0] == R_DOWN || roles[0] == R_BDOWN;
+    const int64_t out = is_down ? d : (roles[1] >= 0 ? 2 * m : m);
+    const int64_t in = is_down ? m : d;
+    *out_rows = out;
+    *ro = hf_in_out ? FFN_WEIGHT_IN_OUT : FFN_WEIGHT_OUT_IN;
+    if (bias) return t->n_dims == 1 && t->shape[0] == out;
+    const bool oi = t->n_dims == 2 && t->shape[0] == out && t->shape[1] == in;
+    const bool io = t->n_dims == 2 && t->shape[0] == in && t->shape[1] == out;
+    if (oi && !io) *ro = FFN_WEIGHT_OUT_IN;
+    if (io && !oi) *ro = FFN_WEIGHT_IN_OUT;
+    return oi || io;
+}
+
+// Every reference gradient of a known parameter must have its parameter's shape: a wrong one is
+// bad input (exit 2), found before anything runs, not a numeric failure.
+static bool ffn__grads_shapes_ok(ffn_safetensors_t io, const char *path, int64_t d, int64_t m,
+                                 bool hf_in_out) {
+    for (int64_t i = 0; i < ffn_safetensors_count(io); i++) {
+        struct ffn_file_tensor t;
+        ffn_safetensors_get(NULL, io, i, &t);
+        int roles[2];
+        bool bias;
+        if (strncmp(t.name, "grad.", 5) || !ffn__grad_roles(t.name, roles, &bias)) continue;
+        enum ffn_weight_orient ro;
+        int64_t out;
+        if (ffn__grad_shape(&t, roles, bias, d, m, hf_in_out, &ro, &out)) continue;
+        const bool is_down = roles[0] == R_DOWN || roles[0] == R_BDOWN;
+        const int64_t in = is_down ? m : d;
+        char sh[96];
+        ffn__shape(sh, sizeof sh, &t);
+        if (bias)
+            fprintf(stderr, "ffn verify: %s: %s is %s; with d = %" PRId64 ", m = %" PRId64
+                    " it must be [%" PRId64 "]\n", ffn_tool_esc(path), ffn_tool_esc(t.name), sh,
+                    d, m, out);
+        else
+            fprintf(stderr, "ffn verify: %s: %s is %s; with d = %" PRId64 ", m = %" PRId64
+                    " it must be [%" PRId64 ", %" PRId64 "] ([out, in]) or [%" PRId64 ", %" PRId64
+                    "] ([in, out])\n", ffn_tool_esc(path), ffn_tool_esc(t.name), sh, d, m, out,
+                    in, in, out);
+        return false;
+    }
+    return true;
+}
+
 // --- the command ------------------------------------------------------------------------------
 
 struct ffn__opts {
     const char *model, *io;
     int64_t layer, expert;
     double tol;
+    struct ffn_tool_tp tp;
 };
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
-    *o = (struct ffn__opts){NULL, NULL, -1, -1, -1.0};
+    *o = (struct ffn__opts){NULL, NULL, -1, -1, -1.0, {0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const int k = ffn_tool_tp_option("ffn verify", argc, argv, &i, &o->tp);
+        if (k < 0) return 2;
+        if (k) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
         } else if (!strcmp(a, "--layer") || !strcmp(a, "--expert") || !strcmp(a, "--tol")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ffn verify: %s needs a value\n", a);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--tol")) {
-                char *end;
-                o->tol = strtod(v, &end);
-                if (*end || !(o->tol > 0)) {
-                    fprintf(stderr, "ffn verify: --tol '%s' is not a positive number\n", v);
-                    return 2;
-                }
-            } else if (!ffn_tool_parse_i64(v, !strcmp(a, "--layer") ? &o->layer : &o->expert)) {
-                fprintf(stderr, "ffn verify: %s '%s' is not a non-negative integer\n", a, v);
-                return 2;
-            }
+            const char *v = ffn_arg_value("verify", argc, argv, &i);
+            if (!v) return 2;
+            bool ok;
+            if (!strcmp(a, "--tol"))
+                ok = ffn_arg_f64("verify", a, v, 0.0, FFN_TOL_MAX, true, &o->tol);
+            else if (!strcmp(a, "--layer"))
+                ok = ffn_arg_i64("verify", a, v, 0, FFN_TOOL_MAX_LAYER, &o->layer);
+            else
+                ok = ffn_arg_i64("verify", a, v, 0, FFN_TOOL_MAX_EXPERT, &o->expert);
+            if (!ok) return 2;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ffn verify: unknown option '%s'\n", a);
+            fprintf(stderr, "ffn verify: unknown option '%s'\n", ffn_tool_esc(a));
             return 2;
         } else if (!o->model) {
             o->model = a;
         } else if (!o->io) {
             o->io = a;
         } else {
-            fprintf(stderr, "ffn verify: unexpected argument '%s'\n", a);
+            fprintf(stderr, "ffn verify: unexpected argument '%s'\n", ffn_tool_esc(a));
             return 2;
         }
     }
@@ -252,6 +342,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
         ffn__usage(stderr);
         return 2;
     }
+    if (!ffn_arg_want("verify", "IO", o->io, false)) return 2;
     return -1;  // go on
 }
 
@@ -273,14 +364,36 @@ static double ffn__default_tol(const struct ffn_model_layer *l) {
     return tol;
 }
 
-static int64_t ffn__meta_int(ffn_safetensors_t io, const char *key) {
-    int64_t v;
+// __metadata__.<key> as a non-negative integer in [0, max]: *v = -1 when absent; false (with a
+// message) when present but not such a number.
+static bool ffn__meta_int(ffn_safetensors_t io, const char *path, const char *key, int64_t max,
+                          int64_t *v) {
+    *v = -1;
     const char *s = ffn_safetensors_metadata(io, key);
-    return (s && ffn_tool_parse_i64(s, &v)) ? v : -1;
+    if (!s) return true;
+    if (ffn_arg_parse_i64(s, 0, max, v) == FFN_ARG_OK) return true;
+    fprintf(stderr, "ffn verify: %s: __metadata__.%s = \"%s\" is not a %s number in [0, %lld]\n",
+            ffn_tool_esc(path), key, ffn_tool_esc(s), key, (long long)max);
+    *v = -1;
+    return false;
+}
+
+// A reference tensor that must be [T, d] exactly (not merely T·d elements): false with a
+// message otherwise.
+static bool ffn__want_td(const char *io, const struct ffn_file_tensor *t, int64_t T, int64_t d) {
+    if (t->n_dims == 2 && t->shape[0] == T && t->shape[1] == d) return true;
+    char sh[96];
+    ffn__shape(sh, sizeof sh, t);
+    fprintf(stderr, "ffn verify: %s: %s is %s; it must be [%" PRId64 ", %" PRId64
+            "] = [tokens, d], as x%s\n",
+            ffn_tool_esc(io), ffn_tool_esc(t->name), sh, T, d,
+            t->n_dims == 2 && t->shape[0] == d && t->shape[1] == T ? " (stored transposed?)" : "");
+    return false;
 }
 
 // Prints one comparison line; returns true when within tolerance.
 static bool ffn__report(const char *name, const struct ffn__err *e, double tol) {
+    ffn__n_values += e->n;
     const double rel = ffn__rel(e);
     const bool ok = rel <= tol;
     if (e->nonfinite)
@@ -308,25 +421,40 @@ int ffn_cmd_verify(int argc, char **argv) {
     float *g[8] = {0};  // ffn's gradients in storage layout (order of struct ffn_model_layer)
     struct ffn__canon ours = {0};
     struct ffn_tool_block b = {0};
+    struct ffn_tool_tpb tb = {0};
+    if (ffn_tool_tp_start("ffn verify", ctx, &o.tp)) goto done;
     if (ffn_model_open(ctx, o.model, &model) || ffn_safetensors_open(ctx, o.io, &io)) {
         fprintf(stderr, "ffn verify: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
     const struct ffn_model_desc *desc = ffn_model_desc(model);
-    if (o.layer < 0) o.layer = ffn__meta_int(io, "layer");
-    if (o.expert < 0) o.expert = ffn__meta_int(io, "expert");
+    char mp[1024], iop[1024];  // the paths as printed (escaped once)
+    ffn_text_escape(mp, sizeof mp, o.model);
+    ffn_text_escape(iop, sizeof iop, o.io);
+    const bool expert_given = o.expert >= 0;
+    int64_t meta_layer, meta_expert;
+    if (!ffn__meta_int(io, o.io, "layer", FFN_TOOL_MAX_LAYER, &meta_layer) ||
+        !ffn__meta_int(io, o.io, "expert", FFN_TOOL_MAX_EXPERT, &meta_expert))
+        goto done;
+    if (o.layer < 0) o.layer = meta_layer;
+    if (o.expert < 0) o.expert = meta_expert;
     if (o.layer < 0) {
-        fprintf(stderr, "ffn verify: %s: no __metadata__.layer; give --layer L\n", o.io);
+        fprintf(stderr, "ffn verify: %s: no __metadata__.layer; give --layer L\n", iop);
         goto done;
     }
     if (desc->n_experts && o.expert < 0) {
-        fprintf(stderr, "ffn verify: %s has %" PRId64 " experts per layer; give --expert E\n",
-                o.model, desc->n_experts);
+        fprintf(stderr, "ffn verify: %s has %" PRId64 " experts per layer; give --expert E\n", mp,
+                desc->n_experts);
+        goto done;
+    }
+    if (!desc->n_experts && o.expert >= 0) {
+        fprintf(stderr, "ffn verify: %s %" PRId64 ": %s has no experts (a dense model)\n",
+                expert_given ? "--expert" : "__metadata__.expert", o.expert, mp);
         goto done;
     }
     struct ffn_model_layer l;
     if (ffn_model_layer(ctx, model, o.layer, desc->n_experts ? o.expert : -1, &l)) {
-        fprintf(stderr, "ffn verify: %s: %s\n", o.model, ffn_tool_errmsg(ctx));
+        fprintf(stderr, "ffn verify: %s: %s\n", mp, ffn_tool_errmsg(ctx));
         goto done;
     }
     const int64_t d = l.d_model, m = l.d_ff;
@@ -334,59 +462,72 @@ int ffn_cmd_verify(int argc, char **argv) {
     if (!(x = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "x", &tx)) ||
         !(y_ref = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "y", &ty)))
         goto done;
-    if (tx.n_dims != 2 || tx.shape[1] != d || ty.n_dims != 2 || ty.shape[0] != tx.shape[0] ||
-        ty.shape[1] != d) {
+    if (tx.n_dims != 2 || tx.shape[1] != d) {
+        char sh[96];
+        ffn__shape(sh, sizeof sh, &tx);
         fprintf(stderr,
-                "ffn verify: %s: x and y must be [tokens, %" PRId64 "] (d of %s layer %" PRId64
+                "ffn verify: %s: x is %s; it must be [tokens, %" PRId64 "] (d of %s layer %" PRId64
                 ")\n",
-                o.io, d, o.model, o.layer);
+                iop, sh, d, mp, o.layer);
         goto done;
     }
     const int64_t T = tx.shape[0];
+    if (T == 0) {
+        fprintf(stderr, "ffn verify: %s: x has 0 tokens: there is nothing to compare\n", iop);
+        goto done;
+    }
+    if (!ffn__want_td(o.io, &ty, T, d)) goto done;
     const bool train = ffn_safetensors_find(NULL, io, "dy", &tdy) == FFN_STATUS_OK;
     if (train) {
+        if (!ffn__want_td(o.io, &tdy, T, d)) goto done;
         if (!(dy = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "dy", &tdy))) goto done;
-        if (ffn_file_tensor_numel(&tdy) != T * d) {
-            fprintf(stderr, "ffn verify: %s: dy must be [%" PRId64 ", %" PRId64 "]\n", o.io, T, d);
-            goto done;
-        }
         if (ffn_safetensors_find(NULL, io, "dx", &tdx) == FFN_STATUS_OK) {
+            if (!ffn__want_td(o.io, &tdx, T, d)) goto done;
             if (!(dx_ref = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "dx", &tdx))) goto done;
-            if (ffn_file_tensor_numel(&tdx) != T * d) {
-                fprintf(stderr, "ffn verify: %s: dx must be [%" PRId64 ", %" PRId64 "]\n", o.io, T,
-                        d);
-                goto done;
-            }
         }
+        if (!ffn__grads_shapes_ok(io, o.io, d, m, desc->hf_in_out)) goto done;
     }
     const double tol = o.tol > 0 ? o.tol : ffn__default_tol(&l);
     y = malloc((size_t)(T * d) * sizeof *y);
     dx = malloc((size_t)(T * d) * sizeof *dx);
     if (!y || !dx) {
-        fprintf(stderr, "ffn verify: out of memory\n");
+        fprintf(stderr, "ffn verify: out of memory for y and dx [%" PRId64 ", %" PRId64
+                "] (%.1f MiB)\n", T, d, 2.0 * (double)(T * d) * 4.0 / (1 << 20));
         goto done;
     }
-    if (ffn_tool_block_make(ctx, &l, NULL, &b)) {
-        fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", o.model, o.layer,
-                ffn_tool_errmsg(ctx));
+    if (o.tp.world ? ffn_tool_tpb_make(ctx, &o.tp, o.model, &l, &tb)
+                   : ffn_tool_block_make(ctx, &l, NULL, &b)) {
+        fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", mp, o.layer,
+                ffn_tool_block_errmsg(ctx));
         goto done;
     }
     char dt[48];
     ffn_tool_layer_dtype(&l, dt, sizeof dt);
     const char *module = ffn_safetensors_metadata(io, "module");
-    printf("ffn verify: %s layer %" PRId64, o.model, o.layer);
+    printf("ffn verify: %s layer %" PRId64, mp, o.layer);
     if (desc->n_experts) printf(" expert %" PRId64, o.expert);
-    printf(" (%s, %s, %s weights, %s) against %s%s%s%s, %" PRId64 " tokens\n", desc->arch,
-           ffn_tool_ffn_name(l.act, l.gated), dt, ffn_tool_layout_name(&l), o.io,
-           module ? " (" : "", module ? module : "", module ? ")" : "", T);
-    if (desc->note[0]) printf("note: %s\n", desc->note);
+    printf(" (%s, %s, %s weights, %s) against %s%s%s%s, %" PRId64 " tokens\n",
+           ffn_tool_esc(desc->arch), ffn_tool_ffn_name(l.act, l.gated), dt,
+           ffn_tool_layout_name(&l), iop, module ? " (" : "", module ? ffn_tool_esc(module) : "",
+           module ? ")" : "", T);
+    if (desc->note[0]) printf("note: %s\n", ffn_tool_esc(desc->note));
+    // The block multiplies in the weights' own dtype (bf16 as stored; f16 through an exact f32
+    // copy: the CPU matmul has no f16 kernel), accumulating in f32.
+    struct ffn_block_info binfo = FFN_BLOCK_INFO_INIT;
+    if (b.block && !ffn_block_info(ctx, b.block, T, &binfo))
+        printf("computed in %s (f32 accumulation)\n", ffn_dtype_name(binfo.compute_dtype));
+    if (o.tp.world)
+        printf("tensor-parallel over %" PRId64 " ranks%s%s; gradients gathered back to the "
+               "checkpoint's layout\n", o.tp.world, o.tp.shards ? ", weights from " : " (sharded "
+               "in memory)", o.tp.shards ? ffn_tool_esc(o.tp.shards) : "");
     printf("  %-28s %-12s %-12s %-10s\n", "tensor", "max abs err", "max rel err", "tolerance");
 
     // Forward (and keep what the backward needs).
     struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor vy = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
-    if (ffn_block_forward(ctx, b.block, &vy, &vx,
-                          train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE)) {
+    const enum ffn_block_policy pol = train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
+    if (o.tp.world ? ffn_tp_block_forward(ctx, tb.block, &vy, &vx, pol)
+                   : ffn_block_forward(ctx, b.block, &vy, &vx, pol)) {
         fprintf(stderr, "ffn verify: forward failed: %s\n", ffn_tool_errmsg(ctx));
         goto done;
     }
@@ -401,19 +542,21 @@ int ffn_cmd_verify(int argc, char **argv) {
         struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
         const struct ffn_file_tensor *ts[8] = {&l.gate,   &l.up,   &l.gate_up,   &l.down,
                                                &l.b_gate, &l.b_up, &l.b_gate_up, &l.b_down};
-        float **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
-                            &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
+        void **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
+                           &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
         for (int i = 0; i < 8; i++) {
             if (!ts[i]->name) continue;
             if (!(g[i] = ffn__canon_alloc(ffn_file_tensor_numel(ts[i])))) {
-                fprintf(stderr, "ffn verify: out of memory\n");
+                fprintf(stderr, "ffn verify: out of memory for the gradient of %s (%" PRId64
+                        " values)\n", ffn_tool_esc(ts[i]->name), ffn_file_tensor_numel(ts[i]));
                 goto done;
             }
             *slots[i] = g[i];
         }
         struct ffn_tensor vdy = ffn_tensor_2d(dy, FFN_DTYPE_F32, T, d, d);
         struct ffn_tensor vdx = ffn_tensor_2d(dx, FFN_DTYPE_F32, T, d, d);
-        if (ffn_block_backward(ctx, b.block, &gr, &vdx, &vdy)) {
+        if (o.tp.world ? ffn_tool_tpb_backward(ctx, &o.tp, &tb, &gr, &vdx, &vdy)
+                       : ffn_block_backward(ctx, b.block, &gr, &vdx, &vdy)) {
             fprintf(stderr, "ffn verify: backward failed: %s\n", ffn_tool_errmsg(ctx));
             goto done;
         }
@@ -423,88 +566,70 @@ int ffn_cmd_verify(int argc, char **argv) {
             all_ok &= ffn__report("dx", &e, tol);
             n_checked++;
         }
-        // Ours, canonical.
+        // Ours, canonical: every buffer allocated (and checked) before any is filled.
         const enum ffn_weight_orient ow = l.orient;
-        if (g[0])
-            ours.v[R_GATE] = ffn__canon_alloc(m * d),
-            ffn__extract(ours.v[R_GATE], g[0], ow, m, d, 0, m);
-        if (g[1])
-            ours.v[R_UP] = ffn__canon_alloc(m * d),
-            ffn__extract(ours.v[R_UP], g[1], ow, m, d, 0, m);
+        const bool gf = l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
+        if (g[0] || g[2]) ours.v[R_GATE] = ffn__canon_alloc(m * d);
+        if (g[1] || g[2]) ours.v[R_UP] = ffn__canon_alloc(m * d);
+        if (g[3]) ours.v[R_DOWN] = ffn__canon_alloc(d * m);
+        if (g[6]) ours.v[R_BGATE] = ffn__canon_alloc(m), ours.v[R_BUP] = ffn__canon_alloc(m);
+        if (((g[0] || g[2]) && !ours.v[R_GATE]) || ((g[1] || g[2]) && !ours.v[R_UP]) ||
+            (g[3] && !ours.v[R_DOWN]) || (g[6] && (!ours.v[R_BGATE] || !ours.v[R_BUP]))) {
+            fprintf(stderr, "ffn verify: out of memory for the weight gradients (d = %" PRId64
+                    ", m = %" PRId64 ")\n", d, m);
+            goto done;
+        }
+        if (g[0]) ffn__extract(ours.v[R_GATE], g[0], ow, m, d, 0, m);
+        if (g[1]) ffn__extract(ours.v[R_UP], g[1], ow, m, d, 0, m);
         if (g[2]) {
-            const bool gf = l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
-            ours.v[R_GATE] = ffn__canon_alloc(m * d);
-            ours.v[R_UP] = ffn__canon_alloc(m * d);
             ffn__extract(ours.v[R_GATE], g[2], ow, m, d, gf ? 0 : m, 2 * m);
             ffn__extract(ours.v[R_UP], g[2], ow, m, d, gf ? m : 0, 2 * m);
         }
-        if (g[3])
-            ours.v[R_DOWN] = ffn__canon_alloc(d * m),
-            ffn__extract(ours.v[R_DOWN], g[3], ow, d, m, 0, d);
+        if (g[3]) ffn__extract(ours.v[R_DOWN], g[3], ow, d, m, 0, d);
         if (g[4]) ours.v[R_BGATE] = g[4], g[4] = NULL;
         if (g[5]) ours.v[R_BUP] = g[5], g[5] = NULL;
         if (g[6]) {
-            const bool gf = l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
-            ours.v[R_BGATE] = ffn__canon_alloc(m);
-            ours.v[R_BUP] = ffn__canon_alloc(m);
             memcpy(ours.v[R_BGATE], g[6] + (gf ? 0 : m), (size_t)m * sizeof(float));
             memcpy(ours.v[R_BUP], g[6] + (gf ? m : 0), (size_t)m * sizeof(float));
         }
         if (g[7]) ours.v[R_BDOWN] = g[7], g[7] = NULL;
 
-        // Each reference gradient, compared in its role.
+        // Each reference gradient, compared in its role (shapes were checked above).
         for (int64_t i = 0; i < ffn_safetensors_count(io); i++) {
             struct ffn_file_tensor t;
             ffn_safetensors_get(NULL, io, i, &t);
+            int roles[2];
+            bool bias;
             if (strncmp(t.name, "grad.", 5)) continue;
-            const char *rel = t.name + 5, *dot = strrchr(rel, '.');
-            if (!dot) continue;
-            const size_t bl = (size_t)(dot - rel);
-            const bool bias = !strcmp(dot, ".bias");
-            int roles[2] = {-1, -1};
-            if (ffn__in(rel, bl, ffn__gate_names))
-                roles[0] = bias ? R_BGATE : R_GATE;
-            else if (ffn__in(rel, bl, ffn__up_names))
-                roles[0] = bias ? R_BUP : R_UP;
-            else if (ffn__in(rel, bl, ffn__down_names))
-                roles[0] = bias ? R_BDOWN : R_DOWN;
-            else if (ffn__in(rel, bl, ffn__fused_names))
-                roles[0] = bias ? R_BGATE : R_GATE, roles[1] = bias ? R_BUP : R_UP;
-            if (roles[0] < 0) {
-                printf("  %-28s skipped: not a parameter of an FFN that ffn knows\n", t.name);
+            if (!ffn__grad_roles(t.name, roles, &bias)) {
+                printf("  %-28s skipped: not a parameter of an FFN that ffn knows\n",
+                       ffn_tool_esc(t.name));
                 continue;
             }
+            enum ffn_weight_orient ro;
+            int64_t out;
+            ffn__grad_shape(&t, roles, bias, d, m, desc->hf_in_out, &ro, &out);
             float *rv = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, t.name, NULL);
             if (!rv) goto done;
-            // The reference's orientation, from its shape (ambiguous when square: the
-            // architecture's Hugging Face convention).
-            const bool is_down = roles[0] == R_DOWN || roles[0] == R_BDOWN;
-            const int64_t out = is_down ? d : (roles[1] >= 0 ? 2 * m : m);
-            const int64_t in = is_down ? m : d;
-            enum ffn_weight_orient ro = desc->hf_in_out ? FFN_WEIGHT_IN_OUT : FFN_WEIGHT_OUT_IN;
-            bool shape_ok;
-            if (bias) {
-                shape_ok = t.n_dims == 1 && t.shape[0] == out;
-            } else {
-                const bool oi = t.n_dims == 2 && t.shape[0] == out && t.shape[1] == in;
-                const bool io_ = t.n_dims == 2 && t.shape[0] == in && t.shape[1] == out;
-                if (oi && !io_) ro = FFN_WEIGHT_OUT_IN;
-                if (io_ && !oi) ro = FFN_WEIGHT_IN_OUT;
-                shape_ok = oi || io_;
-            }
             struct ffn__err e = {0};
-            bool ok = shape_ok;
+            bool ok = true;
             for (int k = 0; k < 2 && ok && roles[k] >= 0; k++) {
                 const int r = roles[k];
                 if (!ours.v[r]) {
-                    printf("  %-28s FAIL: the model has no such parameter\n", t.name);
+                    printf("  %-28s FAIL: the model has no such parameter\n",
+                           ffn_tool_esc(t.name));
                     ok = false;
                     break;
                 }
                 const int64_t ro_rows = r == R_DOWN || r == R_BDOWN ? d : m;
                 const int64_t n = bias ? ro_rows : ro_rows * (r == R_DOWN ? m : d);
                 float *cv = ffn__canon_alloc(n);
-                if (!cv) break;
+                if (!cv) {
+                    fprintf(stderr, "ffn verify: out of memory for a copy of %s (%" PRId64
+                            " values)\n", ffn_tool_esc(t.name), n);
+                    free(rv);
+                    goto done;
+                }
                 if (bias)
                     memcpy(cv, rv + (k ? m : 0), (size_t)n * sizeof(float));
                 else
@@ -513,15 +638,10 @@ int ffn_cmd_verify(int argc, char **argv) {
                 free(cv);
             }
             free(rv);
-            if (!shape_ok) {
-                printf("  %-28s FAIL: shape does not fit d=%" PRId64 ", m=%" PRId64 "\n", t.name, d,
-                       m);
+            if (ok)
+                all_ok &= ffn__report(ffn_tool_esc(t.name), &e, tol);
+            else
                 all_ok = false;
-            } else if (ok) {
-                all_ok &= ffn__report(t.name, &e, tol);
-            } else {
-                all_ok = false;
-            }
             n_checked++;
         }
     }
@@ -537,16 +657,20 @@ int ffn_cmd_verify(int argc, char **argv) {
         struct ffn__job j = {ctx, &l, T, x, y_ref};
         ffn__diagnose(&j, tol, y);
     }
-    printf("result: %s (%d tensors compared, tolerance %.2g on max rel error)\n",
-           all_ok ? "PASS" : "FAIL", n_checked, tol);
+    char nv[32];
+    ffn_tool_commas(nv, sizeof nv, ffn__n_values);
+    printf("result: %s (%d tensors, %s values compared, tolerance %.2g on max rel error)\n",
+           all_ok ? "PASS" : "FAIL", n_checked, nv, tol);
     rc = all_ok ? 0 : 1;
 done:
     ffn_tool_block_free(&b);
+    ffn_tool_tpb_free(&tb);
     for (int i = 0; i < 8; i++) free(g[i]);
     ffn__canon_free(&ours);
     free(x), free(y_ref), free(dy), free(dx_ref), free(y), free(dx);
     ffn_safetensors_close(io);
     ffn_model_close(model);
+    ffn_tool_tp_stop(&o.tp);
     ffn_ctx_destroy(ctx);
     return rc;
 }

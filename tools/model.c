@@ -9,6 +9,10 @@
 
 #include "model.h"
 
+// Why the last ffn_tool_block_make failed when the library has no message for it (the tool's
+// own allocations).
+static char ffn__block_why[512];
+
 static enum ffn_status ffn__weight(ffn_ctx_t ctx, struct ffn_tool_block *b,
                                    const struct ffn_file_tensor *t, enum ffn_weight_orient orient,
                                    bool declare, struct ffn_weight *w) {
@@ -22,6 +26,9 @@ static enum ffn_status ffn__weight(ffn_ctx_t ctx, struct ffn_tool_block *b,
         const int64_t n = ffn_file_tensor_numel(t);
         float *buf = n > 0 ? malloc((size_t)n * sizeof *buf) : NULL;
         if (!buf || b->n_owned >= (int)(sizeof b->owned / sizeof b->owned[0])) {
+            snprintf(ffn__block_why, sizeof ffn__block_why,
+                     "out of memory for an f32 copy of %s (%lld values, %.1f MiB)",
+                     ffn_tool_esc(t->name), (long long)n, (double)n * 4.0 / (1 << 20));
             free(buf);
             return FFN_STATUS_OUT_OF_MEMORY;
         }
@@ -55,6 +62,7 @@ enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer 
     static const struct ffn_tool_variant none = {false, 0, false};
     const struct ffn_tool_variant *v = variant ? variant : &none;
     memset(b, 0, sizeof *b);
+    ffn__block_why[0] = '\0';
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
     spec.d_model = l->d_model;
@@ -175,14 +183,26 @@ float *ffn_tool_read_f32(ffn_ctx_t ctx, const char *cmd, ffn_safetensors_t st, c
                          const char *name, struct ffn_file_tensor *t_out) {
     struct ffn_file_tensor t;
     if (ffn_safetensors_find(ctx, st, name, &t)) {
-        fprintf(stderr, "%s: %s: no tensor '%s'\n", cmd, path, name);
+        fprintf(stderr, "%s: %s: no tensor '%s'\n", cmd, ffn_tool_esc(path), ffn_tool_esc(name));
+        return NULL;
+    }
+    if (t.dtype != FFN_FILE_DTYPE_F32 && t.dtype != FFN_FILE_DTYPE_BF16 &&
+        t.dtype != FFN_FILE_DTYPE_F16 && t.dtype != FFN_FILE_DTYPE_F64) {
+        fprintf(stderr, "%s: %s: tensor '%s' has dtype %s; values are read from F32, BF16, F16 "
+                "or F64 tensors\n", cmd, ffn_tool_esc(path), ffn_tool_esc(name),
+                ffn_file_dtype_name(t.dtype));
         return NULL;
     }
     const int64_t n = ffn_file_tensor_numel(&t);
     float *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof *buf);
-    if (!buf || ffn_file_tensor_to_f32(ctx, buf, n, &t)) {
-        fprintf(stderr, "%s: %s: cannot read tensor '%s' as f32: %s\n", cmd, path, name,
-                buf ? ffn_ctx_last_error(ctx) : "out of memory");
+    if (!buf) {
+        fprintf(stderr, "%s: %s: out of memory for tensor '%s' as f32 (%lld values)\n", cmd,
+                ffn_tool_esc(path), ffn_tool_esc(name), (long long)n);
+        return NULL;
+    }
+    if (ffn_file_tensor_to_f32(ctx, buf, n, &t)) {
+        fprintf(stderr, "%s: %s: cannot read tensor '%s' as f32: %s\n", cmd, ffn_tool_esc(path),
+                ffn_tool_esc(name), ffn_tool_errmsg(ctx));
         free(buf);
         return NULL;
     }
@@ -217,15 +237,6 @@ int64_t ffn_tool_layer_nonfinite(ffn_ctx_t ctx, const struct ffn_model_layer *l)
     return total;
 }
 
-bool ffn_tool_parse_i64(const char *s, int64_t *out) {
-    if (!s || !*s) return false;
-    char *end;
-    const long long v = strtoll(s, &end, 10);
-    if (*end || v < 0) return false;
-    *out = v;
-    return true;
-}
-
 void ffn_tool_commas(char *buf, size_t cap, int64_t v) {
     char raw[32];
     snprintf(raw, sizeof raw, "%" PRId64, v);
@@ -236,6 +247,10 @@ void ffn_tool_commas(char *buf, size_t cap, int64_t v) {
         buf[k++] = raw[i];
     }
     buf[k] = '\0';
+}
+
+const char *ffn_tool_block_errmsg(ffn_ctx_t ctx) {
+    return ffn__block_why[0] ? ffn__block_why : ffn_tool_errmsg(ctx);
 }
 
 const char *ffn_tool_errmsg(ffn_ctx_t ctx) {

@@ -5,7 +5,13 @@
 
 #include <stdio.h>
 
+#include "args.h"
 #include "ffn.h"
+
+// Ranges of --layer and --expert (the io readers' own limits: 2^16 layers, 2^14 experts);
+// ffn_model_layer then checks them against the model.
+#define FFN_TOOL_MAX_LAYER (INT64_C(1) << 17)
+#define FFN_TOOL_MAX_EXPERT (INT64_C(1) << 14)
 
 // Variations of a layer a block can be built with: what `ffn verify` tries when the forward does
 // not match (the usual converter mistakes).
@@ -36,6 +42,8 @@ enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer 
                                     const struct ffn_tool_variant *variant,
                                     struct ffn_tool_block *b);
 void ffn_tool_block_free(struct ffn_tool_block *b);
+// Why ffn_tool_block_make failed: the library's message, or the tool's own (out of memory).
+const char *ffn_tool_block_errmsg(ffn_ctx_t ctx);
 
 // "gate + up (two tensors)", "fused gate_up [gate | up]", "up only (plain FFN)".
 const char *ffn_tool_layout_name(const struct ffn_model_layer *l);
@@ -44,8 +52,9 @@ void ffn_tool_layer_dtype(const struct ffn_model_layer *l, char *buf, size_t cap
 // "SwiGLU", "GeGLU (tanh)", "GeLU (erf)" ...
 const char *ffn_tool_ffn_name(enum ffn_act act, bool gated);
 
-// Reads a tensor of a safetensors file as f32 (any dtype), allocated with malloc. NULL with a
-// message on stderr (prefixed by `cmd`) when absent or unreadable.
+// Reads a tensor of a safetensors file as f32, allocated with malloc. Only floating-point
+// dtypes are read (F32, BF16, F16, F64): an integer or bool tensor is not a value tensor. NULL
+// with a message on stderr (prefixed by `cmd`) when absent, of another dtype or unreadable.
 float *ffn_tool_read_f32(ffn_ctx_t ctx, const char *cmd, ffn_safetensors_t st, const char *path,
                          const char *name, struct ffn_file_tensor *t_out);
 // Count of non-finite values and the first one's index (-1 when none).
@@ -55,8 +64,6 @@ int64_t ffn_tool_layer_nonfinite(ffn_ctx_t ctx, const struct ffn_model_layer *l)
 
 // The context's last error without the library function's name in front.
 const char *ffn_tool_errmsg(ffn_ctx_t ctx);
-// Parses a non-negative integer option value; false when it is not one.
-bool ffn_tool_parse_i64(const char *s, int64_t *out);
 // Formats a count with thousands separators ("1,234,567").
 void ffn_tool_commas(char *buf, size_t cap, int64_t v);
 

@@ -4,6 +4,8 @@
 // (which compile this file into their executables); never by the library.
 #include "oracle.h"
 
+#include "ulp_metric.h"
+
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -363,137 +365,27 @@ double ffn_oracle_eval(struct ffn_oracle *o, enum ffn_act act, bool deriv, float
     return mpfr_get_d(o->r, MPFR_RNDN);
 }
 
-// --- storage formats ---------------------------------------------------------------------------
+// --- the ulp metric and the bound table: tools/ulp_metric.h (shared with the GPU sweep) ------------
 
-struct ffn__fmt {
-    int prec;         // significand bits, hidden bit included
-    int emin, emax;   // exponents of the smallest and largest normal binades
-    double overflow;  // |v| ≥ overflow rounds to inf: (2 - 2^-prec)·2^emax
-};
-
-static const struct ffn__fmt ffn__fmts[FFN_DTYPE_COUNT] = {
-    [FFN_DTYPE_F32] = {24, -126, 127, 0x1.ffffffp127},
-    [FFN_DTYPE_BF16] = {8, -126, 127, 0x1.ffp127},
-    [FFN_DTYPE_F16] = {11, -14, 15, 65520.0},
-};
-
-// Spacing of dt's values at magnitude m (finite, ≥ 0).
-static double ffn__spacing(double m, enum ffn_dtype dt) {
-    const struct ffn__fmt *f = &ffn__fmts[dt];
-    int e = m > 0 && isfinite(m) ? ilogb(m) : (m > 0 ? f->emax : f->emin);
-    if (e < f->emin) e = f->emin;
-    if (e > f->emax) e = f->emax;
-    return ldexp(1.0, e - (f->prec - 1));
-}
-
-double ffn_round_double(double v, enum ffn_dtype dt) {
-    if (!isfinite(v) || v == 0) return v;
-    const double a = fabs(v);
-    if (a >= ffn__fmts[dt].overflow) return copysign(INFINITY, v);
-    const double q = ffn__spacing(a, dt);
-    return copysign(nearbyint(a / q) * q, v);  // a/q is exact: q is a power of two
-}
+double ffn_round_double(double v, enum ffn_dtype dt) { return ffn_um_round(v, dt); }
 
 bool ffn_near_rounding_boundary(double v, enum ffn_dtype dt, double margin) {
-    if (!isfinite(v) || v == 0) return false;
-    const double a = fabs(v), q = ffn__spacing(a, dt);
-    const double pos = a / q - floor(a / q);  // 0: a value of dt; 0.5: a midpoint
-    if (fabs(pos - 0.5) < margin) return true;
-    return fabs(a - ffn__fmts[dt].overflow) < margin * q;
+    return ffn_um_near_boundary(v, dt, margin);
 }
-
-// --- the ulp metric ------------------------------------------------------------------------------
 
 double ffn_count_ulp(double got, double exact, enum ffn_dtype dt, double scale, bool strict_zero) {
-    if (isnan(exact)) return isnan(got) ? 0.0 : FFN_ULP_HUGE;
-    if (isnan(got)) return FFN_ULP_HUGE;
-    if (isinf(got)) return got == ffn_round_double(exact, dt) ? 0.0 : FFN_ULP_HUGE;
-    if (isinf(exact)) return FFN_ULP_HUGE;
-    // A result that rounds to zero must carry the sign of the exact value (forward ops).
-    if (strict_zero && got == 0 && ffn_round_double(exact, dt) == 0 &&
-        !signbit(got) != !signbit(exact))
-        return FFN_ULP_HUGE;
-    if (got == 0 && exact == 0) return 0.0;
-    const double m = fabs(exact) > scale ? fabs(exact) : scale;
-    return fabs(got - exact) / ffn__spacing(m, dt);
+    return ffn_um_count_ulp(got, exact, dt, scale, strict_zero);
 }
 
-// σ(t) in double, without overflow.
-static double ffn__sig(double t) {
-    if (t >= 0) return 1.0 / (1.0 + exp(-t));
-    const double e = exp(t);
-    return e / (1.0 + e);
-}
-
-// The two terms of act'(x) = t1 + t2 (t2 = 0 where act' is a single term), in double.
-static void ffn__dact_terms(enum ffn_act act, double x, double *t1, double *t2) {
-    *t1 = *t2 = 0;
-    switch (act) {
-    case FFN_ACT_GELU_TANH: {
-        const double t = 2.0 * FFN__SQRT_2_OVER_PI * (x + FFN__GELU_C * x * x * x);
-        const double du2 = 2.0 * FFN__SQRT_2_OVER_PI * (1.0 + 3.0 * FFN__GELU_C * x * x);
-        *t1 = ffn__sig(t);
-        *t2 = x * ffn__sig(t) * ffn__sig(-t) * du2;
-        break;
-    }
-    case FFN_ACT_GELU_ERF:
-        *t1 = 0.5 * erfc(-x / sqrt(2.0));
-        *t2 = x * FFN__INV_SQRT_2PI * exp(-0.5 * x * x);
-        break;
-    case FFN_ACT_SILU:
-    case FFN_ACT_QUICK_GELU: {
-        const double t = act == FFN_ACT_SILU ? x : FFN__QUICK_A * x;
-        *t1 = ffn__sig(t);
-        *t2 = t * ffn__sig(t) * ffn__sig(-t);
-        break;
-    }
-    default: break;
-    }
-    if (isnan(*t2)) *t2 = 0;  // 0·inf at huge |x|, where the term vanishes
-}
-
-double ffn_dact_scale(enum ffn_act act, double x) {
-    if (!isfinite(x)) return 0;
-    double t1, t2;
-    ffn__dact_terms(act, x, &t1, &t2);
-    if (t2 == 0) return 0;  // a single term: the relative measure
-    return fabs(t1) > fabs(t2) ? fabs(t1) : fabs(t2);
-}
+double ffn_dact_scale(enum ffn_act act, double x) { return ffn_um_dact_scale(act, x); }
 
 double ffn_ulp_error(enum ffn_kop op, int out, enum ffn_act act, enum ffn_dtype dt, double got,
                      double exact, float x, float m1, float m2) {
-    switch (op) {
-    case FFN_KOP_ACT_FWD:
-    case FFN_KOP_GLU_FWD: return ffn_count_ulp(got, exact, dt, 0, true);
-    case FFN_KOP_ACT_BWD:
-        return ffn_count_ulp(got, exact, dt, fabs((double)m1) * ffn_dact_scale(act, x), false);
-    case FFN_KOP_GLU_BWD:
-        if (out == 1) return ffn_count_ulp(got, exact, dt, 0, false);  // dup = dh·act(gate)
-        return ffn_count_ulp(got, exact, dt,
-                             fabs((double)m1 * (double)m2) * ffn_dact_scale(act, x), false);
-    default: return FFN_ULP_HUGE;
-    }
+    return ffn_um_ulp_error((int)op, out, act, dt, got, exact, x, m1, m2);
 }
 
-// --- the bound table (docs/numerics.md copies it: change both) ----------------------------------
-// Forward bounds hold for y = act(x) and the gated h = act(gate)·up; backward bounds for dx,
-// dgate (absolute near the derivative's zero, see ffn_ulp_error) and dup.
-static const struct {
-    double fwd;       // FFN_ACCURACY_DEFAULT
-    double fwd_high;  // FFN_ACCURACY_HIGH
-    double bwd;
-} ffn__bounds[FFN_ACT_COUNT] = {
-    [FFN_ACT_GELU_TANH] = {4, 2, 8},  [FFN_ACT_GELU_ERF] = {4, 2, 8},
-    [FFN_ACT_SILU] = {2, 2, 8},       [FFN_ACT_RELU] = {2, 2, 8},
-    [FFN_ACT_SIGMOID] = {2, 2, 8},    [FFN_ACT_IDENTITY] = {2, 2, 8},
-    [FFN_ACT_QUICK_GELU] = {2, 2, 8},
-};
-
 double ffn_ulp_bound(enum ffn_kop op, enum ffn_act act, bool accurate) {
-    if ((unsigned)act >= FFN_ACT_COUNT) return 0;
-    if (op == FFN_KOP_ACT_FWD || op == FFN_KOP_GLU_FWD)
-        return accurate ? ffn__bounds[act].fwd_high : ffn__bounds[act].fwd;
-    return ffn__bounds[act].bwd;
+    return ffn_um_bound((int)op, act, accurate);
 }
 
 // --- input sets ----------------------------------------------------------------------------------
@@ -522,13 +414,13 @@ static float ffn__unkey(uint32_t k) {
 
 double ffn_dact_zero(enum ffn_act act) {
     double lo = -2.0, hi = -0.5, t1, t2;
-    ffn__dact_terms(act, lo, &t1, &t2);
+    ffn_um_dact_terms(act, lo, &t1, &t2);
     if (t2 == 0) return NAN;
     // act'(-2) < 0 < act'(-0.5) for SiLU, both GeLUs and quick-GeLU: bisect.
     for (int i = 0; i < 200 && hi - lo > 0; i++) {
         const double mid = 0.5 * (lo + hi);
         if (mid <= lo || mid >= hi) break;
-        ffn__dact_terms(act, mid, &t1, &t2);
+        ffn_um_dact_terms(act, mid, &t1, &t2);
         if (t1 + t2 < 0)
             lo = mid;
         else
@@ -575,7 +467,7 @@ int64_t ffn_inputs_hard(float *out, int64_t cap) {
         {1e12f, 1e14f, 2048},     {-1e14f, -1e12f, 2048},  // 0.044715x³ overflows f32
         {1e37f, 0x1.fffffep127f, 2048}, {-0x1.fffffep127f, -1e37f, 2048},  // near overflow
     };
-    // The special values of the contract and of the classic bugs.
+    // The special values of the contract and of the two classic WGSL bugs (docs/numerics.md).
     static const float specials[] = {0.0f,    -0.0f,   INFINITY, -INFINITY, NAN,    1000.0f,
                                      -1000.0f, 150.0f, -150.0f,  -88.0f,    -92.0f, -104.0f,
                                      100.0f,  -100.0f, 0x1p-149f, -0x1p-149f};

@@ -54,7 +54,9 @@ double ffn_oracle_eval(struct ffn_oracle *o, enum ffn_act act, bool deriv, float
 
 // --- the ulp metric -----------------------------------------------------------------------------
 // Returned for a wrong NaN, infinity or sign of an exact zero: larger than every bound.
+#ifndef FFN_ULP_HUGE
 #define FFN_ULP_HUGE 1e9
+#endif
 
 // SLEEF-style error of `got` (a value stored in `dt`) against `exact`, in ulps of `dt`:
 // |got - exact| / ulp(max(|exact|, scale)), where ulp(v) is the spacing of `dt` at v (the

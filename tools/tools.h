@@ -3,6 +3,8 @@
 #ifndef FFN_TOOLS_H
 #define FFN_TOOLS_H
 
+#include "ffn.h"
+
 int ffn_cmd_check(int argc, char **argv);        // special values and a quick self-check
 int ffn_cmd_ulp(int argc, char **argv);          // accuracy sweep against MPFR
 int ffn_cmd_bench_act(int argc, char **argv);    // activation kernel benchmark
@@ -12,5 +14,15 @@ int ffn_cmd_info(int argc, char **argv);         // describe a checkpoint's FFNs
 int ffn_cmd_run(int argc, char **argv);          // run one layer's FFN on an input
 int ffn_cmd_verify(int argc, char **argv);       // check against reference outputs/gradients
 int ffn_cmd_convert(int argc, char **argv);      // rewrite FFN weights in another layout/dtype
+int ffn_cmd_shard(int argc, char **argv);        // split FFN weights for tensor-parallel ranks
+int ffn_cmd_bench_tp(int argc, char **argv);     // `bench block --tp P`: TP block benchmark
+
+// The GPU paths of `ffn ulp` and `ffn bench act` (tools/cuda/; stand-ins in tools/backend.c for a
+// build without CUDA, which say so and return 2).
+int ffn_cmd_ulp_cuda(int argc, char **argv);
+int ffn_cmd_bench_act_cuda(int argc, char **argv);
+// Finds `--backend cpu|cuda` (or --backend=...) in argv: 0 with *backend set (CPU when absent),
+// or 2 after a message on stderr for a bad value.
+int ffn_tool_backend(int argc, char **argv, const char *cmd, enum ffn_backend *backend);
 
 #endif  // FFN_TOOLS_H

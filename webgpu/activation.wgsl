@@ -1,13 +1,15 @@
 // activation.wgsl — libffn's WGSL activation kernels: GeLU (tanh and erf), SiLU, ReLU, the gated
-// combines SwiGLU / GeGLU / ReGLU and all their backward passes, for f32 storage (one element per
-// thread), vec4<f32> storage (four per thread) and packed f16 storage (two f16 per u32 word, RNE,
-// no shader-f16 feature needed). activation_f16.wgsl adds array<f16> variants on top of this file.
-// Numerical contract: DESIGN.md and docs/numerics.md ("WebGPU (WGSL)"). Not here: the host code
-// (ffn-webgpu.js) and any matrix multiply. Every kernel: @workgroup_size(256), bounds-checked flat
-// index over a 1-D or 2-D grid (at most 65535 workgroups per dimension).
+// combines SwiGLU / GeGLU / ReGLU and all their backward passes, for f32 storage, vec4<f32> storage
+// and packed f16 storage (two f16 per u32 word, RNE, no shader-f16 feature needed).
+// activation_f16.wgsl adds array<f16> variants on top of this file. Numerical contract:
+// docs/design.md and docs/numerics.md ("WebGPU (WGSL)"); they hold whether or not the GPU
+// compiler contracts a * b + c into an fma and whether or not fma() is fused. Not here: the host
+// code (ffn-webgpu.js) and any matrix multiply. Every kernel: @workgroup_size(256), a
+// grid-stride loop over a 1-D or 2-D grid (at most 65535 workgroups per dimension), several
+// elements per thread.
 
 // =================================================================================================
-// Bind group ABI (group 0). n = number of ELEMENTS in every variant.
+// Bind group ABI (group 0). n = number of ELEMENTS in every variant; n < 2^31.
 //   unary in place   (gelu_inplace ...):   0 x (read_write)             1 params
 //   unary backward   (gelu_backward ...):  0 x  1 dy  (read)  2 dx (read_write)           3 params
 //   gated forward    (swiglu_combine ...): 0 gate  1 up (read)  2 hidden (read_write)     3 params
@@ -15,11 +17,24 @@
 // Variants: name (array<f32>), name_vec4 (array<vec4<f32>>: buffers padded to 16 bytes),
 // name_f16pk (array<u32> of f16 pairs, element 2k in the low half: buffers padded to 4 bytes),
 // name_f16 (array<f16>, activation_f16.wgsl). Outputs never alias inputs (WebGPU forbids it).
+// Any grid of at most 2^32 - 1 threads covers all n elements: thread t handles the units
+// t, t + T, t + 2T, ... (T = threads in the grid; a unit is an element, a vec4 or an f16 pair), so
+// the classic one-thread-per-element grid works too; the host's grid gives each thread 4 units
+// (2 for vec4), whose loads are then all in flight together.
 // =================================================================================================
 
 struct Params { n: u32 }
 
 const WG: u32 = 256u;  // workgroup size of every kernel
+
+// Pipeline-overridable constants, set by the host (ffn-webgpu.js) from a probe dispatch:
+// FFN_FMA_EXACT: fma(a, b, c) is one rounding of a * b + c on this device. Error-free products then
+//   take 2 operations instead of 16; when false (the default, always safe) they use the split form.
+// FFN_F16_CVT: unpack2x16float and pack2x16float are exact and round to nearest even (checked on
+//   every f16 value and on the rounding boundaries around each); when false the conversions work
+//   on the bits.
+override FFN_FMA_EXACT: bool = false;
+override FFN_F16_CVT: bool = false;
 
 @group(0) @binding(0) var<storage, read_write> x_io: array<f32>;
 @group(0) @binding(0) var<storage, read> in0: array<f32>;
@@ -49,10 +64,24 @@ const WG: u32 = 256u;  // workgroup size of every kernel
 @group(0) @binding(3) var<uniform> params3: Params;
 @group(0) @binding(5) var<uniform> params5: Params;
 
+// The probe's counters (entry point ffn_probe only): fma, unpack2x16float, pack2x16float
+// mismatches; [3] is 0 (a value the compiler cannot see).
+@group(0) @binding(0) var<storage, read_write> probe_out: array<atomic<u32>, 4>;
+
+// A zero that the shader compiler cannot prove to be zero: every kernel sets it to n & 2^31 (n <
+// 2^31). opaque(v) = v | ffn_zero keeps a rounded product from being fused into a later
+// addition (contraction would use the exact product there and break error-free transformations).
+var<private> ffn_zero: u32;
+
 // Thread index over a grid of (nwg.x, nwg.y) workgroups: the host splits more than 65535
 // workgroups into rows of nwg.x, so i = gid.x + gid.y * (nwg.x * 256).
 fn flat_id(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return gid.x + gid.y * (nwg.x * WG);
+}
+
+// Threads in the grid (the stride of the grid-stride loop).
+fn grid_threads(nwg: vec3<u32>) -> u32 {
+    return nwg.x * WG * nwg.y;
 }
 
 // =================================================================================================
@@ -152,23 +181,45 @@ fn sc_times2(s: Sc, a: f32, b: f32) -> f32 {
 }
 
 // =================================================================================================
-// Exact products and sums in f32 arithmetic (double-f32). WGSL's fma may be computed unfused, so
-// two_prod splits both factors (Veltkamp, 2^12 + 1) instead of relying on fma.
+// Exact products and sums in f32 arithmetic (double-f32), correct under any compiler: one that
+// contracts a * b + c into an fma, and one whose fma() is two roundings.
+// - The Veltkamp split c = 4097 a, h = c - (c - a) does not survive contraction (c - a fused gives
+//   4096 a exactly, then h = a and l = 0: the "exact" product loses its error term; this was the
+//   GeLU tails' 100-200 ulp on an NVIDIA GPU). hi12 splits on the bits instead: a has 24
+//   significant bits, h keeps the top 12 and l = a - h the rest, exactly, with no product at all.
+// - Every rounded product that an error-free sum or difference later consumes goes through
+//   opaque(), so the compiler cannot fuse it there; products of 12-bit halves are exact, and a
+//   fused exact product rounds the same as an unfused one.
+// - Constants that enter an error-free transformation go through opaque() too: a compiler may
+//   reassociate with constants ((C + b) - C -> b: SwiftShader does), which cancels the error term.
+// - FFN_FMA_EXACT (probed by the host) selects e = fma(a, b, -p) when fma is fused.
 // =================================================================================================
 
-fn split(a: f32) -> vec2<f32> {
-    let c = 4097.0 * a;
-    let h = c - (c - a);
-    return vec2<f32>(h, a - h);
+fn opaque(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) | ffn_zero); }
+
+// fma where its exactness matters (two_prod, the division refinements). One function, so that a
+// test build can substitute an exact software fma on devices whose fma is unfused.
+fn fmx(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }
+
+// The top 12 of the 24 significant bits of a (normal a).
+fn hi12(a: f32) -> f32 { return bitcast<f32>(bitcast<u32>(a) & 0xfffff000u); }
+
+// a * b = p + e exactly (Dekker; |a|, |b| < 2^100, a * b normal): no fma needed.
+fn two_prod_split(a: f32, b: f32) -> vec2<f32> {
+    let p = opaque(a * b);
+    let ah = hi12(a);
+    let al = a - ah;
+    let bh = hi12(b);
+    let bl = b - bh;
+    return vec2<f32>(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
 }
 
-// a * b = p + e exactly (|a|, |b| < 2^100).
 fn two_prod(a: f32, b: f32) -> vec2<f32> {
-    let p = a * b;
-    let sa = split(a);
-    let sb = split(b);
-    let e = ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y;
-    return vec2<f32>(p, e);
+    if (FFN_FMA_EXACT) {
+        let p = opaque(a * b);
+        return vec2<f32>(p, fmx(a, b, -p));
+    }
+    return two_prod_split(a, b);
 }
 
 // a + b = s + e exactly (Knuth).
@@ -176,6 +227,17 @@ fn two_sum(a: f32, b: f32) -> vec2<f32> {
     let s = a + b;
     let bb = s - a;
     return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+}
+
+// a / b to within 0.5 ulp + 2^-40 relative (b normal, result normal): WGSL's division may err by
+// 2.5 ulp, so one correction step, q + (a - q b) / b, with the remainder a - q b exact (fma, or
+// a - p - e from two_prod; a - p is exact since p is within a few ulps of a).
+fn div_rn(a: f32, b: f32) -> f32 {
+    let r = 1.0 / b;
+    let q = opaque(a * r);
+    if (FFN_FMA_EXACT) { return fma(fmx(-q, b, a), r, q); }
+    let p = two_prod_split(q, b);
+    return fma((a - p.x) - p.y, r, q);
 }
 
 // =================================================================================================
@@ -218,9 +280,9 @@ fn sig_scale(v: Sc, th: f32, tl: f32) -> Sc {
     let en = exp_sc(-th, -tl);  // e^-t = en.m * 2^en.e
     if (en.e <= SIG_SCALED_K) {
         let den = 1.0 + sc_to_f32(en);  // in [1, 2^63]; a flushed tiny e^-t only drops < 2^-126
-        return sc_norm(v.m / den, v.e);
+        return sc_norm(div_rn(v.m, den), v.e);
     }
-    return sc_norm(v.m / en.m, v.e - en.e);
+    return sc_norm(div_rn(v.m, en.m), v.e - en.e);
 }
 
 // act'(x) = s (1 + x w s~) for act(x) = x sigma(t(x)), s = sigma(t), s~ = sigma(-t) = 1 - s,
@@ -232,11 +294,11 @@ fn dsig_scale(x: f32, w: f32, th: f32, tl: f32) -> Sc {
     if (en.e <= SIG_SCALED_K) {
         let ef = sc_to_f32(en);
         let den = 1.0 + ef;
-        let sc = ef / den;
-        return sc_from((1.0 + (x * w) * sc) / den);
+        let sc = div_rn(ef, den);
+        return sc_from(div_rn(1.0 + (x * w) * sc, den));
     }
     // s~ = 1 - 2^-62 relative: act'(x) = (1 + x w) e^t
-    return sc_norm((1.0 + x * w) / en.m, -en.e);
+    return sc_norm(div_rn(1.0 + x * w, en.m), -en.e);
 }
 
 // =================================================================================================
@@ -267,9 +329,9 @@ fn gelu_t(x: f32) -> vec2<f32> {
     let x2 = two_prod(x, x);
     let x3 = two_prod(x2.x, x);
     let x3l = x2.y * x + x3.y;
-    let a = two_prod(K_HI, x);
+    let a = two_prod(opaque(K_HI), x);
     let al = K_LO * x + a.y;
-    let b = two_prod(M_HI, x3.x);
+    let b = two_prod(opaque(M_HI), x3.x);
     let bl = M_HI * x3l + (M_LO * x3.x + b.y);
     let s = two_sum(a.x, b.x);
     let lo = s.y + (al + bl);
@@ -325,7 +387,7 @@ fn erfc_small(ah: f32, al: f32) -> f32 {
                 + z * (-0.005770270247012377 + z * (-2.3763017452438362e-05))));
         let q = 1.0 + z * (0.39791721105575562 + z * (0.065022252500057220 + z * (0.0050813062116503716
                 + z * (0.00013249473704490811 + z * (-3.9602282413397916e-06)))));
-        let y = p / q;  // erf(a) = a + a y
+        let y = div_rn(p, q);  // erf(a) = a + a y
         if (ah < 0.25) {
             r = 1.0 - (ah + ah * y);
         } else {
@@ -338,7 +400,7 @@ fn erfc_small(ah: f32, al: f32) -> f32 {
                 + s * (-0.0021663755178451538))))));
         let q = 1.0 + s * (0.10642088204622269 + s * (0.54039794206619263 + s * (0.071828655898571014
                 + s * (0.12617121636867523 + s * (0.013637083582580090 + s * 0.011984500102698803)))));
-        return (1.0 - ERX) - p / q;
+        return (1.0 - ERX) - div_rn(p, q);
     }
     // first-order correction for the low part of a: erfc'(a) = -2/sqrt(pi) e^-a^2
     return r - al * (TWO_OVER_SQRTPI * exp(-(ah * ah)));
@@ -354,7 +416,7 @@ fn erfc_rs(a: f32) -> f32 {
         let q = 1.0 + s * (19.651271820068359 + s * (137.65776062011719 + s * (434.56588745117188
                 + s * (645.38726806640625 + s * (429.00814819335938 + s * (108.63500213623047
                 + s * (6.5702495574951172 + s * (-0.060424413532018661))))))));
-        return r / q;
+        return div_rn(r, q);
     }
     let r = -0.0098649431020021439 + s * (-0.79928326606750488 + s * (-17.757955551147461
             + s * (-160.63638305664062 + s * (-637.56646728515625 + s * (-1025.0950927734375
@@ -362,13 +424,13 @@ fn erfc_rs(a: f32) -> f32 {
     let q = 1.0 + s * (30.338060379028320 + s * (325.79251098632812 + s * (1536.7296142578125
             + s * (3199.8581542968750 + s * (2553.0502929687500 + s * (474.52853393554688
             + s * (-22.440952301025391)))))));
-    return r / q;
+    return div_rn(r, q);
 }
 
 // a = |x| / sqrt2 as (ah, al).
 fn erf_arg(x: f32) -> vec2<f32> {
     let ax = abs(x);
-    let p = two_prod(ax, INV_SQRT2_HI);
+    let p = two_prod(ax, opaque(INV_SQRT2_HI));
     let lo = p.y + ax * INV_SQRT2_LO;
     let h = p.x + lo;
     return vec2<f32>(h, lo - (h - p.x));
@@ -383,7 +445,7 @@ fn neg_half_sq(x: f32) -> vec2<f32> {
 // T = e^(-x^2/2 - 0.5625 - ln2/2 + R/S(1/a^2)) for a = |x|/sqrt2 >= 1.25.
 fn erf_tail_sc(x: f32, ah: f32) -> Sc {
     let h = neg_half_sq(x);
-    let c = two_sum(ERFC_C_HI, erfc_rs(ah));
+    let c = two_sum(opaque(ERFC_C_HI), erfc_rs(ah));
     let s = two_sum(h.x, c.x);
     return exp_sc(s.x, s.y + (c.y + (ERFC_C_LO + h.y)));
 }
@@ -394,7 +456,7 @@ fn erf_phi(x: f32, a: vec2<f32>) -> f32 {
         let e = erfc_small(a.x, a.y);
         return select(1.0 - 0.5 * e, 0.5 * e, x < 0.0);
     }
-    return 1.0 - sc_to_f32(erf_tail_sc(x, a.x)) / x;  // T / x = erfc(a) / 2
+    return 1.0 - div_rn(sc_to_f32(erf_tail_sc(x, a.x)), x);  // T / x = erfc(a) / 2
 }
 
 fn gelu_erf_sc(x: f32) -> Sc {
@@ -419,7 +481,7 @@ fn gelu_erf_dsc(x: f32) -> Sc {
     }
     // x <= -1.7678: Phi(x) + x phi(x) = e^(-x^2/2) (e^(R/S - 0.5625) / (2a) + x / sqrt(2pi))
     let e1 = sc_to_f32(exp_sc(erfc_rs(a.x) - 0.5625, 0.0));
-    let b = (0.5 * e1) / a.x + x * INV_SQRT_2PI;
+    let b = div_rn(0.5 * e1, a.x) + x * INV_SQRT_2PI;
     return sc_mul(g, sc_from(b));
 }
 
@@ -530,525 +592,2461 @@ fn pack_tail(lo: f32, hi: f32, old: u32, full: bool) -> u32 {
     return select((old & 0xffff0000u) | f32_to_f16(lo), pack16(lo, hi), full);
 }
 
+// f16 pairs <-> f32: the builtins where the probe found them exact (FFN_F16_CVT), else the bits.
+fn unpack_h2(w: u32) -> vec2<f32> {
+    if (FFN_F16_CVT) { return unpack2x16float(w); }
+    return vec2<f32>(lo16(w), hi16(w));
+}
+fn pack_h2(lo: f32, hi: f32) -> u32 {
+    if (FFN_F16_CVT) { return pack2x16float(vec2<f32>(lo, hi)); }
+    return pack16(lo, hi);
+}
+
 // =================================================================================================
-// Kernels, f32: one element per thread.
+// Fast paths, four lanes at a time, for the common inputs: x in a range where every intermediate
+// is a normal float, and products that are normal floats. They flag each lane they cannot do
+// (special values, tails, huge or tiny multipliers, results that under- or overflow); the kernels
+// recompute those lanes with the general functions above, one at a time. Two accuracy levels:
+// - f32 storage ("_f4", "_d4", "_g4"): own exp, double-f32 arguments, refined divisions; within the
+//   f32 bounds of docs/numerics.md;
+// - f16 storage ("_lp"): relative error below 2^-14 before the result is rounded to f16, so the f16
+//   result stays within 1 ulp of the reference; builtin exp2 (3 + 2|x| ulp at |x| <= 116:
+//   < 2^-15) and division (2.5 ulp). Results of 65500 or more take the general path, where the
+//   rounding to f16 may overflow.
 // =================================================================================================
+
+alias V4 = vec4<f32>;
+alias U4 = vec4<u32>;
+alias B4 = vec4<bool>;
+struct R4 { y: V4, ok: B4 }            // y = act(x) * v or act'(x) * a * b; ok: y is right
+struct R42 { y: V4, z: V4, ok: B4 }    // gated backward: y = dgate, z = dup
+struct DF4 { hi: V4, lo: V4 }          // double-f32, hi + lo
+
+const ONE4: V4 = V4(1.0);
+const ZERO4: V4 = V4(0.0);
+
+// 2^-126 <= |x| < lim (false for 0, subnormals, inf and NaN), on the bits.
+fn in_range4(x: V4, lim: f32) -> B4 {
+    return ((bitcast<U4>(x) & U4(ABS_MASK)) - U4(0x00800000u)) < U4(bitcast<u32>(lim) - 0x00800000u);
+}
+// x is a normal float (not 0, subnormal, inf or NaN).
+fn normal4(x: V4) -> B4 {
+    return ((bitcast<U4>(x) & U4(ABS_MASK)) - U4(0x00800000u)) < U4(0x7f000000u);
+}
+// y is normal and below 65500 in magnitude (its rounding to f16 cannot overflow).
+fn f16ok4(y: V4) -> B4 { return normal4(y) & (abs(y) < V4(65500.0)); }
+// +0 or -0 with the signs of v.
+fn sign0_4(v: V4) -> V4 { return bitcast<V4>(bitcast<U4>(v) & U4(SIGN_MASK)); }
+
+fn opaque4(v: V4) -> V4 { return bitcast<V4>(bitcast<U4>(v) | U4(ffn_zero)); }
+fn c4(v: f32) -> V4 { return opaque4(V4(v)); }  // a constant the compiler cannot fold
+fn fmx4(a: V4, b: V4, c: V4) -> V4 { return fma(a, b, c); }
+fn hi12_4(a: V4) -> V4 { return bitcast<V4>(bitcast<U4>(a) & U4(0xfffff000u)); }
+
+fn two_prod4(a: V4, b: V4) -> DF4 {
+    let p = opaque4(a * b);
+    if (FFN_FMA_EXACT) { return DF4(p, fmx4(a, b, -p)); }
+    let ah = hi12_4(a);
+    let al = a - ah;
+    let bh = hi12_4(b);
+    let bl = b - bh;
+    return DF4(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+}
+fn two_sum4(a: V4, b: V4) -> DF4 {
+    let s = a + b;
+    let bb = s - a;
+    return DF4(s, (a - (s - bb)) + (b - bb));
+}
+// a + b = s + e exactly when |a| >= |b| (Dekker).
+fn fast_two_sum4(a: V4, b: V4) -> DF4 {
+    let s = a + b;
+    return DF4(s, b - (s - a));
+}
+// 1 / d and a / d to within 0.5 ulp + 2^-40 (see div_rn).
+fn rcp_acc4(d: V4) -> V4 {
+    let r = 1.0 / d;
+    if (FFN_FMA_EXACT) { return fma(fmx4(-r, d, ONE4), r, r); }
+    let p = two_prod4(r, d);
+    return fma((1.0 - p.hi) - p.lo, r, r);
+}
+fn div_acc4(a: V4, d: V4) -> V4 {
+    let r = 1.0 / d;
+    let q = opaque4(a * r);
+    if (FFN_FMA_EXACT) { return fma(fmx4(-q, d, a), r, q); }
+    let p = two_prod4(q, d);
+    return fma((a - p.hi) - p.lo, r, q);
+}
+
+// e^(th + tl) for -87 <= th <= 87 (a normal result), |tl| <= 2^-20 |th|: n = round(th / ln 2) by
+// the 1.5 * 2^23 shifter (its low bits hold n, so 2^n comes from integer arithmetic), r = th - n
+// ln 2 (n LN2_HI exact, th - n LN2_HI exact by Sterbenz), e^r by its Taylor polynomial to degree 7
+// (|r| <= 0.347: truncation 2^-27). Max error 1.0 ulp (C model of this code over [-87, 87]).
+const EXP_SHIFTER: f32 = 12582912.0;
+fn exp_acc4(th: V4, tl: V4) -> V4 {
+    let shifter = c4(EXP_SHIFTER);  // (th L + S) - S must not fold to th L
+    let k = fma(th, V4(LOG2E), shifter);
+    let n = k - shifter;
+    let r = fma(-n, V4(LN2_LO), fma(-n, V4(LN2_HI), th)) + tl;
+    var p = V4(1.9841270113829523e-04);
+    p = fma(p, r, V4(1.3888889225199819e-03));
+    p = fma(p, r, V4(8.333333767950535e-03));
+    p = fma(p, r, V4(4.16666679084301e-02));
+    p = fma(p, r, V4(1.666666716337204e-01));
+    p = fma(p, r, V4(0.5));
+    let q = fma(p, r * r, r) + 1.0;
+    return q * bitcast<V4>((bitcast<U4>(k) + 127u) << U4(23u));  // q * 2^n
+}
+
+// Lane j of v, and v with lane j replaced (j >= 4: v unchanged).
+fn lane4(v: V4, j: u32) -> f32 { return select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u); }
+fn lane8(a: V4, b: V4, j: u32) -> f32 { return lane4(select(a, b, j >= 4u), j & 3u); }
+fn with_lane4(v: V4, j: u32, r: f32) -> V4 { return select(v, V4(r), U4(j) == U4(0u, 1u, 2u, 3u)); }
+// Bit l set for every lane l where b is true.
+fn bits4(b: B4) -> u32 { return select(0u, 1u, b.x) | select(0u, 2u, b.y) | select(0u, 4u, b.z) | select(0u, 8u, b.w); }
+
+// Units of a thread: u0 and u0 + k T (T the grid's threads, at most nu), k < 4 (or 2); ok: below nu.
+// No overflow: u0 < nu < 2^31 and T <= nu.
+struct Units4 { i: U4, ok: B4, next: u32 }
+fn units4(u0: u32, st: u32, nu: u32) -> Units4 {
+    let i1 = u0 + st;
+    let i2 = min(i1, nu) + st;
+    let i3 = min(i2, nu) + st;
+    return Units4(U4(u0, i1, i2, i3), U4(u0, i1, i2, i3) < U4(nu), min(i3, nu) + st);
+}
+struct Units2 { i: vec2<u32>, ok: vec2<bool>, next: u32 }
+fn units2(u0: u32, st: u32, nu: u32) -> Units2 {
+    let i1 = u0 + st;
+    return Units2(vec2<u32>(u0, i1), vec2<u32>(u0, i1) < vec2<u32>(nu), min(i1, nu) + st);
+}
+// Lanes (elements) below n of a vec4 unit i, and of the f16 pairs i.x, i.y (lanes lo, hi, lo, hi).
+fn vec4_lanes(i: u32, ok: bool, n: u32) -> B4 { return (U4(4u * i) + U4(0u, 1u, 2u, 3u) < U4(n)) & B4(ok); }
+fn pair_lanes(i: vec2<u32>, ok: vec2<bool>, n: u32) -> B4 {
+    return (U4(2u * i.x, 2u * i.x + 1u, 2u * i.y, 2u * i.y + 1u) < U4(n)) & B4(ok.x, ok.x, ok.y, ok.y);
+}
+
+// --- SiLU ------------------------------------------------------------------------------------------
+// silu(x) = x / (1 + e^-x); silu'(x) = s (1 + x e^-x s), s = 1 / (1 + e^-x). |x| < 80: e^-x and
+// every result normal. Max error (C model): 2.24 ulp forward (so at most 2 ulp from the correctly
+// rounded value), 3.65 backward.
+const SILU_FAST: f32 = 80.0;
+
+fn silu_f4(x: V4, v: V4) -> R4 {
+    let ok = in_range4(x, SILU_FAST);
+    let xs = select(ONE4, x, ok);
+    let e = exp_acc4(-xs, ZERO4);
+    let y = div_acc4(xs, 1.0 + e) * v;
+    return R4(y, ok & normal4(y));
+}
+fn silu_d4(x: V4, a: V4, b: V4) -> R4 {
+    let ok = in_range4(x, SILU_FAST);
+    let xs = select(ONE4, x, ok);
+    let e = exp_acc4(-xs, ZERO4);
+    let s = rcp_acc4(1.0 + e);
+    let m = a * b;
+    let y = (fma(xs, e * s, ONE4) * s) * m;
+    return R4(y, ok & normal4(m) & normal4(y));
+}
+fn silu_g4(g: V4, u: V4, dh: V4) -> R42 {
+    let ok = in_range4(g, SILU_FAST);
+    let xs = select(ONE4, g, ok);
+    let e = exp_acc4(-xs, ZERO4);
+    let s = rcp_acc4(1.0 + e);
+    let m = dh * u;
+    let dg = (fma(xs, e * s, ONE4) * s) * m;
+    let du = (xs * s) * dh;
+    return R42(dg, du, ok & normal4(m) & normal4(dg) & normal4(du));
+}
+fn silu_f4_lp(x: V4, v: V4) -> R4 {
+    let ok = in_range4(x, SILU_FAST);
+    let xs = select(ONE4, x, ok);
+    let e = exp2(xs * -LOG2E);
+    let y = xs / (1.0 + e) * v;
+    return R4(y, ok & f16ok4(y));
+}
+fn silu_d4_lp(x: V4, a: V4, b: V4) -> R4 {
+    let ok = in_range4(x, SILU_FAST);
+    let xs = select(ONE4, x, ok);
+    let e = exp2(xs * -LOG2E);
+    let s = 1.0 / (1.0 + e);
+    let m = a * b;
+    let y = (fma(xs, e * s, ONE4) * s) * m;
+    return R4(y, ok & normal4(m) & f16ok4(y));
+}
+fn silu_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
+    let ok = in_range4(g, SILU_FAST);
+    let xs = select(ONE4, g, ok);
+    let e = exp2(xs * -LOG2E);
+    let s = 1.0 / (1.0 + e);
+    let m = dh * u;
+    let dg = (fma(xs, e * s, ONE4) * s) * m;
+    let du = (xs * s) * dh;
+    return R42(dg, du, ok & normal4(m) & f16ok4(dg) & f16ok4(du));
+}
+
+// --- GeLU, tanh form ---------------------------------------------------------------------------------
+// gelu(x) = x / (1 + e^-t), t = x (K + M x^2) in double-f32; gelu'(x) = s (1 + x t' e^-t s),
+// t' = K (1 + 3 * 0.044715 x^2). |x| < 9: |t| < 67. Max error (C model): 2.35 ulp forward, 5.8
+// backward.
+const GELU_FAST: f32 = 9.0;
+
+// t = K x + M x^3 = x (K + M x^2) as hi + lo: g = K + M x^2 in double-f32 (error below 2^-44
+// relative), then x g.
+fn gelu_t4(x: V4) -> DF4 {
+    let x2 = two_prod4(x, x);
+    let m = two_prod4(c4(M_HI), x2.hi);
+    let g = two_sum4(c4(K_HI), m.hi);
+    let gl = g.lo + (m.lo + fma(V4(M_HI), x2.lo, fma(V4(M_LO), x2.hi, V4(K_LO))));
+    let t = two_prod4(x, g.hi);
+    return DF4(t.hi, fma(x, gl, t.lo));
+}
+fn gelu_tanh_f4(x: V4, v: V4) -> R4 {
+    let ok = in_range4(x, GELU_FAST);
+    let xs = select(ONE4, x, ok);
+    let t = gelu_t4(xs);
+    let e = exp_acc4(-t.hi, -t.lo);
+    let y = div_acc4(xs, 1.0 + e) * v;
+    return R4(y, ok & normal4(y));
+}
+fn gelu_tanh_dsig4(xs: V4, e: V4, s: V4) -> V4 {
+    let w = K_HI * fma(V4(GELU_C3), xs * xs, ONE4);
+    return fma(xs * w, e * s, ONE4) * s;
+}
+fn gelu_tanh_d4(x: V4, a: V4, b: V4) -> R4 {
+    let ok = in_range4(x, GELU_FAST);
+    let xs = select(ONE4, x, ok);
+    let t = gelu_t4(xs);
+    let e = exp_acc4(-t.hi, -t.lo);
+    let s = rcp_acc4(1.0 + e);
+    let m = a * b;
+    let y = gelu_tanh_dsig4(xs, e, s) * m;
+    return R4(y, ok & normal4(m) & normal4(y));
+}
+fn gelu_tanh_g4(g: V4, u: V4, dh: V4) -> R42 {
+    let ok = in_range4(g, GELU_FAST);
+    let xs = select(ONE4, g, ok);
+    let t = gelu_t4(xs);
+    let e = exp_acc4(-t.hi, -t.lo);
+    let s = rcp_acc4(1.0 + e);
+    let m = dh * u;
+    let dg = gelu_tanh_dsig4(xs, e, s) * m;
+    let du = (xs * s) * dh;
+    return R42(dg, du, ok & normal4(m) & normal4(dg) & normal4(du));
+}
+// t in plain f32: relative error 3 2^-24, so |t| 2^-22 < 2^-16 absolute.
+fn gelu_tanh_e4_lp(xs: V4) -> V4 {
+    let t = xs * fma(V4(M_HI), xs * xs, V4(K_HI));
+    return exp2(t * -LOG2E);
+}
+fn gelu_tanh_f4_lp(x: V4, v: V4) -> R4 {
+    let ok = in_range4(x, GELU_FAST);
+    let xs = select(ONE4, x, ok);
+    let y = xs / (1.0 + gelu_tanh_e4_lp(xs)) * v;
+    return R4(y, ok & f16ok4(y));
+}
+fn gelu_tanh_d4_lp(x: V4, a: V4, b: V4) -> R4 {
+    let ok = in_range4(x, GELU_FAST);
+    let xs = select(ONE4, x, ok);
+    let e = gelu_tanh_e4_lp(xs);
+    let s = 1.0 / (1.0 + e);
+    let m = a * b;
+    let y = gelu_tanh_dsig4(xs, e, s) * m;
+    return R4(y, ok & normal4(m) & f16ok4(y));
+}
+fn gelu_tanh_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
+    let ok = in_range4(g, GELU_FAST);
+    let xs = select(ONE4, g, ok);
+    let e = gelu_tanh_e4_lp(xs);
+    let s = 1.0 / (1.0 + e);
+    let m = dh * u;
+    let dg = gelu_tanh_dsig4(xs, e, s) * m;
+    let du = (xs * s) * dh;
+    return R42(dg, du, ok & normal4(m) & f16ok4(dg) & f16ok4(du));
+}
+
+// --- GeLU, erf form ----------------------------------------------------------------------------------
+// gelu(x) = x Phi(x), gelu'(x) = Phi(x) + x phi(x), phi(x) = e^(-x^2/2) / sqrt(2 pi); |x| < 9,
+// a = |x| / sqrt 2, branch-free (both forms computed, one selected per lane):
+// - |x| < 1/sqrt2 (a < 1/2): Phi(x) = 1/2 + x P(x^2), gelu'(x) = 1/2 + x D(x^2), P and D
+//   polynomials of degree 5 (relative error 2^-25; 1/2 + x P never cancels by more than 2x);
+// - otherwise, with erfc(a) = e^(-a^2 + g(a)) / a, g(a) = ln(a erfcx(a)) in [-1.2, -0.57]:
+//   T = x erfc(a) / 2 (x > 0) = e^(-x^2/2 + g(a) - ln2/2), a single exp of a double-f32 argument
+//   (g's error of 2^-25.7 is absolute there, so relative in T); gelu = -T (x < 0), x - T (x > 0).
+//   Backward: gelu' = [x > 0] + E (x / sqrt(2 pi) - W(a) / (sqrt2 x)), E = e^(-x^2/2), W = a
+//   erfcx(a) (relative error 2^-26.6).
+// g and W are polynomials in y = (a - K) / (a + K) (K = 0.7 and 1.5), fitted here (weighted least
+// squares on Chebyshev nodes, coefficients rounded to f32 one at a time and the rest refitted).
+// Max error (C model): 1.83 ulp forward, 4.06 backward (absolute near gelu's zero at x = -0.752).
+const ERF_FAST: f32 = 9.0;
+const ERF_SMALL: f32 = 0.70710678118654752;
+const LN2H_HI: f32 = -0.3465735912322998;        // -ln2/2, split
+const LN2H_LO: f32 = 9.523271060629668e-10;
+
+fn erf_p4(u: V4) -> V4 {  // (Phi(x) - 1/2) / x, u = x^2 in [0, 1/2]
+    var p = V4(-4.132294998271391e-05);
+    p = fma(p, u, V4(1.6019826580304652e-04));
+    p = fma(p, u, V4(-1.2099326122552156e-03));
+    p = fma(p, u, V4(9.978542104363441e-03));
+    p = fma(p, u, V4(-6.649082899093628e-02));
+    return fma(p, u, V4(0.3989422917366028));
+}
+fn erf_d4(u: V4) -> V4 {  // (gelu'(x) - 1/2) / x
+    var p = V4(-1.6248328029178083e-04);
+    p = fma(p, u, V4(1.2334393104538321e-03));
+    p = fma(p, u, V4(-9.540385566651821e-03));
+    p = fma(p, u, V4(5.985080078244209e-02));
+    p = fma(p, u, V4(-0.2659623920917511));
+    return fma(p, u, V4(0.7978845834732056));
+}
+fn erf_g4(y: V4) -> V4 {  // ln(a erfcx(a)), y = (a - 0.7) / (a + 0.7), a in [1/2, 6.37]
+    var p = V4(-0.02487499825656414);
+    p = fma(p, y, V4(0.06212159991264343));
+    p = fma(p, y, V4(-0.09531736373901367));
+    p = fma(p, y, V4(0.14575958251953125));
+    p = fma(p, y, V4(-0.1544218361377716));
+    p = fma(p, y, V4(0.20452767610549927));
+    p = fma(p, y, V4(-0.2719314992427826));
+    p = fma(p, y, V4(0.2557784914970398));
+    p = fma(p, y, V4(-0.6511468291282654));
+    p = fma(p, y, V4(0.9563116431236267));
+    return fma(p, y, V4(-0.9992614388465881));
+}
+fn erf_w4(y: V4) -> V4 {  // a erfcx(a), y = (a - 1.5) / (a + 1.5), a in [1/2, 6.37]
+    var p = V4(1.274055684916675e-03);
+    p = fma(p, y, V4(6.894783000461757e-04));
+    p = fma(p, y, V4(-5.137839820235968e-03));
+    p = fma(p, y, V4(-8.830596692860126e-03));
+    p = fma(p, y, V4(1.9826006144285202e-02));
+    p = fma(p, y, V4(6.169810891151428e-02));
+    p = fma(p, y, V4(-0.21611420810222626));
+    p = fma(p, y, V4(0.22845305502414703));
+    return fma(p, y, V4(0.48237812519073486));
+}
+// Lower-degree fits for f16 storage (relative 2^-22.8, 2^-20.4; absolute 2^-17.6; relative 2^-16.8).
+fn erf_p4_lp(u: V4) -> V4 {
+    return fma(fma(fma(V4(-1.0780850425362587e-03), u, V4(9.940038435161114e-03)), u,
+               V4(-6.648707389831543e-02)), u, V4(0.398942232131958));
+}
+fn erf_d4_lp(u: V4) -> V4 {
+    return fma(fma(fma(V4(-8.40796995908022e-03), u, V4(5.950259789824486e-02)), u,
+               V4(-0.2659270763397217)), u, V4(0.7978839874267578));
+}
+fn erf_g4_lp(y: V4) -> V4 {
+    var p = V4(0.11907080560922623);
+    p = fma(p, y, V4(-0.2528630495071411));
+    p = fma(p, y, V4(0.25656628608703613));
+    p = fma(p, y, V4(-0.6518852710723877));
+    p = fma(p, y, V4(0.9563370943069458));
+    return fma(p, y, V4(-0.9992576837539673));
+}
+fn erf_w4_lp(y: V4) -> V4 {
+    var p = V4(-9.565964341163635e-03);
+    p = fma(p, y, V4(1.7764432355761528e-02));
+    p = fma(p, y, V4(6.195629388093948e-02));
+    p = fma(p, y, V4(-0.21588517725467682));
+    p = fma(p, y, V4(0.22843904793262482));
+    return fma(p, y, V4(0.48237407207489014));
+}
+
+fn gelu_erf_f4(x: V4, v: V4) -> R4 {
+    let ok = in_range4(x, ERF_FAST);
+    let xs = select(ONE4, x, ok);
+    let z = abs(xs);
+    let gs = xs * fma(xs, erf_p4(xs * xs), V4(0.5));
+    let a = z * INV_SQRT2_HI;
+    let gp = erf_g4(div_acc4(a - 0.7, a + 0.7));
+    let x2 = two_prod4(xs, xs);
+    let c = fast_two_sum4(gp, c4(LN2H_HI));  // |gp| >= 0.57 > ln2/2
+    let s = two_sum4(-0.5 * x2.hi, c.hi);
+    let t = exp_acc4(s.hi, s.lo + (-0.5 * x2.lo + (c.lo + LN2H_LO)));
+    let gt = select(xs - t, -t, xs < ZERO4);
+    let y = select(gt, gs, z < V4(ERF_SMALL)) * v;
+    return R4(y, ok & normal4(y));
+}
+// gelu' on the tail: [x > 0] + E (x / sqrt(2 pi) - W / (sqrt2 x)).
+fn gelu_erf_dtail4(xs: V4, e: V4, w: V4) -> V4 {
+    return fma(e, fma(xs, V4(INV_SQRT_2PI), -div_acc4(w * INV_SQRT2_HI, xs)), select(ZERO4, ONE4, xs > ZERO4));
+}
+fn gelu_erf_d4(x: V4, a: V4, b: V4) -> R4 {
+    let ok = in_range4(x, ERF_FAST);
+    let xs = select(ONE4, x, ok);
+    let z = abs(xs);
+    let ds = fma(xs, erf_d4(xs * xs), V4(0.5));
+    let x2 = two_prod4(xs, xs);
+    let e = exp_acc4(-0.5 * x2.hi, -0.5 * x2.lo);
+    let aa = z * INV_SQRT2_HI;
+    let w = erf_w4(div_acc4(aa - 1.5, aa + 1.5));
+    let m = a * b;
+    let y = select(gelu_erf_dtail4(xs, e, w), ds, z < V4(ERF_SMALL)) * m;
+    return R4(y, ok & normal4(m) & normal4(y));
+}
+fn gelu_erf_g4(g: V4, u: V4, dh: V4) -> R42 {
+    let ok = in_range4(g, ERF_FAST);
+    let xs = select(ONE4, g, ok);
+    let z = abs(xs);
+    let u2 = xs * xs;
+    let ds = fma(xs, erf_d4(u2), V4(0.5));
+    let gs = xs * fma(xs, erf_p4(u2), V4(0.5));
+    let x2 = two_prod4(xs, xs);
+    let e = exp_acc4(-0.5 * x2.hi, -0.5 * x2.lo);
+    let aa = z * INV_SQRT2_HI;
+    let w = erf_w4(div_acc4(aa - 1.5, aa + 1.5));
+    let t = (e * w) * INV_SQRT2_HI;  // x erfc(a) / 2 for x > 0
+    let small = z < V4(ERF_SMALL);
+    let m = dh * u;
+    let dg = select(gelu_erf_dtail4(xs, e, w), ds, small) * m;
+    let du = select(select(xs - t, -t, xs < ZERO4), gs, small) * dh;
+    return R42(dg, du, ok & normal4(m) & normal4(dg) & normal4(du));
+}
+fn gelu_erf_f4_lp(x: V4, v: V4) -> R4 {
+    let ok = in_range4(x, ERF_FAST);
+    let xs = select(ONE4, x, ok);
+    let z = abs(xs);
+    let gs = xs * fma(xs, erf_p4_lp(xs * xs), V4(0.5));
+    let a = z * INV_SQRT2_HI;
+    let gp = erf_g4_lp((a - 0.7) / (a + 0.7));
+    let t = exp2((fma(-0.5 * xs, xs, gp) + LN2H_HI) * LOG2E);
+    let y = select(select(xs - t, -t, xs < ZERO4), gs, z < V4(ERF_SMALL)) * v;
+    return R4(y, ok & f16ok4(y));
+}
+fn gelu_erf_e4_lp(xs: V4) -> V4 { return exp2((-0.5 * xs) * xs * LOG2E); }
+fn gelu_erf_w4_lp(z: V4) -> V4 {
+    let a = z * INV_SQRT2_HI;
+    return erf_w4_lp((a - 1.5) / (a + 1.5));
+}
+fn gelu_erf_dtail4_lp(xs: V4, e: V4, w: V4) -> V4 {
+    return fma(e, fma(xs, V4(INV_SQRT_2PI), -(w * INV_SQRT2_HI) / xs), select(ZERO4, ONE4, xs > ZERO4));
+}
+fn gelu_erf_d4_lp(x: V4, a: V4, b: V4) -> R4 {
+    let ok = in_range4(x, ERF_FAST);
+    let xs = select(ONE4, x, ok);
+    let z = abs(xs);
+    let ds = fma(xs, erf_d4_lp(xs * xs), V4(0.5));
+    let dt = gelu_erf_dtail4_lp(xs, gelu_erf_e4_lp(xs), gelu_erf_w4_lp(z));
+    let m = a * b;
+    let y = select(dt, ds, z < V4(ERF_SMALL)) * m;
+    return R4(y, ok & normal4(m) & f16ok4(y));
+}
+fn gelu_erf_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
+    let ok = in_range4(g, ERF_FAST);
+    let xs = select(ONE4, g, ok);
+    let z = abs(xs);
+    let u2 = xs * xs;
+    let e = gelu_erf_e4_lp(xs);
+    let w = gelu_erf_w4_lp(z);
+    let t = (e * w) * INV_SQRT2_HI;
+    let small = z < V4(ERF_SMALL);
+    let m = dh * u;
+    let dg = select(gelu_erf_dtail4_lp(xs, e, w), fma(xs, erf_d4_lp(u2), V4(0.5)), small) * m;
+    let du = select(select(xs - t, -t, xs < ZERO4), xs * fma(xs, erf_p4_lp(u2), V4(0.5)), small) * dh;
+    return R42(dg, du, ok & normal4(m) & f16ok4(dg) & f16ok4(du));
+}
+
+// --- ReLU --------------------------------------------------------------------------------------------
+// relu(x) v = x v (x > 0), +0 * v (x < 0): a zero with v's sign; relu'(x) a b = a b or +0 a b.
+// Exact (one rounding), so one set serves both accuracy levels.
+fn relu_f4(x: V4, v: V4) -> R4 {
+    let pos = x > ZERO4;
+    let y = select(sign0_4(v), x * v, pos);
+    let finite = (bitcast<U4>(v) & U4(ABS_MASK)) < U4(EXP_INF);
+    return R4(y, normal4(x) & select(finite, normal4(y), pos));
+}
+fn relu_d4(x: V4, a: V4, b: V4) -> R4 {
+    let pos = x > ZERO4;
+    let m = a * b;
+    let y = select(bitcast<V4>((bitcast<U4>(a) ^ bitcast<U4>(b)) & U4(SIGN_MASK)), m, pos);
+    let finite = ((bitcast<U4>(a) & U4(ABS_MASK)) < U4(EXP_INF)) & ((bitcast<U4>(b) & U4(ABS_MASK)) < U4(EXP_INF));
+    return R4(y, normal4(x) & select(finite, normal4(m), pos));
+}
+fn relu_g4(g: V4, u: V4, dh: V4) -> R42 {
+    let d = relu_d4(g, dh, u);
+    let f = relu_f4(g, dh);
+    return R42(d.y, f.y, d.ok & f.ok);
+}
+fn relu_f4_lp(x: V4, v: V4) -> R4 { let r = relu_f4(x, v); return R4(r.y, r.ok & f16ok4(r.y)); }
+fn relu_d4_lp(x: V4, a: V4, b: V4) -> R4 { let r = relu_d4(x, a, b); return R4(r.y, r.ok & f16ok4(r.y)); }
+fn relu_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
+    let r = relu_g4(g, u, dh);
+    return R42(r.y, r.z, r.ok & f16ok4(r.y) & f16ok4(r.z));
+}
+
+// =================================================================================================
+// Probe, dispatched once by the host (256 workgroups = 65536 threads, probe_out zeroed): counts in
+// probe_out[0] the products whose fma(a, b, -p) differs from the exact error (the split form's),
+// in [1] the f16 values that unpack2x16float widens wrongly, in [2] the f32 values that
+// pack2x16float rounds otherwise than to nearest even (each f16 value, the midpoint to the next
+// one, one f32 ulp either side, both signs; plus f32 subnormals and huge values).
+// =================================================================================================
+
+fn same_f32(a: f32, b: f32) -> bool { return bitcast<u32>(a) == bitcast<u32>(b) || (is_nan(a) && is_nan(b)); }
+fn same_h(a: u32, b: u32) -> bool { return a == b || ((a & 0x7fffu) > 0x7c00u && (b & 0x7fffu) > 0x7c00u); }
+fn pack_ok(v: f32) -> bool {
+    let w = pack2x16float(vec2<f32>(v, -v));
+    return same_h(w & 0xffffu, f32_to_f16(v)) && same_h(w >> 16u, f32_to_f16(-v));
+}
+
+@compute @workgroup_size(256)
+fn ffn_probe(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat_id(gid, nwg);
+    ffn_zero = atomicLoad(&probe_out[3]);
+    if (i >= 65536u) { return; }
+    // fma, on a, b in [1, 2) from a hash of i
+    let h1 = (i + 1u) * 0x9e3779b9u;
+    let h2 = (h1 ^ (h1 >> 15u)) * 0x85ebca6bu;
+    let a = bitcast<f32>(0x3f800000u | (h1 >> 9u));
+    let b = bitcast<f32>(0x3f800000u | (h2 >> 9u));
+    let p = opaque(a * b);
+    if (!same_f32(fmx(a, b, -p), two_prod_split(a, b).y)) { atomicAdd(&probe_out[0], 1u); }
+    // unpack2x16float, every f16 value in both halves
+    let want = f16_to_f32(i);
+    let un = unpack2x16float(i | (i << 16u));
+    if (!same_f32(un.x, want) || !same_f32(un.y, want)) { atomicAdd(&probe_out[1], 1u); }
+    // pack2x16float (i < 32768: the negative values are checked with -v)
+    if (i >= 32768u) { return; }
+    var mid = want;
+    if (i < 0x7c00u) {
+        let next = select(f16_to_f32(i + 1u), 65536.0, i == 0x7bffu);  // 65536: one past 65504
+        mid = 0.5 * (want + next);  // exact: 12 significant bits
+    }
+    let mb = bitcast<u32>(mid);
+    var bad = !pack_ok(want) || !pack_ok(mid) || !pack_ok(bitcast<f32>(mb - 1u)) || !pack_ok(bitcast<f32>(mb + 1u));
+    if (i == 0u) {
+        bad = bad || !pack_ok(bitcast<f32>(1u)) || !pack_ok(bitcast<f32>(0x007fffffu)) || !pack_ok(1e-30)
+                  || !pack_ok(1e30) || !pack_ok(3.0e38);
+    }
+    if (bad) { atomicAdd(&probe_out[2], 1u); }
+}
+
+// =================================================================================================
+// Kernels. Each thread: load its units (all loads in flight together), the fast path on 4 lanes at
+// a time, the general path for the lanes the fast path flags, store. f32: 4 elements per thread;
+// vec4: 2 vec4; packed f16: 4 words (8 elements). A partial last vec4 or word writes only its lanes
+// below n, so the padding of a buffer is never touched.
+// =================================================================================================
+
+// BEGIN GENERATED KERNELS (node webgpu/gen-kernels.mjs; edit the generator, not this part)
+
+// --- f32 -------------------------------------------------------------------------------------------
 
 @compute @workgroup_size(256)
 fn gelu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params1.n) { return; }
-    x_io[i] = gelu_tanh_mul(x_io[i], 1.0);
+    let n = params1.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        x_0.x = x_io[u.i.x];
+        if (u.ok.y) { x_0.y = x_io[u.i.y]; }
+        if (u.ok.z) { x_0.z = x_io[u.i.z]; }
+        if (u.ok.w) { x_0.w = x_io[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_tanh_f4(x_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_mul(lane4(x_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        x_io[u.i.x] = y_0.x;
+        if (u.ok.y) { x_io[u.i.y] = y_0.y; }
+        if (u.ok.z) { x_io[u.i.z] = y_0.z; }
+        if (u.ok.w) { x_io[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_erf_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params1.n) { return; }
-    x_io[i] = gelu_erf_mul(x_io[i], 1.0);
+    let n = params1.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        x_0.x = x_io[u.i.x];
+        if (u.ok.y) { x_0.y = x_io[u.i.y]; }
+        if (u.ok.z) { x_0.z = x_io[u.i.z]; }
+        if (u.ok.w) { x_0.w = x_io[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_erf_f4(x_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_mul(lane4(x_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        x_io[u.i.x] = y_0.x;
+        if (u.ok.y) { x_io[u.i.y] = y_0.y; }
+        if (u.ok.z) { x_io[u.i.z] = y_0.z; }
+        if (u.ok.w) { x_io[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn silu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params1.n) { return; }
-    x_io[i] = silu_mul(x_io[i], 1.0);
+    let n = params1.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        x_0.x = x_io[u.i.x];
+        if (u.ok.y) { x_0.y = x_io[u.i.y]; }
+        if (u.ok.z) { x_0.z = x_io[u.i.z]; }
+        if (u.ok.w) { x_0.w = x_io[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = silu_f4(x_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_mul(lane4(x_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        x_io[u.i.x] = y_0.x;
+        if (u.ok.y) { x_io[u.i.y] = y_0.y; }
+        if (u.ok.z) { x_io[u.i.z] = y_0.z; }
+        if (u.ok.w) { x_io[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn relu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params1.n) { return; }
-    x_io[i] = relu_mul(x_io[i], 1.0);
+    let n = params1.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        x_0.x = x_io[u.i.x];
+        if (u.ok.y) { x_0.y = x_io[u.i.y]; }
+        if (u.ok.z) { x_0.z = x_io[u.i.z]; }
+        if (u.ok.w) { x_0.w = x_io[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = relu_f4(x_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_mul(lane4(x_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        x_io[u.i.x] = y_0.x;
+        if (u.ok.y) { x_io[u.i.y] = y_0.y; }
+        if (u.ok.z) { x_io[u.i.z] = y_0.z; }
+        if (u.ok.w) { x_io[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn swiglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = silu_mul(in0[i], in1[i]);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = silu_f4(gate_0, up_0);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_mul(lane4(gate_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = gelu_tanh_mul(in0[i], in1[i]);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_tanh_f4(gate_0, up_0);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_mul(lane4(gate_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_erf_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = gelu_erf_mul(in0[i], in1[i]);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_erf_f4(gate_0, up_0);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_mul(lane4(gate_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn reglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = relu_mul(in0[i], in1[i]);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = relu_f4(gate_0, up_0);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_mul(lane4(gate_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = gelu_tanh_dmul(in0[i], in1[i], 1.0);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        var dy_0 = ZERO4;
+        x_0.x = in0[u.i.x]; dy_0.x = in1[u.i.x];
+        if (u.ok.y) { x_0.y = in0[u.i.y]; dy_0.y = in1[u.i.y]; }
+        if (u.ok.z) { x_0.z = in0[u.i.z]; dy_0.z = in1[u.i.z]; }
+        if (u.ok.w) { x_0.w = in0[u.i.w]; dy_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_tanh_d4(x_0, dy_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = gelu_erf_dmul(in0[i], in1[i], 1.0);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        var dy_0 = ZERO4;
+        x_0.x = in0[u.i.x]; dy_0.x = in1[u.i.x];
+        if (u.ok.y) { x_0.y = in0[u.i.y]; dy_0.y = in1[u.i.y]; }
+        if (u.ok.z) { x_0.z = in0[u.i.z]; dy_0.z = in1[u.i.z]; }
+        if (u.ok.w) { x_0.w = in0[u.i.w]; dy_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_erf_d4(x_0, dy_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn silu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = silu_dmul(in0[i], in1[i], 1.0);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        var dy_0 = ZERO4;
+        x_0.x = in0[u.i.x]; dy_0.x = in1[u.i.x];
+        if (u.ok.y) { x_0.y = in0[u.i.y]; dy_0.y = in1[u.i.y]; }
+        if (u.ok.z) { x_0.z = in0[u.i.z]; dy_0.z = in1[u.i.z]; }
+        if (u.ok.w) { x_0.w = in0[u.i.w]; dy_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = silu_d4(x_0, dy_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn relu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params3.n) { return; }
-    out2[i] = relu_dmul(in0[i], in1[i], 1.0);
+    let n = params3.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_0 = ZERO4;
+        var dy_0 = ZERO4;
+        x_0.x = in0[u.i.x]; dy_0.x = in1[u.i.x];
+        if (u.ok.y) { x_0.y = in0[u.i.y]; dy_0.y = in1[u.i.y]; }
+        if (u.ok.z) { x_0.z = in0[u.i.z]; dy_0.z = in1[u.i.z]; }
+        if (u.ok.w) { x_0.w = in0[u.i.w]; dy_0.w = in1[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = relu_d4(x_0, dy_0, ONE4);
+        var y_0 = r_0.y;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+        }
+        out2[u.i.x] = y_0.x;
+        if (u.ok.y) { out2[u.i.y] = y_0.y; }
+        if (u.ok.z) { out2[u.i.z] = y_0.z; }
+        if (u.ok.w) { out2[u.i.w] = y_0.w; }
+        u0 = u.next;
+    }
 }
 
-// Gated backward: dgate = dh * up * act'(gate), dup = dh * act(gate).
 @compute @workgroup_size(256)
 fn swiglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params5.n) { return; }
-    let g = in0[i];
-    let u = in1[i];
-    let d = in2[i];
-    out3[i] = silu_dmul(g, d, u);
-    out4[i] = silu_mul(g, d);
+    let n = params5.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        var dh_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x]; dh_0.x = in2[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; dh_0.y = in2[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; dh_0.z = in2[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; dh_0.w = in2[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = silu_g4(gate_0, up_0, dh_0);
+        var y_0 = r_0.y;
+        var z_0 = r_0.z;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+            let zj = silu_mul(lane4(gate_0, j), lane4(dh_0, j));
+            z_0 = with_lane4(z_0, j, zj);
+        }
+        out3[u.i.x] = y_0.x;
+        if (u.ok.y) { out3[u.i.y] = y_0.y; }
+        if (u.ok.z) { out3[u.i.z] = y_0.z; }
+        if (u.ok.w) { out3[u.i.w] = y_0.w; }
+        out4[u.i.x] = z_0.x;
+        if (u.ok.y) { out4[u.i.y] = z_0.y; }
+        if (u.ok.z) { out4[u.i.z] = z_0.z; }
+        if (u.ok.w) { out4[u.i.w] = z_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params5.n) { return; }
-    let g = in0[i];
-    let u = in1[i];
-    let d = in2[i];
-    out3[i] = gelu_tanh_dmul(g, d, u);
-    out4[i] = gelu_tanh_mul(g, d);
+    let n = params5.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        var dh_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x]; dh_0.x = in2[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; dh_0.y = in2[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; dh_0.z = in2[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; dh_0.w = in2[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_tanh_g4(gate_0, up_0, dh_0);
+        var y_0 = r_0.y;
+        var z_0 = r_0.z;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+            let zj = gelu_tanh_mul(lane4(gate_0, j), lane4(dh_0, j));
+            z_0 = with_lane4(z_0, j, zj);
+        }
+        out3[u.i.x] = y_0.x;
+        if (u.ok.y) { out3[u.i.y] = y_0.y; }
+        if (u.ok.z) { out3[u.i.z] = y_0.z; }
+        if (u.ok.w) { out3[u.i.w] = y_0.w; }
+        out4[u.i.x] = z_0.x;
+        if (u.ok.y) { out4[u.i.y] = z_0.y; }
+        if (u.ok.z) { out4[u.i.z] = z_0.z; }
+        if (u.ok.w) { out4[u.i.w] = z_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params5.n) { return; }
-    let g = in0[i];
-    let u = in1[i];
-    let d = in2[i];
-    out3[i] = gelu_erf_dmul(g, d, u);
-    out4[i] = gelu_erf_mul(g, d);
+    let n = params5.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        var dh_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x]; dh_0.x = in2[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; dh_0.y = in2[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; dh_0.z = in2[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; dh_0.w = in2[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = gelu_erf_g4(gate_0, up_0, dh_0);
+        var y_0 = r_0.y;
+        var z_0 = r_0.z;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+            let zj = gelu_erf_mul(lane4(gate_0, j), lane4(dh_0, j));
+            z_0 = with_lane4(z_0, j, zj);
+        }
+        out3[u.i.x] = y_0.x;
+        if (u.ok.y) { out3[u.i.y] = y_0.y; }
+        if (u.ok.z) { out3[u.i.z] = y_0.z; }
+        if (u.ok.w) { out3[u.i.w] = y_0.w; }
+        out4[u.i.x] = z_0.x;
+        if (u.ok.y) { out4[u.i.y] = z_0.y; }
+        if (u.ok.z) { out4[u.i.z] = z_0.z; }
+        if (u.ok.w) { out4[u.i.w] = z_0.w; }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn reglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
-    if (i >= params5.n) { return; }
-    let g = in0[i];
-    let u = in1[i];
-    let d = in2[i];
-    out3[i] = relu_dmul(g, d, u);
-    out4[i] = relu_mul(g, d);
+    let n = params5.n;
+    ffn_zero = n & SIGN_MASK;
+    let nu = n;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_0 = ZERO4;
+        var up_0 = ZERO4;
+        var dh_0 = ZERO4;
+        gate_0.x = in0[u.i.x]; up_0.x = in1[u.i.x]; dh_0.x = in2[u.i.x];
+        if (u.ok.y) { gate_0.y = in0[u.i.y]; up_0.y = in1[u.i.y]; dh_0.y = in2[u.i.y]; }
+        if (u.ok.z) { gate_0.z = in0[u.i.z]; up_0.z = in1[u.i.z]; dh_0.z = in2[u.i.z]; }
+        if (u.ok.w) { gate_0.w = in0[u.i.w]; up_0.w = in1[u.i.w]; dh_0.w = in2[u.i.w]; }
+        let ok_0 = u.ok;
+        let r_0 = relu_g4(gate_0, up_0, dh_0);
+        var y_0 = r_0.y;
+        var z_0 = r_0.z;
+        var m = bits4(ok_0 & !r_0.ok);
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            y_0 = with_lane4(y_0, j, yj);
+            let zj = relu_mul(lane4(gate_0, j), lane4(dh_0, j));
+            z_0 = with_lane4(z_0, j, zj);
+        }
+        out3[u.i.x] = y_0.x;
+        if (u.ok.y) { out3[u.i.y] = y_0.y; }
+        if (u.ok.z) { out3[u.i.z] = y_0.z; }
+        if (u.ok.w) { out3[u.i.w] = y_0.w; }
+        out4[u.i.x] = z_0.x;
+        if (u.ok.y) { out4[u.i.y] = z_0.y; }
+        if (u.ok.z) { out4[u.i.z] = z_0.z; }
+        if (u.ok.w) { out4[u.i.w] = z_0.w; }
+        u0 = u.next;
+    }
 }
 
-// =================================================================================================
-// Kernels, vec4<f32>: four elements per thread (thread k: elements 4k..4k+3). A partial last
-// vector writes only its lanes below n, so the padding of a buffer is never touched.
-// =================================================================================================
+// --- vec4 ------------------------------------------------------------------------------------------
 
-fn gelu4(v: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(gelu_tanh_mul(v.x, 1.0), gelu_tanh_mul(v.y, 1.0), gelu_tanh_mul(v.z, 1.0), gelu_tanh_mul(v.w, 1.0));
+fn store_x4_io(i: u32, y: V4, n: u32) {
+    if (4u * i + 3u < n) { x4_io[i] = y; return; }
+    for (var l = 0u; 4u * i + l < n; l++) { x4_io[i][l] = y[l]; }
 }
-fn gelu_erf4(v: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(gelu_erf_mul(v.x, 1.0), gelu_erf_mul(v.y, 1.0), gelu_erf_mul(v.z, 1.0), gelu_erf_mul(v.w, 1.0));
+fn store_out2_4(i: u32, y: V4, n: u32) {
+    if (4u * i + 3u < n) { out2_4[i] = y; return; }
+    for (var l = 0u; 4u * i + l < n; l++) { out2_4[i][l] = y[l]; }
 }
-fn silu4(v: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(silu_mul(v.x, 1.0), silu_mul(v.y, 1.0), silu_mul(v.z, 1.0), silu_mul(v.w, 1.0));
+fn store_out3_4(i: u32, y: V4, n: u32) {
+    if (4u * i + 3u < n) { out3_4[i] = y; return; }
+    for (var l = 0u; 4u * i + l < n; l++) { out3_4[i][l] = y[l]; }
 }
-fn relu4(v: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(relu_mul(v.x, 1.0), relu_mul(v.y, 1.0), relu_mul(v.z, 1.0), relu_mul(v.w, 1.0));
+fn store_out4_4(i: u32, y: V4, n: u32) {
+    if (4u * i + 3u < n) { out4_4[i] = y; return; }
+    for (var l = 0u; 4u * i + l < n; l++) { out4_4[i][l] = y[l]; }
 }
-fn swiglu4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(silu_mul(g.x, u.x), silu_mul(g.y, u.y), silu_mul(g.z, u.z), silu_mul(g.w, u.w));
-}
-fn geglu4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(gelu_tanh_mul(g.x, u.x), gelu_tanh_mul(g.y, u.y), gelu_tanh_mul(g.z, u.z), gelu_tanh_mul(g.w, u.w));
-}
-fn geglu_erf4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(gelu_erf_mul(g.x, u.x), gelu_erf_mul(g.y, u.y), gelu_erf_mul(g.z, u.z), gelu_erf_mul(g.w, u.w));
-}
-fn reglu4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(relu_mul(g.x, u.x), relu_mul(g.y, u.y), relu_mul(g.z, u.z), relu_mul(g.w, u.w));
-}
-fn dgelu4(x: vec4<f32>, a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(gelu_tanh_dmul(x.x, a.x, b.x), gelu_tanh_dmul(x.y, a.y, b.y), gelu_tanh_dmul(x.z, a.z, b.z), gelu_tanh_dmul(x.w, a.w, b.w));
-}
-fn dgelu_erf4(x: vec4<f32>, a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(gelu_erf_dmul(x.x, a.x, b.x), gelu_erf_dmul(x.y, a.y, b.y), gelu_erf_dmul(x.z, a.z, b.z), gelu_erf_dmul(x.w, a.w, b.w));
-}
-fn dsilu4(x: vec4<f32>, a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(silu_dmul(x.x, a.x, b.x), silu_dmul(x.y, a.y, b.y), silu_dmul(x.z, a.z, b.z), silu_dmul(x.w, a.w, b.w));
-}
-fn drelu4(x: vec4<f32>, a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(relu_dmul(x.x, a.x, b.x), relu_dmul(x.y, a.y, b.y), relu_dmul(x.z, a.z, b.z), relu_dmul(x.w, a.w, b.w));
-}
-
-const ONES4: vec4<f32> = vec4<f32>(1.0, 1.0, 1.0, 1.0);
 
 @compute @workgroup_size(256)
 fn gelu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (4u * i >= n) { return; }
-    let r = gelu4(x4_io[i]);
-    if (4u * i + 3u < n) { x4_io[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { x4_io[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = x4_io[u.i.x];
+        var x_1 = ZERO4;
+        if (u.ok.y) { x_1 = x4_io[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_f4(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_x4_io(u.i.x, y_0, n);
+        if (u.ok.y) { store_x4_io(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_erf_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (4u * i >= n) { return; }
-    let r = gelu_erf4(x4_io[i]);
-    if (4u * i + 3u < n) { x4_io[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { x4_io[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = x4_io[u.i.x];
+        var x_1 = ZERO4;
+        if (u.ok.y) { x_1 = x4_io[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_f4(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_x4_io(u.i.x, y_0, n);
+        if (u.ok.y) { store_x4_io(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn silu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (4u * i >= n) { return; }
-    let r = silu4(x4_io[i]);
-    if (4u * i + 3u < n) { x4_io[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { x4_io[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = x4_io[u.i.x];
+        var x_1 = ZERO4;
+        if (u.ok.y) { x_1 = x4_io[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_f4(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_x4_io(u.i.x, y_0, n);
+        if (u.ok.y) { store_x4_io(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn relu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (4u * i >= n) { return; }
-    let r = relu4(x4_io[i]);
-    if (4u * i + 3u < n) { x4_io[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { x4_io[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = x4_io[u.i.x];
+        var x_1 = ZERO4;
+        if (u.ok.y) { x_1 = x4_io[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_f4(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_x4_io(u.i.x, y_0, n);
+        if (u.ok.y) { store_x4_io(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn swiglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = swiglu4(in0_4[i], in1_4[i]);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = geglu4(in0_4[i], in1_4[i]);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_erf_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = geglu_erf4(in0_4[i], in1_4[i]);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn reglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = reglu4(in0_4[i], in1_4[i]);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = dgelu4(in0_4[i], in1_4[i], ONES4);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = in0_4[u.i.x];
+        var x_1 = ZERO4;
+        let dy_0 = in1_4[u.i.x];
+        var dy_1 = ZERO4;
+        if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = dgelu_erf4(in0_4[i], in1_4[i], ONES4);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = in0_4[u.i.x];
+        var x_1 = ZERO4;
+        let dy_0 = in1_4[u.i.x];
+        var dy_1 = ZERO4;
+        if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn silu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = dsilu4(in0_4[i], in1_4[i], ONES4);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = in0_4[u.i.x];
+        var x_1 = ZERO4;
+        let dy_0 = in1_4[u.i.x];
+        var dy_1 = ZERO4;
+        if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn relu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (4u * i >= n) { return; }
-    let r = drelu4(in0_4[i], in1_4[i], ONES4);
-    if (4u * i + 3u < n) { out2_4[i] = r; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out2_4[i][k] = r[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let x_0 = in0_4[u.i.x];
+        var x_1 = ZERO4;
+        let dy_0 = in1_4[u.i.x];
+        var dy_1 = ZERO4;
+        if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out2_4(u.i.y, y_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn swiglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (4u * i >= n) { return; }
-    let g = in0_4[i];
-    let d = in2_4[i];
-    let dg = dsilu4(g, d, in1_4[i]);
-    let du = swiglu4(g, d);
-    if (4u * i + 3u < n) { out3_4[i] = dg; out4_4[i] = du; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out3_4[i][k] = dg[k]; out4_4[i][k] = du[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        let dh_0 = in2_4[u.i.x];
+        var dh_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out3_4(u.i.y, y_1, n); }
+        store_out4_4(u.i.x, z_0, n);
+        if (u.ok.y) { store_out4_4(u.i.y, z_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (4u * i >= n) { return; }
-    let g = in0_4[i];
-    let d = in2_4[i];
-    let dg = dgelu4(g, d, in1_4[i]);
-    let du = geglu4(g, d);
-    if (4u * i + 3u < n) { out3_4[i] = dg; out4_4[i] = du; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out3_4[i][k] = dg[k]; out4_4[i][k] = du[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        let dh_0 = in2_4[u.i.x];
+        var dh_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out3_4(u.i.y, y_1, n); }
+        store_out4_4(u.i.x, z_0, n);
+        if (u.ok.y) { store_out4_4(u.i.y, z_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (4u * i >= n) { return; }
-    let g = in0_4[i];
-    let d = in2_4[i];
-    let dg = dgelu_erf4(g, d, in1_4[i]);
-    let du = geglu_erf4(g, d);
-    if (4u * i + 3u < n) { out3_4[i] = dg; out4_4[i] = du; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out3_4[i][k] = dg[k]; out4_4[i][k] = du[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        let dh_0 = in2_4[u.i.x];
+        var dh_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out3_4(u.i.y, y_1, n); }
+        store_out4_4(u.i.x, z_0, n);
+        if (u.ok.y) { store_out4_4(u.i.y, z_1, n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn reglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (4u * i >= n) { return; }
-    let g = in0_4[i];
-    let d = in2_4[i];
-    let dg = drelu4(g, d, in1_4[i]);
-    let du = reglu4(g, d);
-    if (4u * i + 3u < n) { out3_4[i] = dg; out4_4[i] = du; return; }
-    for (var k = 0u; 4u * i + k < n; k++) { out3_4[i][k] = dg[k]; out4_4[i][k] = du[k]; }
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 3u) / 4u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units2(u0, st, nu);
+        let gate_0 = in0_4[u.i.x];
+        var gate_1 = ZERO4;
+        let up_0 = in1_4[u.i.x];
+        var up_1 = ZERO4;
+        let dh_0 = in2_4[u.i.x];
+        var dh_1 = ZERO4;
+        if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
+        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
+        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_4(u.i.x, y_0, n);
+        if (u.ok.y) { store_out3_4(u.i.y, y_1, n); }
+        store_out4_4(u.i.x, z_0, n);
+        if (u.ok.y) { store_out4_4(u.i.y, z_1, n); }
+        u0 = u.next;
+    }
 }
 
-// =================================================================================================
-// Kernels, packed f16 (array<u32>, two elements per word, thread k: elements 2k and 2k+1). Inputs
-// are widened exactly, arithmetic is f32, results are rounded to nearest even. Runs on any
-// adapter: no shader-f16 feature needed.
-// =================================================================================================
+// --- f16pk -----------------------------------------------------------------------------------------
+
+fn store_xp_io(i: u32, w: u32, n: u32) {
+    if (2u * i + 1u < n) { xp_io[i] = w; return; }
+    xp_io[i] = (xp_io[i] & 0xffff0000u) | (w & 0xffffu);
+}
+fn store_out2_p(i: u32, w: u32, n: u32) {
+    if (2u * i + 1u < n) { out2_p[i] = w; return; }
+    out2_p[i] = (out2_p[i] & 0xffff0000u) | (w & 0xffffu);
+}
+fn store_out3_p(i: u32, w: u32, n: u32) {
+    if (2u * i + 1u < n) { out3_p[i] = w; return; }
+    out3_p[i] = (out3_p[i] & 0xffff0000u) | (w & 0xffffu);
+}
+fn store_out4_p(i: u32, w: u32, n: u32) {
+    if (2u * i + 1u < n) { out4_p[i] = w; return; }
+    out4_p[i] = (out4_p[i] & 0xffff0000u) | (w & 0xffffu);
+}
 
 @compute @workgroup_size(256)
 fn gelu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (2u * i >= n) { return; }
-    let w = xp_io[i];
-    xp_io[i] = pack_tail(gelu_tanh_mul(lo16(w), 1.0), gelu_tanh_mul(hi16(w), 1.0), w, 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        x_w.x = xp_io[u.i.x];
+        if (u.ok.y) { x_w.y = xp_io[u.i.y]; }
+        if (u.ok.z) { x_w.z = xp_io[u.i.z]; }
+        if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_f4_lp(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_xp_io(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_xp_io(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_xp_io(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_xp_io(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_erf_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (2u * i >= n) { return; }
-    let w = xp_io[i];
-    xp_io[i] = pack_tail(gelu_erf_mul(lo16(w), 1.0), gelu_erf_mul(hi16(w), 1.0), w, 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        x_w.x = xp_io[u.i.x];
+        if (u.ok.y) { x_w.y = xp_io[u.i.y]; }
+        if (u.ok.z) { x_w.z = xp_io[u.i.z]; }
+        if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_f4_lp(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_xp_io(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_xp_io(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_xp_io(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_xp_io(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn silu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (2u * i >= n) { return; }
-    let w = xp_io[i];
-    xp_io[i] = pack_tail(silu_mul(lo16(w), 1.0), silu_mul(hi16(w), 1.0), w, 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        x_w.x = xp_io[u.i.x];
+        if (u.ok.y) { x_w.y = xp_io[u.i.y]; }
+        if (u.ok.z) { x_w.z = xp_io[u.i.z]; }
+        if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_xp_io(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_xp_io(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_xp_io(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_xp_io(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn relu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params1.n;
-    if (2u * i >= n) { return; }
-    let w = xp_io[i];
-    xp_io[i] = pack_tail(relu_mul(lo16(w), 1.0), relu_mul(hi16(w), 1.0), w, 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        x_w.x = xp_io[u.i.x];
+        if (u.ok.y) { x_w.y = xp_io[u.i.y]; }
+        if (u.ok.z) { x_w.z = xp_io[u.i.z]; }
+        if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_xp_io(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_xp_io(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_xp_io(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_xp_io(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn swiglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    out2_p[i] = pack_tail(silu_mul(lo16(g), lo16(u)), silu_mul(hi16(g), hi16(u)), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    out2_p[i] = pack_tail(gelu_tanh_mul(lo16(g), lo16(u)), gelu_tanh_mul(hi16(g), hi16(u)), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_erf_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    out2_p[i] = pack_tail(gelu_erf_mul(lo16(g), lo16(u)), gelu_erf_mul(hi16(g), hi16(u)), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn reglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    out2_p[i] = pack_tail(relu_mul(lo16(g), lo16(u)), relu_mul(hi16(g), hi16(u)), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let x = in0_p[i];
-    let d = in1_p[i];
-    out2_p[i] = pack_tail(gelu_tanh_dmul(lo16(x), lo16(d), 1.0), gelu_tanh_dmul(hi16(x), hi16(d), 1.0), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        var dy_w = U4(0u);
+        x_w.x = in0_p[u.i.x]; dy_w.x = in1_p[u.i.x];
+        if (u.ok.y) { x_w.y = in0_p[u.i.y]; dy_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { x_w.z = in0_p[u.i.z]; dy_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { x_w.w = in0_p[u.i.w]; dy_w.w = in1_p[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
+        let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn gelu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let x = in0_p[i];
-    let d = in1_p[i];
-    out2_p[i] = pack_tail(gelu_erf_dmul(lo16(x), lo16(d), 1.0), gelu_erf_dmul(hi16(x), hi16(d), 1.0), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        var dy_w = U4(0u);
+        x_w.x = in0_p[u.i.x]; dy_w.x = in1_p[u.i.x];
+        if (u.ok.y) { x_w.y = in0_p[u.i.y]; dy_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { x_w.z = in0_p[u.i.z]; dy_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { x_w.w = in0_p[u.i.w]; dy_w.w = in1_p[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
+        let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn silu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let x = in0_p[i];
-    let d = in1_p[i];
-    out2_p[i] = pack_tail(silu_dmul(lo16(x), lo16(d), 1.0), silu_dmul(hi16(x), hi16(d), 1.0), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        var dy_w = U4(0u);
+        x_w.x = in0_p[u.i.x]; dy_w.x = in1_p[u.i.x];
+        if (u.ok.y) { x_w.y = in0_p[u.i.y]; dy_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { x_w.z = in0_p[u.i.z]; dy_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { x_w.w = in0_p[u.i.w]; dy_w.w = in1_p[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
+        let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn relu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params3.n;
-    if (2u * i >= n) { return; }
-    let x = in0_p[i];
-    let d = in1_p[i];
-    out2_p[i] = pack_tail(relu_dmul(lo16(x), lo16(d), 1.0), relu_dmul(hi16(x), hi16(d), 1.0), out2_p[i], 2u * i + 1u < n);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var x_w = U4(0u);
+        var dy_w = U4(0u);
+        x_w.x = in0_p[u.i.x]; dy_w.x = in1_p[u.i.x];
+        if (u.ok.y) { x_w.y = in0_p[u.i.y]; dy_w.y = in1_p[u.i.y]; }
+        if (u.ok.z) { x_w.z = in0_p[u.i.z]; dy_w.z = in1_p[u.i.z]; }
+        if (u.ok.w) { x_w.w = in0_p[u.i.w]; dy_w.w = in1_p[u.i.w]; }
+        let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
+        let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
+        let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
+        let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+        }
+        store_out2_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out2_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out2_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out2_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn swiglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    let d = in2_p[i];
-    let full = 2u * i + 1u < n;
-    out3_p[i] = pack_tail(silu_dmul(lo16(g), lo16(d), lo16(u)), silu_dmul(hi16(g), hi16(d), hi16(u)), out3_p[i], full);
-    out4_p[i] = pack_tail(silu_mul(lo16(g), lo16(d)), silu_mul(hi16(g), hi16(d)), out4_p[i], full);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        var dh_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x]; dh_w.x = in2_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; dh_w.y = in2_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; dh_w.z = in2_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; dh_w.w = in2_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
+        let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = silu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out3_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out3_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out3_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        store_out4_p(u.i.x, pack_h2(z_0.x, z_0.y), n);
+        if (u.ok.y) { store_out4_p(u.i.y, pack_h2(z_0.z, z_0.w), n); }
+        if (u.ok.z) { store_out4_p(u.i.z, pack_h2(z_1.x, z_1.y), n); }
+        if (u.ok.w) { store_out4_p(u.i.w, pack_h2(z_1.z, z_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    let d = in2_p[i];
-    let full = 2u * i + 1u < n;
-    out3_p[i] = pack_tail(gelu_tanh_dmul(lo16(g), lo16(d), lo16(u)), gelu_tanh_dmul(hi16(g), hi16(d), hi16(u)), out3_p[i], full);
-    out4_p[i] = pack_tail(gelu_tanh_mul(lo16(g), lo16(d)), gelu_tanh_mul(hi16(g), hi16(d)), out4_p[i], full);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        var dh_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x]; dh_w.x = in2_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; dh_w.y = in2_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; dh_w.z = in2_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; dh_w.w = in2_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
+        let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_tanh_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out3_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out3_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out3_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        store_out4_p(u.i.x, pack_h2(z_0.x, z_0.y), n);
+        if (u.ok.y) { store_out4_p(u.i.y, pack_h2(z_0.z, z_0.w), n); }
+        if (u.ok.z) { store_out4_p(u.i.z, pack_h2(z_1.x, z_1.y), n); }
+        if (u.ok.w) { store_out4_p(u.i.w, pack_h2(z_1.z, z_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn geglu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    let d = in2_p[i];
-    let full = 2u * i + 1u < n;
-    out3_p[i] = pack_tail(gelu_erf_dmul(lo16(g), lo16(d), lo16(u)), gelu_erf_dmul(hi16(g), hi16(d), hi16(u)), out3_p[i], full);
-    out4_p[i] = pack_tail(gelu_erf_mul(lo16(g), lo16(d)), gelu_erf_mul(hi16(g), hi16(d)), out4_p[i], full);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        var dh_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x]; dh_w.x = in2_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; dh_w.y = in2_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; dh_w.z = in2_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; dh_w.w = in2_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
+        let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = gelu_erf_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out3_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out3_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out3_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        store_out4_p(u.i.x, pack_h2(z_0.x, z_0.y), n);
+        if (u.ok.y) { store_out4_p(u.i.y, pack_h2(z_0.z, z_0.w), n); }
+        if (u.ok.z) { store_out4_p(u.i.z, pack_h2(z_1.x, z_1.y), n); }
+        if (u.ok.w) { store_out4_p(u.i.w, pack_h2(z_1.z, z_1.w), n); }
+        u0 = u.next;
+    }
 }
 
 @compute @workgroup_size(256)
 fn reglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = flat_id(gid, nwg);
     let n = params5.n;
-    if (2u * i >= n) { return; }
-    let g = in0_p[i];
-    let u = in1_p[i];
-    let d = in2_p[i];
-    let full = 2u * i + 1u < n;
-    out3_p[i] = pack_tail(relu_dmul(lo16(g), lo16(d), lo16(u)), relu_dmul(hi16(g), hi16(d), hi16(u)), out3_p[i], full);
-    out4_p[i] = pack_tail(relu_mul(lo16(g), lo16(d)), relu_mul(hi16(g), hi16(d)), out4_p[i], full);
+    ffn_zero = n & SIGN_MASK;
+    let nu = (n + 1u) / 2u;
+    let st = min(grid_threads(nwg), nu);
+    var u0 = flat_id(gid, nwg);
+    while (u0 < nu) {
+        let u = units4(u0, st, nu);
+        var gate_w = U4(0u);
+        var up_w = U4(0u);
+        var dh_w = U4(0u);
+        gate_w.x = in0_p[u.i.x]; up_w.x = in1_p[u.i.x]; dh_w.x = in2_p[u.i.x];
+        if (u.ok.y) { gate_w.y = in0_p[u.i.y]; up_w.y = in1_p[u.i.y]; dh_w.y = in2_p[u.i.y]; }
+        if (u.ok.z) { gate_w.z = in0_p[u.i.z]; up_w.z = in1_p[u.i.z]; dh_w.z = in2_p[u.i.z]; }
+        if (u.ok.w) { gate_w.w = in0_p[u.i.w]; up_w.w = in1_p[u.i.w]; dh_w.w = in2_p[u.i.w]; }
+        let gate_0 = V4(unpack_h2(gate_w.x), unpack_h2(gate_w.y));
+        let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
+        let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
+        let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
+        let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
+        let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
+        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
+        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        var y_0 = ZERO4; var y_1 = ZERO4;
+        var z_0 = ZERO4; var z_1 = ZERO4;
+        var m = 0u;
+        for (var g = 0u; g < 2u; g++) {
+            let r = relu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
+            if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
+            if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
+            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+        }
+        while (m != 0u) {
+            let j = countTrailingZeros(m);
+            m = m & (m - 1u);
+            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            y_0 = with_lane4(y_0, j, yj);
+            y_1 = with_lane4(y_1, j - 4u, yj);
+            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            z_0 = with_lane4(z_0, j, zj);
+            z_1 = with_lane4(z_1, j - 4u, zj);
+        }
+        store_out3_p(u.i.x, pack_h2(y_0.x, y_0.y), n);
+        if (u.ok.y) { store_out3_p(u.i.y, pack_h2(y_0.z, y_0.w), n); }
+        if (u.ok.z) { store_out3_p(u.i.z, pack_h2(y_1.x, y_1.y), n); }
+        if (u.ok.w) { store_out3_p(u.i.w, pack_h2(y_1.z, y_1.w), n); }
+        store_out4_p(u.i.x, pack_h2(z_0.x, z_0.y), n);
+        if (u.ok.y) { store_out4_p(u.i.y, pack_h2(z_0.z, z_0.w), n); }
+        if (u.ok.z) { store_out4_p(u.i.z, pack_h2(z_1.x, z_1.y), n); }
+        if (u.ok.w) { store_out4_p(u.i.w, pack_h2(z_1.z, z_1.w), n); }
+        u0 = u.next;
+    }
 }
+
+// END GENERATED KERNELS

@@ -40,15 +40,19 @@ export const KERNELS = Object.freeze({
     reglu_backward: { kind: 'gated_bwd', act: 'relu' },
 });
 
-// Storage variants. lanes = elements per thread; align = buffer size granularity in bytes.
-// f32/vec4 data are Float32Arrays; f16pk/f16 data are Uint16Arrays of f16 bit patterns (the two
-// share one memory layout: element 2k in the low half of u32 word k).
+// Storage variants. lanes = elements per thread in the grids this host dispatches (the kernels
+// take any grid: they loop with a stride of the grid's thread count); align = buffer size
+// granularity in bytes. f32/vec4 data are Float32Arrays; f16pk/f16 data are Uint16Arrays of f16
+// bit patterns (the two share one memory layout: element 2k in the low half of u32 word k).
 export const VARIANTS = Object.freeze({
-    f32: { suffix: '', lanes: 1, elemBytes: 4, align: 4, dtype: 'f32' },
-    vec4: { suffix: '_vec4', lanes: 4, elemBytes: 4, align: 16, dtype: 'f32' },
-    f16pk: { suffix: '_f16pk', lanes: 2, elemBytes: 2, align: 4, dtype: 'f16' },
-    f16: { suffix: '_f16', lanes: 1, elemBytes: 2, align: 4, dtype: 'f16', feature: 'shader-f16' },
+    f32: { suffix: '', lanes: 4, elemBytes: 4, align: 4, dtype: 'f32' },
+    vec4: { suffix: '_vec4', lanes: 8, elemBytes: 4, align: 16, dtype: 'f32' },
+    f16pk: { suffix: '_f16pk', lanes: 8, elemBytes: 2, align: 4, dtype: 'f16' },
+    f16: { suffix: '_f16', lanes: 8, elemBytes: 2, align: 4, dtype: 'f16', feature: 'shader-f16' },
 });
+
+// n is below 2^31 (the kernels rely on it; no storage binding holds more elements anyway).
+export const MAX_ELEMENTS = 2 ** 31 - 1;
 
 function kernelInfo(kernel) {
     const k = KERNELS[kernel];
@@ -74,12 +78,12 @@ export function kernelBindings(kernel) {
     return { inputs: k.inputs, outputs: k.outputs, bindings: k.bindings, paramsBinding: k.paramsBinding };
 }
 
-/// Workgroup grid [x, y] for n elements at `lanes` elements per thread: one thread per lane
-/// group, 256 threads per workgroup; more than `maxPerDim` workgroups become a 2-D grid of
-/// ceil(groups / y) x y, which the kernels flatten as i = gid.x + gid.y * (nwg.x * 256).
+/// Workgroup grid [x, y] for n elements at `lanes` elements per thread: 256 threads per workgroup;
+/// more than `maxPerDim` workgroups become a 2-D grid of ceil(groups / y) x y, which the kernels
+/// flatten as i = gid.x + gid.y * (nwg.x * 256).
 export function dispatchGrid(n, lanes = 1, maxPerDim = MAX_WORKGROUPS_PER_DIM) {
-    if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
-        throw new RangeError(`ffn-webgpu: n=${n} must be an integer in [0, 2^32)`);
+    if (!Number.isInteger(n) || n < 0 || n > MAX_ELEMENTS)
+        throw new RangeError(`ffn-webgpu: n=${n} must be an integer in [0, 2^31)`);
     if (!Number.isInteger(lanes) || lanes < 1) throw new RangeError(`ffn-webgpu: lanes=${lanes}`);
     if (!Number.isInteger(maxPerDim) || maxPerDim < 1)
         throw new RangeError(`ffn-webgpu: maxPerDim=${maxPerDim}`);
@@ -146,8 +150,15 @@ class Dispatch {
 export class FfnWebGPU {
     /// device: a GPUDevice (request 'shader-f16' on it to use the f16 variants).
     /// sources: from loadWgslSources() (default: loaded next to this module).
-    static async create(device, { sources } = {}) {
-        return new FfnWebGPU(device, sources ?? (await loadWgslSources()));
+    /// fma, f16Cvt: 'auto' (default: decided by a probe dispatch on the device), true or false —
+    /// whether the kernels may rely on a fused fma() and on exact f16 conversion builtins. false
+    /// is correct on every device; true is faster where it holds, and wrong where it does not.
+    static async create(device, { sources, fma = 'auto', f16Cvt = 'auto' } = {}) {
+        const ffn = new FfnWebGPU(device, sources ?? (await loadWgslSources()));
+        const probe = fma === 'auto' || f16Cvt === 'auto' ? await ffn.probe() : null;
+        ffn.fmaExact = fma === 'auto' ? probe.fmaExact : !!fma;
+        ffn.f16Cvt = f16Cvt === 'auto' ? probe.f16Cvt : !!f16Cvt;
+        return ffn;
     }
 
     constructor(device, sources) {
@@ -158,8 +169,34 @@ export class FfnWebGPU {
         this.device = device;
         this.sources = sources;
         this.hasF16 = !!device.features?.has?.('shader-f16');
+        this.fmaExact = false;       // the pipelines' FFN_FMA_EXACT (set by create())
+        this.f16Cvt = false;         // the pipelines' FFN_F16_CVT
+        this.probeResult = null;     // what probe() counted
         this.modules = new Map();    // 'f32' | 'f16' -> GPUShaderModule
         this.pipelines = new Map();  // entry point -> GPUComputePipeline (created once)
+    }
+
+    /// Runs the kernel ffn_probe once: counts the products where fma(a, b, -a*b) is not the exact
+    /// error, and the f16 values or rounding boundaries where unpack2x16float / pack2x16float are
+    /// not exact round-to-nearest-even. Returns { fmaExact, f16Cvt, counts }.
+    async probe() {
+        const d = this.device;
+        const pipeline = d.createComputePipeline({
+            label: 'ffn_probe', layout: 'auto', compute: { module: this.module('f32'), entryPoint: 'ffn_probe' },
+        });
+        const buf = d.createBuffer({ size: 16, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+        d.queue.writeBuffer(buf, 0, new Uint32Array(4));
+        const bindGroup = d.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: buf } }] });
+        const enc = d.createCommandEncoder(), pass = enc.beginComputePass();
+        pass.setPipeline(pipeline);
+        pass.setBindGroup(0, bindGroup);
+        pass.dispatchWorkgroups(256, 1, 1);
+        pass.end();
+        d.queue.submit([enc.finish()]);
+        const counts = new Uint32Array((await this.read(buf, 4, 'f32')).buffer);
+        buf.destroy();
+        this.probeResult = { fmaExact: counts[0] === 0, f16Cvt: counts[1] === 0 && counts[2] === 0, counts: [...counts.slice(0, 3)] };
+        return this.probeResult;
     }
 
     /// null if `variant` can run on this device, else the reason why not.
@@ -183,6 +220,18 @@ export class FfnWebGPU {
         return this.modules.get(key);
     }
 
+    pipelineDescriptor(ep, variant) {
+        return {
+            label: ep,
+            layout: 'auto',
+            compute: {
+                module: this.module(variant),
+                entryPoint: ep,
+                constants: { FFN_FMA_EXACT: this.fmaExact ? 1 : 0, FFN_F16_CVT: this.f16Cvt ? 1 : 0 },
+            },
+        };
+    }
+
     /// The compute pipeline of a kernel variant, created on first use and cached.
     pipeline(kernel, variant = 'f32') {
         const ep = entryPoint(kernel, variant);
@@ -190,11 +239,7 @@ export class FfnWebGPU {
         if (!p) {
             const why = this.unsupportedReason(variant);
             if (why) throw new Error(`ffn-webgpu: ${ep}: ${why}`);
-            p = this.device.createComputePipeline({
-                label: ep,
-                layout: 'auto',
-                compute: { module: this.module(variant), entryPoint: ep },
-            });
+            p = this.device.createComputePipeline(this.pipelineDescriptor(ep, variant));
             this.pipelines.set(ep, p);
         }
         return p;
@@ -208,7 +253,7 @@ export class FfnWebGPU {
             for (const kernel of kernels) {
                 const ep = entryPoint(kernel, variant);
                 if (this.pipelines.has(ep)) continue;
-                const desc = { label: ep, layout: 'auto', compute: { module: this.module(variant), entryPoint: ep } };
+                const desc = this.pipelineDescriptor(ep, variant);
                 todo.push(
                     (this.device.createComputePipelineAsync
                         ? this.device.createComputePipelineAsync(desc)
@@ -222,11 +267,12 @@ export class FfnWebGPU {
 
     /// Prepares a dispatch of `kernel` over n elements. buffers: { name: GPUBuffer } with the
     /// names of kernelBindings(kernel).bindings, each created with STORAGE usage and at least
-    /// bufferSize(n, variant) bytes. opts.maxWorkgroupsPerDim forces 2-D grids (tests).
+    /// bufferSize(n, variant) bytes. opts.maxWorkgroupsPerDim forces 2-D grids, opts.grid = [x, y]
+    /// any other grid (tests: the kernels cover n elements with any grid).
     prepare(kernel, variant, buffers, n, opts = {}) {
         const k = kernelInfo(kernel);
         const v = variantInfo(variant);
-        const grid = dispatchGrid(n, v.lanes, opts.maxWorkgroupsPerDim ?? MAX_WORKGROUPS_PER_DIM);
+        const grid = opts.grid ?? dispatchGrid(n, v.lanes, opts.maxWorkgroupsPerDim ?? MAX_WORKGROUPS_PER_DIM);
         const need = bufferSize(n, variant);
         const entries = k.bindings.map((name, binding) => {
             const b = buffers[name];
@@ -289,7 +335,7 @@ export class FfnWebGPU {
     /// Uploads typed arrays, runs the kernel, reads the outputs back.
     /// arrays: { x } | { x, dy } | { gate, up } | { gate, up, dh } (kernelBindings().inputs);
     /// returns { x } | { dx } | { hidden } | { dgate, dup }. n defaults to the first input's length.
-    async compute(kernel, arrays, { variant = 'f32', n, maxWorkgroupsPerDim } = {}) {
+    async compute(kernel, arrays, { variant = 'f32', n, maxWorkgroupsPerDim, grid } = {}) {
         const k = kernelInfo(kernel);
         const count = n ?? arrays[k.inputs[0]]?.length;
         if (!Number.isInteger(count)) throw new TypeError(`ffn-webgpu: ${kernel}: no input '${k.inputs[0]}'`);
@@ -299,7 +345,7 @@ export class FfnWebGPU {
         }
         const buffers = {};
         for (const name of k.bindings) buffers[name] = this.createBuffer(count, variant, arrays[name] ?? null, name);
-        const d = this.run(kernel, variant, buffers, count, { maxWorkgroupsPerDim });
+        const d = this.run(kernel, variant, buffers, count, { maxWorkgroupsPerDim, grid });
         const out = {};
         for (const name of k.outputs) out[name] = await this.read(buffers[name], count, variant);
         d.destroy();

@@ -1,23 +1,27 @@
-// block_exec.c — FFN block forward and backward on the CPU: CBLAS GEMMs (orientation and layout
-// as transpose flags and leading dimensions, never copies) and the activation kernels of the
-// context's table, applied row by row right after the GEMM that produced the rows.
+// block_exec.c — FFN block forward and backward on the CPU: the GEMMs of the plan through
+// oneDNN (block_dnnl.c; orientation and layout as strides, never copies), and the library's
+// activation kernels, run row by row right after the GEMM that produced the rows.
 //
 // Forward, per row tile of R rows (R = all tokens in the SEPARATE schedule):
-//   P_t = x_t · W_first (+ b)        one GEMM per stored tensor of the first projection
-//   h_t = act(P_t) | act(gate_t) ⊙ up_t   (bias add and activation in one pass over each row)
-//   y_t = h_t · W_down (+ b_down)
-// Backward (SAVE keeps P; RECOMPUTE recomputes it from x first):
+//   P_t = x_t · W_first              one GEMM per plane (stored tensor) of the first projection
+//   h_t = act(P_t + b) | act(gate_t + b_g) ⊙ (up_t + b_u)   (bias add and activation in one pass)
+//   y_t = h_t · W_down + b_down      (bias inside the GEMM)
+// Backward (SAVE keeps P, in f32 or bf16; RECOMPUTE recomputes it from x first):
 //   h = act(P); dW_down = hᵀ·dy; db_down = Σ_rows dy
-//   per tile: dh_t = dy_t · W_downᵀ; dP_t = act'(…) written over P_t (ffn_glu_backward in place)
+//   per tile: dh_t = dy_t · W_downᵀ; dP_t = act'(…), over P_t (ffn_glu_backward's kernel)
 //   db = Σ_rows dP; dW_first = dPᵀ·x (one GEMM when fused); dx = dP · W_firstᵀ (idem)
+//
+// Dtypes: a GEMM multiplies in its weights' compute dtype (block.c): its other input is
+// converted to that dtype when it differs (an f32 x for bf16 weights), P and the accumulation
+// are f32, h is written by the activation kernel directly in W_down's compute dtype, and an
+// output of another dtype than oneDNN writes from those inputs (bf16 from f32 products) is
+// staged in f32 and rounded once.
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #  include <omp.h>
-#endif
-#ifdef FFN_HAVE_OPENBLAS
-#  include <cblas.h>
 #endif
 
 #include "block/block_impl.h"
@@ -25,149 +29,203 @@
 // Below this many elements an OpenMP region costs more than it saves (as in src/cpu/dispatch.c).
 #define FFN_BLOCK_PAR_MIN ((int64_t)1 << 16)
 
-#ifdef FFN_HAVE_OPENBLAS
+static size_t ffn__esz(enum ffn_dtype dt) { return ffn_dtype_size(dt); }
 
-// --- threads ------------------------------------------------------------------------------------
-// OpenBLAS's OpenMP build follows the calling thread's omp_get_max_threads(): set it to the
-// context's count for the call and restore it after, so the caller's OpenMP setting is untouched.
-// The pthread build has one process-wide count (openblas_set_num_threads), set when it differs.
-struct ffn__threads {
-    int saved;
-};
+// --- workspace --------------------------------------------------------------------------------
 
-static void ffn__threads_enter(ffn_ctx_t ctx, struct ffn__threads *t) {
-#ifdef _OPENMP
-    t->saved = omp_get_max_threads();
-    omp_set_num_threads(ctx->n_threads);
-#else
-    t->saved = 1;
-#endif
-    if (openblas_get_parallel() == 1 && openblas_get_num_threads() != ctx->n_threads)
-        openblas_set_num_threads(ctx->n_threads);
+static enum ffn_status ffn__reserve(ffn_ctx_t ctx, const char *fn, struct ffn_blk_buf *b,
+                                    size_t bytes) {
+    if (bytes <= b->cap) return FFN_STATUS_OK;
+    void *q = malloc(bytes);
+    if (!q)
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory for a %zu-byte workspace",
+                         fn, bytes);
+    free(b->p);
+    b->p = q;
+    b->cap = bytes;
+    return FFN_STATUS_OK;
 }
 
-static void ffn__threads_leave(const struct ffn__threads *t) {
-#ifdef _OPENMP
-    omp_set_num_threads(t->saved);
-#else
-    (void)t;
-#endif
-}
-
-// --- GEMMs ----------------------------------------------------------------------------------
-// W is the logical [K, N] matrix of "x·W" (struct ffn_blk_mat). Sizes were checked to fit int.
-
-// C[M, N] = A[M, K] · W + beta·C
-static void ffn__gemm_aw(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                         const struct ffn_blk_mat *W, float beta, float *C, int64_t ldc) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, W->trans ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                (int)K, 1.0f, A, (int)lda, W->p, (int)W->ld, beta, C, (int)ldc);
-}
-
-// C[M, K] = A[M, N] · Wᵀ + beta·C   (stored [out, in] is already Wᵀ: no transpose)
-static void ffn__gemm_awt(int64_t M, int64_t K, int64_t N, const float *A, int64_t lda,
-                          const struct ffn_blk_mat *W, float beta, float *C, int64_t ldc) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, W->trans ? CblasNoTrans : CblasTrans, (int)M, (int)K,
-                (int)N, 1.0f, A, (int)lda, W->p, (int)W->ld, beta, C, (int)ldc);
-}
-
-// Weight gradient of a logical [K, N] weight: dW = Xᵀ[K, T] · D[T, N], written in the stored
-// orientation: [out, in] (trans) holds dWᵀ = Dᵀ · X.
-static void ffn__gemm_dw(int64_t T, int64_t K, int64_t N, const float *X, int64_t ldx,
-                         const float *D, int64_t ldd, bool trans, float beta, float *G, int64_t ldg) {
-    if (trans)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)K, (int)T, 1.0f, D,
-                    (int)ldd, X, (int)ldx, beta, G, (int)ldg);
-    else
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)N, (int)T, 1.0f, X,
-                    (int)ldx, D, (int)ldd, beta, G, (int)ldg);
-}
-
-// --- row passes (bias, activation) ----------------------------------------------------------
-
-static struct ffn_kcfg ffn__kcfg(ffn_ctx_t ctx) {
-    const struct ffn_kcfg c = {.in = FFN_DTYPE_F32,
-                               .out = FFN_DTYPE_F32,
+static struct ffn_kcfg ffn__kcfg(ffn_ctx_t ctx, enum ffn_dtype in, enum ffn_dtype out) {
+    const struct ffn_kcfg c = {.in = in,
+                               .out = out,
                                .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
+                               .parity = ctx->bf16_parity,
                                .bf16_cvt = ctx->avx512_bf16};
     return c;
 }
 
-// P[r, col0 + j] += b[j·stride] for every bias piece of the first projection.
-static void ffn__bias_row(const struct ffn_block *b, float *pr) {
-    for (int k = 0; k < b->n_bias; k++) {
-        const struct ffn_blk_bias *bp = &b->bias[k];
-        float *o = pr + bp->col0;
-        if (bp->stride == 1)
-            for (int64_t j = 0; j < bp->n; j++) o[j] += bp->b[j];
+// --- conversions --------------------------------------------------------------------------------
+
+// dst[r, :] = src[r, :] for rows × cols, each with its own dtype and row stride (elements), by
+// the identity kernel (exact to f32; rounding to nearest even to bf16).
+static void ffn__convert(ffn_ctx_t ctx, int64_t rows, int64_t cols, void *dst, enum ffn_dtype ddt,
+                         int64_t ldd, const void *src, enum ffn_dtype sdt, int64_t lds) {
+    const struct ffn_kcfg cfg = ffn__kcfg(ctx, sdt, ddt);
+    const ffn_act_fwd_fn id = ctx->kernels.act_fwd[FFN_ACT_IDENTITY];
+    const size_t ds = ffn__esz(ddt), ss = ffn__esz(sdt);
+    const int nt = ctx->n_threads;
+    const bool par = nt > 1 && rows > 1 && rows * cols >= FFN_BLOCK_PAR_MIN;
+#pragma omp parallel for num_threads(nt) schedule(static) if (par)
+    for (int64_t r = 0; r < rows; r++) {
+        char *d = (char *)dst + (size_t)(r * ldd) * ds;
+        const char *s = (const char *)src + (size_t)(r * lds) * ss;
+        if (ddt == sdt)
+            memcpy(d, s, (size_t)cols * ds);
         else
-            for (int64_t j = 0; j < bp->n; j++) o[j] += bp->b[j * bp->stride];
+            id(&cfg, cols, d, s);
     }
 }
 
-// Rows [0, rows) of P (row stride pc): optional bias add, then h = act(P) / act(gate) ⊙ up into
-// H (row stride d_ff). One pass per row, so the bias-added row is read by the kernel while hot.
-static void ffn__act_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows, float *P,
-                          float *H, bool add_bias) {
-    const struct ffn_kcfg cfg = ffn__kcfg(ctx);
-    const int64_t m = b->spec.d_ff, pc = b->pc;
-    const ffn_act_fwd_fn act = ctx->kernels.act_fwd[b->spec.act];
-    const ffn_glu_fwd_fn glu = ctx->kernels.glu_fwd[b->spec.act];
+// A [rows, cols] activation view as a GEMM operand of dtype `want`: the view itself when it has
+// that dtype, else a dense converted copy in buf.
+static enum ffn_status ffn__as(ffn_ctx_t ctx, const char *fn, const struct ffn_tensor *t,
+                               enum ffn_dtype want, struct ffn_blk_buf *buf, struct ffn_mm_op *out) {
+    if (t->dtype == want) {
+        *out = (struct ffn_mm_op){t->data, want, t->rows > 1 ? t->row_stride : t->cols, 1};
+        return FFN_STATUS_OK;
+    }
+    enum ffn_status st = ffn__reserve(ctx, fn, buf, (size_t)(t->rows * t->cols) * ffn__esz(want));
+    if (st) return st;
+    ffn__convert(ctx, t->rows, t->cols, buf->p, want, t->cols, t->data, t->dtype, t->row_stride);
+    *out = (struct ffn_mm_op){buf->p, want, t->cols, 1};
+    return FFN_STATUS_OK;
+}
+
+// Rows [r0, r0 + rows) of a row-major operand.
+static struct ffn_mm_op ffn__rows(const struct ffn_mm_op *a, int64_t r0) {
+    struct ffn_mm_op o = *a;
+    o.p = (const char *)a->p + (size_t)(r0 * a->s0) * ffn__esz(a->dt);
+    return o;
+}
+
+static struct ffn_mm_op ffn__transpose(struct ffn_mm_op a) {
+    const int64_t t = a.s0;
+    a.s0 = a.s1, a.s1 = t;
+    return a;
+}
+
+// The weight w as the GEMM operand of "x·W" (logical [K, N]), or transposed ([N, K]).
+static struct ffn_mm_op ffn__wop(const struct ffn_block *b, const struct ffn_blk_mat *w,
+                                 bool transpose) {
+    const struct ffn_blk_stored *s = &b->op[w->which];
+    int64_t st[2];
+    ffn_blk_mat_strides(w, s->ld, st);
+    const void *p = (const char *)s->p + (size_t)(w->row0 * s->ld) * ffn__esz(s->dtype);
+    const struct ffn_mm_op o = {p, s->dtype, st[0], st[1]};
+    return transpose ? ffn__transpose(o) : o;
+}
+
+// C (f32 or bf16, row-major: s1 = 1) = A·B (+ bias) (+ C): directly when oneDNN writes C's
+// dtype from these inputs, else through the f32 staging buffer W (rounded once to C's dtype).
+static enum ffn_status ffn__mm(ffn_ctx_t ctx, const char *fn, struct ffn_block *b, int64_t M,
+                               int64_t N, int64_t K, const struct ffn_mm_op *A,
+                               const struct ffn_mm_op *B, const struct ffn_mm_op *C,
+                               const float *bias, bool acc, const char **impl) {
+    if (C->dt == FFN_DTYPE_F32 || A->dt == C->dt)
+        return ffn_mm_run(ctx, fn, b->mm, M, N, K, A, B, C, bias, acc, impl);
+    enum ffn_status st = ffn__reserve(ctx, fn, &b->W, (size_t)(M * N) * sizeof(float));
+    if (st) return st;
+    if (acc) ffn__convert(ctx, M, N, b->W.p, FFN_DTYPE_F32, N, C->p, C->dt, C->s0);
+    const struct ffn_mm_op w = {b->W.p, FFN_DTYPE_F32, N, 1};
+    if ((st = ffn_mm_run(ctx, fn, b->mm, M, N, K, A, B, &w, bias, acc, impl))) return st;
+    ffn__convert(ctx, M, N, (void *)C->p, C->dt, C->s0, b->W.p, FFN_DTYPE_F32, N);
+    return FFN_STATUS_OK;
+}
+
+// --- row passes (bias, activation) ----------------------------------------------------------
+// P-like buffers hold one plane per first-projection GEMM: plane k, row r at
+// base + (k·ps + r·p_ld)·dtype_size.
+
+struct ffn__pbuf {
+    void *p;
+    enum ffn_dtype dt;
+    int64_t ps;  // plane stride, elements
+};
+
+static void *ffn__at(const struct ffn__pbuf *q, int plane, int64_t row, int64_t ld, int64_t col) {
+    return (char *)q->p + (size_t)(plane * q->ps + row * ld + col) * ffn__esz(q->dt);
+}
+
+// Rows [0, rows) of P (f32): optional bias add; optional rounding of the row into the save
+// buffer S (bf16: h is then computed from the rounded values the backward will see); then
+// h = act(P) / act(gate) ⊙ up into H (dtype hdt, row stride d_ff) when H is not NULL.
+static void ffn__act_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows,
+                          const struct ffn__pbuf *P, bool add_bias, const struct ffn__pbuf *S,
+                          void *H, enum ffn_dtype hdt) {
+    const struct ffn_block_plan *pl = &b->plan;
+    const int64_t m = pl->spec.d_ff, ld = pl->p_ld;
+    const struct ffn__pbuf *in = S ? S : P;
+    const struct ffn_kcfg cfg = ffn__kcfg(ctx, in->dt, hdt);
+    const struct ffn_kcfg cvt = ffn__kcfg(ctx, FFN_DTYPE_F32, S ? S->dt : FFN_DTYPE_F32);
+    const ffn_act_fwd_fn act = ctx->kernels.act_fwd[pl->spec.act];
+    const ffn_act_fwd_fn id = ctx->kernels.act_fwd[FFN_ACT_IDENTITY];
+    const ffn_glu_fwd_fn glu = ctx->kernels.glu_fwd[pl->spec.act];
+    const size_t hs = ffn__esz(hdt);
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && rows > 1 && rows * m >= FFN_BLOCK_PAR_MIN;
 #pragma omp parallel for num_threads(nt) schedule(static) if (par)
     for (int64_t r = 0; r < rows; r++) {
-        float *pr = P + r * pc, *hr = H + r * m;
-        if (add_bias) ffn__bias_row(b, pr);
+        if (add_bias)
+            for (int k = 0; k < pl->n_bias; k++) {
+                const struct ffn_blk_bias *bp = &pl->bias[k];
+                float *o = ffn__at(P, bp->seg, r, ld, bp->col0);
+                const float *bv = b->bias[bp->which] + bp->off;
+                for (int64_t j = 0; j < bp->n; j++) o[j] += bv[j * bp->stride];
+            }
+        if (S)
+            for (int k = 0; k < pl->n_seg; k++)
+                id(&cvt, ld, ffn__at(S, k, r, ld, 0), ffn__at(P, k, r, ld, 0));
         if (H == NULL) continue;
-        if (!b->spec.gated) {
-            act(&cfg, m, hr, pr);
+        char *hr = (char *)H + (size_t)(r * m) * hs;
+        if (!pl->spec.gated) {
+            act(&cfg, m, hr, ffn__at(in, 0, r, ld, 0));
             continue;
         }
-        for (int64_t g = 0; g < b->n_groups; g++)
-            glu(&cfg, b->gw, hr + g * b->gw, pr + b->g0 + g * b->gs, pr + b->u0 + g * b->gs);
+        for (int64_t g = 0; g < pl->n_groups; g++)
+            glu(&cfg, pl->gw, hr + (size_t)(g * pl->gw) * hs,
+                ffn__at(in, pl->g_plane, r, ld, pl->g0 + g * pl->gs),
+                ffn__at(in, pl->u_plane, r, ld, pl->u0 + g * pl->gs));
     }
 }
 
-// Rows [0, rows): dP = dh ⊙ act'(a) (plain) or dgate, dup (gated), written over P in place.
-static void ffn__act_bwd_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows, float *P,
-                              const float *dH) {
-    const struct ffn_kcfg cfg = ffn__kcfg(ctx);
-    const int64_t m = b->spec.d_ff, pc = b->pc;
-    const ffn_act_bwd_fn act = ctx->kernels.act_bwd[b->spec.act];
-    const ffn_glu_bwd_fn glu = ctx->kernels.glu_bwd[b->spec.act];
+// Rows [0, rows): dP = dh ⊙ act'(a) (plain) or dgate, dup (gated), from the saved P (dtype of
+// P, which dh shares) into D (in place when D is P).
+static void ffn__act_bwd_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows,
+                              const struct ffn__pbuf *P, const void *dH, const struct ffn__pbuf *D) {
+    const struct ffn_block_plan *pl = &b->plan;
+    const int64_t m = pl->spec.d_ff, ld = pl->p_ld;
+    const struct ffn_kcfg cfg = ffn__kcfg(ctx, P->dt, D->dt);
+    const ffn_act_bwd_fn act = ctx->kernels.act_bwd[pl->spec.act];
+    const ffn_glu_bwd_fn glu = ctx->kernels.glu_bwd[pl->spec.act];
+    const size_t hs = ffn__esz(P->dt);
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && rows > 1 && rows * m >= FFN_BLOCK_PAR_MIN;
 #pragma omp parallel for num_threads(nt) schedule(static) if (par)
     for (int64_t r = 0; r < rows; r++) {
-        float *pr = P + r * pc;
-        const float *dh = dH + r * m;
-        if (!b->spec.gated) {
-            act(&cfg, m, pr, pr, dh);
+        const char *dh = (const char *)dH + (size_t)(r * m) * hs;
+        if (!pl->spec.gated) {
+            act(&cfg, m, ffn__at(D, 0, r, ld, 0), ffn__at(P, 0, r, ld, 0), dh);
             continue;
         }
-        for (int64_t g = 0; g < b->n_groups; g++) {
-            float *pg = pr + b->g0 + g * b->gs, *pu = pr + b->u0 + g * b->gs;
-            glu(&cfg, b->gw, pg, pu, pg, pu, dh + g * b->gw);
+        for (int64_t g = 0; g < pl->n_groups; g++) {
+            const int64_t gc = pl->g0 + g * pl->gs, uc = pl->u0 + g * pl->gs;
+            glu(&cfg, pl->gw, ffn__at(D, pl->g_plane, r, ld, gc), ffn__at(D, pl->u_plane, r, ld, uc),
+                ffn__at(P, pl->g_plane, r, ld, gc), ffn__at(P, pl->u_plane, r, ld, uc),
+                dh + (size_t)(g * pl->gw) * hs);
         }
     }
 }
 
-// y[r, :] += b_down for rows [0, rows).
-static void ffn__bias_down(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows, float *y,
-                           int64_t ldy) {
-    const int64_t d = b->spec.d_model;
-    const int nt = ctx->n_threads;
-    const bool par = nt > 1 && rows > 1 && rows * d >= FFN_BLOCK_PAR_MIN;
-#pragma omp parallel for num_threads(nt) schedule(static) if (par)
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t j = 0; j < d; j++) y[r * ldy + j] += b->b_down[j];
+static float ffn__ld(const void *p, enum ffn_dtype dt, int64_t i) {
+    if (dt == FFN_DTYPE_F32) return ((const float *)p)[i];
+    return ffn_bf16_to_f32(((const uint16_t *)p)[i]);
 }
 
-// s[j] = Σ_r A[r·lda + j] for j < n, in double; threads split the columns, so every sum is
-// accumulated in the same order whatever the thread count.
-static void ffn__colsum(ffn_ctx_t ctx, int64_t rows, int64_t n, const float *A, int64_t lda,
-                        double *s) {
+// s[j] = Σ_r A[r·lda + j] for j < n (A f32 or bf16), in double; threads split the columns, so
+// every sum is accumulated in the same order whatever the thread count.
+static void ffn__colsum(ffn_ctx_t ctx, int64_t rows, int64_t n, const void *A, enum ffn_dtype dt,
+                        int64_t lda, double *s) {
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && rows * n >= FFN_BLOCK_PAR_MIN;
 #pragma omp parallel num_threads(nt) if (par)
@@ -180,172 +238,149 @@ static void ffn__colsum(ffn_ctx_t ctx, int64_t rows, int64_t n, const float *A, 
         const int64_t j0 = n * ti / tn, j1 = n * (ti + 1) / tn;
         for (int64_t j = j0; j < j1; j++) s[j] = 0.0;
         for (int64_t r = 0; r < rows; r++)
-            for (int64_t j = j0; j < j1; j++) s[j] += A[r * lda + j];
+            for (int64_t j = j0; j < j1; j++) s[j] += ffn__ld(A, dt, r * lda + j);
     }
 }
 
-// Writes (or adds) n column sums to g[j·stride].
-static void ffn__put_sums(float *g, int64_t stride, const double *s, int64_t n, bool acc) {
-    for (int64_t j = 0; j < n; j++) g[j * stride] = acc ? g[j * stride] + (float)s[j] : (float)s[j];
+// Writes (or adds) n column sums to g[j·stride] (f32 or bf16), rounding once.
+static void ffn__put_sums(void *g, enum ffn_dtype dt, int64_t stride, const double *s, int64_t n,
+                          bool acc) {
+    for (int64_t j = 0; j < n; j++) {
+        const double v = s[j] + (acc ? ffn__ld(g, dt, j * stride) : 0.0);
+        if (dt == FFN_DTYPE_F32)
+            ((float *)g)[j * stride] = (float)v;
+        else
+            ((uint16_t *)g)[j * stride] = ffn_f32_to_bf16((float)v);
+    }
 }
 
-#endif  // FFN_HAVE_OPENBLAS
+// --- argument checks ----------------------------------------------------------------------------
 
-// --- workspace --------------------------------------------------------------------------------
+// Buffer X[slot] for x converted to dtype dt.
+static struct ffn_blk_buf *ffn__xbuf(struct ffn_block *b, enum ffn_dtype dt) {
+    return &b->X[dt == FFN_DTYPE_F32 ? 0 : 1];
+}
 
-static enum ffn_status ffn__reserve(ffn_ctx_t ctx, const char *fn, float **p, size_t *cap,
-                                    size_t elems) {
-    if (elems <= *cap) return FFN_STATUS_OK;
-    if (elems > SIZE_MAX / sizeof(float))
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: workspace of %zu floats is too large",
-                         fn, elems);
-    float *q = malloc(elems * sizeof(float));
-    if (!q)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory for a %zu-byte workspace",
-                         fn, elems * sizeof(float));
-    free(*p);
-    *p = q;
-    *cap = elems;
+// P = x · W_first for rows [r0, r0 + rows) of x into rows [pr0, pr0 + rows) of P (f32, plane
+// stride ps): one GEMM per plane.
+static enum ffn_status ffn__first(ffn_ctx_t ctx, const char *fn, struct ffn_block *b,
+                                  const struct ffn_mm_op *xop, int64_t r0, int64_t rows, float *P,
+                                  int64_t ps, int64_t pr0, const char **impl) {
+    const struct ffn_block_plan *pl = &b->plan;
+    const struct ffn_mm_op a = ffn__rows(xop, r0);
+    for (int k = 0; k < pl->n_seg; k++) {
+        const struct ffn_mm_op w = ffn__wop(b, &pl->seg[k].w, false);
+        const struct ffn_mm_op c = {P + k * ps + pr0 * pl->p_ld, FFN_DTYPE_F32, pl->p_ld, 1};
+        enum ffn_status st = ffn_mm_run(ctx, fn, b->mm, rows, pl->seg[k].n, pl->spec.d_model, &a,
+                                        &w, &c, NULL, false, k == 0 ? impl : NULL);
+        if (st) return st;
+    }
     return FFN_STATUS_OK;
-}
-
-// Checks an activation view: f32, [rows, d_model] (rows < 0: any), fits CBLAS's int.
-static enum ffn_status ffn__check_act(ffn_ctx_t ctx, const char *fn, const char *name,
-                                      const struct ffn_tensor *t, int64_t d, int64_t rows) {
-    enum ffn_status st = ffn_tensor_check(ctx, fn, name, t);
-    if (st) return st;
-    if (t->dtype != FFN_DTYPE_F32)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s is %s; blocks take f32 activations",
-                         fn, name, ffn_dtype_name(t->dtype));
-    if (t->cols != d)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s.cols=%" PRId64 ", the block has "
-                         "d_model=%" PRId64, fn, name, t->cols, d);
-    if (rows >= 0 && t->rows != rows)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows, expected %"
-                         PRId64 " (the tokens of the forward)", fn, name, t->rows, rows);
-    if (t->rows > (int64_t)(INT32_MAX / 2) || t->row_stride > (int64_t)(INT32_MAX / 2))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows (row_stride %"
-                         PRId64 "); at most 2^30 fit a BLAS call", fn, name, t->rows, t->row_stride);
-    return FFN_STATUS_OK;
-}
-
-static bool ffn__overlap(const struct ffn_tensor *a, const struct ffn_tensor *b) {
-    if (a->rows == 0 || a->cols == 0 || b->rows == 0 || b->cols == 0) return false;
-    uintptr_t alo, ahi, blo, bhi;
-    ffn_tensor_extent(a, &alo, &ahi);
-    ffn_tensor_extent(b, &blo, &bhi);
-    return alo < bhi && blo < ahi;
-}
-
-static bool ffn__same_view(const struct ffn_tensor *a, const struct ffn_tensor *b) {
-    return a->data == b->data && a->dtype == b->dtype && a->rows == b->rows &&
-           a->cols == b->cols && (a->rows <= 1 || a->row_stride == b->row_stride);
 }
 
 // --- forward ----------------------------------------------------------------------------------
 
-enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn_tensor *y,
-                                  const struct ffn_tensor *x, enum ffn_block_policy policy) {
+enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn_tensor *y,
+                                      const struct ffn_tensor *x, enum ffn_block_policy policy) {
     static const char fn[] = "ffn_block_forward";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
     if (!b) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     if ((unsigned)policy >= FFN_BLOCK_POLICY_COUNT)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn, (int)policy);
+    const struct ffn_block_plan *pl = &b->plan;
     enum ffn_status st;
-    const int64_t d = b->spec.d_model, m = b->spec.d_ff, pc = b->pc;
-    if ((st = ffn__check_act(ctx, fn, "x", x, d, -1))) return st;
-    if ((st = ffn__check_act(ctx, fn, "y", y, d, x->rows))) return st;
-    if (ffn__overlap(x, y))
+    const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
+    if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1))) return st;
+    if ((st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows))) return st;
+    if (ffn_block_views_overlap(x, y))
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: y overlaps x; the block needs x intact "
                          "until the end (and for the backward)", fn);
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
     const int64_t T = x->rows;
-#ifndef FFN_HAVE_OPENBLAS
-    (void)m; (void)pc; (void)T;
-    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: this build has no BLAS", fn);
-#else
     const int64_t R = ffn_block_tile_rows(b, T);
     const bool keep = policy == FFN_BLOCK_POLICY_SAVE;
-    const int64_t p_rows = keep ? T : R;
-    if ((st = ffn__reserve(ctx, fn, &b->P, &b->P_cap, (size_t)p_rows * (size_t)pc))) return st;
-    if ((st = ffn__reserve(ctx, fn, &b->H, &b->H_cap, (size_t)R * (size_t)m))) return st;
-
-    struct ffn__threads thr;
-    ffn__threads_enter(ctx, &thr);
-    const float *xp = x->data;
-    float *yp = y->data;
+    const enum ffn_dtype sd = keep ? b->opts.save_dtype : FFN_DTYPE_F32;
+    const bool keep_p = keep && sd == FFN_DTYPE_F32;  // P itself is what the backward reads
+    const int64_t p_rows = keep_p ? T : R;
+    const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype, xdt = b->op[pl->seg[0].w.which].dtype;
+    struct ffn_blk_threads thr;
+    ffn_blk_threads_enter(ctx, &thr);
+    struct ffn_mm_op xop;
+    if ((st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * p_rows * ld) * sizeof(float))) ||
+        (st = ffn__reserve(ctx, fn, &b->H, (size_t)((keep ? T : R) * m) *
+                                               (keep && ffn__esz(sd) > ffn__esz(hdt) ? ffn__esz(sd)
+                                                                                     : ffn__esz(hdt)))) ||
+        (keep && !keep_p && (st = ffn__reserve(ctx, fn, &b->S, (size_t)(np * T * ld) * 2))) ||
+        (st = ffn__as(ctx, fn, x, xdt, ffn__xbuf(b, xdt), &xop)))
+        goto out;
+    const struct ffn_mm_op yop = {y->data, y->dtype, y->rows > 1 ? y->row_stride : d, 1};
+    const struct ffn_mm_op wd = ffn__wop(b, &pl->down, false);
     for (int64_t r0 = 0; r0 < T; r0 += R) {
         const int64_t rows = T - r0 < R ? T - r0 : R;
-        float *Pt = keep ? b->P + r0 * pc : b->P;
-        for (int k = 0; k < b->n_seg; k++) {
-            const struct ffn_blk_seg *s = &b->seg[k];
-            ffn__gemm_aw(rows, s->n, d, xp + r0 * x->row_stride, x->row_stride, &s->w, 0.0f,
-                         Pt + s->col0, pc);
-        }
-        ffn__act_rows(ctx, b, rows, Pt, b->H, true);
-        ffn__gemm_aw(rows, d, m, b->H, m, &b->down, 0.0f, yp + r0 * y->row_stride, y->row_stride);
-        if (b->b_down) ffn__bias_down(ctx, b, rows, yp + r0 * y->row_stride, y->row_stride);
+        const int64_t pr0 = keep_p ? r0 : 0;
+        const char *impl = NULL;
+        if ((st = ffn__first(ctx, fn, b, &xop, r0, rows, b->P.p, p_rows * ld, pr0, &impl))) goto out;
+        if (impl) snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", impl);
+        const struct ffn__pbuf P = {(float *)b->P.p + pr0 * ld, FFN_DTYPE_F32, p_rows * ld};
+        const struct ffn__pbuf S = {(uint16_t *)b->S.p + r0 * ld, sd, T * ld};
+        // SAVE keeps h as well (the input of W_down's gradient), as autograd does: the backward
+        // then skips one elementwise pass over [T, d_ff].
+        char *Ht = (char *)b->H.p + (size_t)((keep ? r0 : 0) * m) * ffn__esz(hdt);
+        ffn__act_rows(ctx, b, rows, &P, true, keep && !keep_p ? &S : NULL, Ht, hdt);
+        const struct ffn_mm_op hop = {Ht, hdt, m, 1};
+        const struct ffn_mm_op yt = ffn__rows(&yop, r0);
+        if ((st = ffn__mm(ctx, fn, b, rows, d, m, &hop, &wd, &yt, b->bias[FFN_BLK_DOWN], false,
+                          NULL)))
+            goto out;
     }
-    ffn__threads_leave(&thr);
     if (policy != FFN_BLOCK_POLICY_NONE) {
         b->pending = policy;
+        b->saved_dtype = sd;
+        b->saved_h = keep;
         b->px = *x;
         b->p_tokens = T;
     }
-    return FFN_STATUS_OK;
-#endif
+out:
+    ffn_blk_threads_leave(&thr);
+    return st;
 }
 
 // --- backward ---------------------------------------------------------------------------------
 
-static float *ffn__grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias) {
-    switch (w) {
-    case FFN_BLK_GATE: return bias ? g->b_gate : g->gate;
-    case FFN_BLK_UP: return bias ? g->b_up : g->up;
-    case FFN_BLK_GATE_UP: return bias ? g->b_gate_up : g->gate_up;
-    default: return bias ? g->b_down : g->down;
-    }
-}
-
-// Rejects gradients asked for tensors the block does not have.
-static enum ffn_status ffn__check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block *b,
-                                        const struct ffn_block_grads *g) {
-    if (g->size < sizeof *g)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.size=%zu, expected %zu (start "
-                         "from FFN_BLOCK_GRADS_INIT)", fn, g->size, sizeof *g);
-    bool has[4] = {false, false, false, true}, has_b[4] = {false, false, false, b->b_down != NULL};
-    for (int k = 0; k < b->n_seg; k++) has[b->seg[k].which] = true;
-    for (int k = 0; k < b->n_bias; k++) has_b[b->bias[k].which] = true;
-    static const char *const names[] = {"gate", "up", "gate_up", "down"};
-    for (int k = 0; k < 4; k++) {
-        if (!has[k] && ffn__grad_member(g, (enum ffn_blk_which)k, false))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.%s is set but the block has "
-                             "no %s weight", fn, names[k], names[k]);
-        if (!has_b[k] && ffn__grad_member(g, (enum ffn_blk_which)k, true))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.b_%s is set but the block has "
-                             "no %s bias", fn, names[k], names[k]);
-    }
-    return FFN_STATUS_OK;
-}
-
 // n_tokens = 0: gradients are zero (or unchanged when accumulating).
-static void ffn__zero_grads(const struct ffn_block *b, const struct ffn_block_grads *g) {
+static void ffn__zero_grads(const struct ffn_block *b, const struct ffn_block_grads *g,
+                            enum ffn_dtype gdt) {
     if (g->accumulate) return;
-    const int64_t d = b->spec.d_model, m = b->spec.d_ff;
-    const size_t wsz = (size_t)d * (size_t)m * sizeof(float);
+    const size_t es = ffn__esz(gdt);
+    const int64_t d = b->plan.spec.d_model, m = b->plan.spec.d_ff;
+    const size_t wsz = (size_t)d * (size_t)m * es;
     if (g->gate) memset(g->gate, 0, wsz);
     if (g->up) memset(g->up, 0, wsz);
     if (g->gate_up) memset(g->gate_up, 0, 2 * wsz);
     if (g->down) memset(g->down, 0, wsz);
-    if (g->b_gate) memset(g->b_gate, 0, (size_t)m * sizeof(float));
-    if (g->b_up) memset(g->b_up, 0, (size_t)m * sizeof(float));
-    if (g->b_gate_up) memset(g->b_gate_up, 0, 2 * (size_t)m * sizeof(float));
-    if (g->b_down) memset(g->b_down, 0, (size_t)d * sizeof(float));
+    if (g->b_gate) memset(g->b_gate, 0, (size_t)m * es);
+    if (g->b_up) memset(g->b_up, 0, (size_t)m * es);
+    if (g->b_gate_up) memset(g->b_gate_up, 0, 2 * (size_t)m * es);
+    if (g->b_down) memset(g->b_down, 0, (size_t)d * es);
 }
 
-enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ffn_block_grads *grads,
-                                   const struct ffn_tensor *dx, const struct ffn_tensor *dy) {
+// Weight gradient of a logical [K, N] weight, dW = Xᵀ[K, T] · D[T, N], written in the stored
+// orientation at G (dtype gdt, leading dimension ldg): [out, in] (trans) holds dWᵀ = Dᵀ · X, so
+// each orientation is one GEMM with a row-major output.
+static enum ffn_status ffn__dw(ffn_ctx_t ctx, const char *fn, struct ffn_block *b, int64_t T,
+                               int64_t K, int64_t N, const struct ffn_mm_op *X,
+                               const struct ffn_mm_op *D, bool trans, void *G, enum ffn_dtype gdt,
+                               int64_t ldg, bool acc) {
+    const struct ffn_mm_op c = {G, gdt, ldg, 1};
+    const struct ffn_mm_op xt = ffn__transpose(*X), dt = ffn__transpose(*D);
+    if (trans) return ffn__mm(ctx, fn, b, N, K, T, &dt, X, &c, NULL, acc, NULL);
+    return ffn__mm(ctx, fn, b, K, N, T, &xt, D, &c, NULL, acc, NULL);
+}
+
+enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
+                                       const struct ffn_block_grads *grads,
+                                       const struct ffn_tensor *dx, const struct ffn_tensor *dy) {
     static const char fn[] = "ffn_block_backward";
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
@@ -353,37 +388,39 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
     struct ffn_block_grads none = FFN_BLOCK_GRADS_INIT;
     const struct ffn_block_grads *g = grads ? grads : &none;
     enum ffn_status st;
-    if ((st = ffn__check_grads(ctx, fn, b, g))) return st;
+    enum ffn_dtype gdt;
+    if ((st = ffn_block_check_grads(ctx, fn, &b->plan, g, &gdt))) return st;
     if (b->pending == FFN_BLOCK_POLICY_NONE)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: no pending training forward (call "
                          "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
                          "backward consumes it)", fn);
-    const int64_t d = b->spec.d_model, m = b->spec.d_ff, pc = b->pc, T = b->p_tokens;
+    const struct ffn_block_plan *pl = &b->plan;
+    const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
+    const int64_t T = b->p_tokens;
     const struct ffn_tensor *x = &b->px;
-    if ((st = ffn__check_act(ctx, fn, "dy", dy, d, T))) return st;
+    if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
     if (dx) {
-        if ((st = ffn__check_act(ctx, fn, "dx", dx, d, T))) return st;
-        if ((ffn__overlap(dx, dy) && !ffn__same_view(dx, dy)) ||
-            (ffn__overlap(dx, x) && !ffn__same_view(dx, x)))
+        if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
+        if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
+            (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: dx overlaps dy or the forward's x "
                              "without being the same view", fn);
     }
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
     if (T == 0) {
-        ffn__zero_grads(b, g);
+        ffn__zero_grads(b, g, gdt);
         return FFN_STATUS_OK;
     }
-#ifndef FFN_HAVE_OPENBLAS
-    (void)m; (void)pc;
-    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: this build has no BLAS", fn);
-#else
     bool need_dp = dx != NULL;
-    for (int k = 0; k < b->n_seg; k++) need_dp |= ffn__grad_member(g, b->seg[k].which, false) != NULL;
-    for (int k = 0; k < b->n_bias; k++) need_dp |= ffn__grad_member(g, b->bias[k].which, true) != NULL;
-    const size_t cs = (size_t)(pc > d ? pc : d);
-    if ((st = ffn__reserve(ctx, fn, &b->P, &b->P_cap, (size_t)T * (size_t)pc))) return st;
-    if ((st = ffn__reserve(ctx, fn, &b->H, &b->H_cap, (size_t)T * (size_t)m))) return st;
+    for (int k = 0; k < np; k++) need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < pl->n_bias; k++)
+        need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
+    const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype;      // W_down's compute dtype
+    const enum ffn_dtype fdt = b->op[pl->seg[0].w.which].dtype;  // W_first's
+    const enum ffn_dtype sd = recompute ? FFN_DTYPE_F32 : b->saved_dtype;
+    const bool in_place = fdt == sd;  // dP written over the saved P
+    const size_t cs = (size_t)(pl->pc > d ? pl->pc : d);
     if (b->colsum_cap < cs) {
         double *c = malloc(cs * sizeof(double));
         if (!c) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
@@ -391,65 +428,94 @@ enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t b, const struct ff
         b->colsum = c;
         b->colsum_cap = cs;
     }
-    const float beta = g->accumulate ? 1.0f : 0.0f;
-    const float *xp = x->data, *dyp = dy->data;
-    const int64_t ldx = x->row_stride, ldy = dy->row_stride;
-    struct ffn__threads thr;
-    ffn__threads_enter(ctx, &thr);
-
-    // RECOMPUTE: P = x · W_first + b, as the forward computed it (same GEMMs, same order).
+    const size_t hbytes = (size_t)(T * m) * (ffn__esz(hdt) > ffn__esz(sd) ? ffn__esz(hdt) : ffn__esz(sd));
+    struct ffn_blk_threads thr;
+    ffn_blk_threads_enter(ctx, &thr);
+    struct ffn_mm_op xop, dyop;
+    // (A SAVE forward reserved H for this already: h kept there is not lost.)
+    if ((st = ffn__reserve(ctx, fn, &b->H, hbytes)) ||
+        (recompute && (st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * T * ld) * sizeof(float)))) ||
+        (need_dp && !in_place &&
+         (st = ffn__reserve(ctx, fn, &b->D, (size_t)(np * T * ld) * ffn__esz(fdt)))) ||
+        (st = ffn__as(ctx, fn, dy, hdt, &b->Y, &dyop)))
+        goto out;
+    // RECOMPUTE: P = x · W_first + b, as the forward computed it (same GEMMs).
     if (recompute) {
-        for (int k = 0; k < b->n_seg; k++)
-            ffn__gemm_aw(T, b->seg[k].n, d, xp, ldx, &b->seg[k].w, 0.0f, b->P + b->seg[k].col0, pc);
-        if (b->n_bias) ffn__act_rows(ctx, b, T, b->P, NULL, true);
+        if ((st = ffn__as(ctx, fn, x, fdt, ffn__xbuf(b, fdt), &xop)) ||
+            (st = ffn__first(ctx, fn, b, &xop, 0, T, b->P.p, T * ld, 0, NULL)))
+            goto out;
+        const struct ffn__pbuf P = {b->P.p, FFN_DTYPE_F32, T * ld};
+        if (pl->n_bias) ffn__act_rows(ctx, b, T, &P, true, NULL, NULL, hdt);
     }
+    const struct ffn__pbuf Ps = {sd == FFN_DTYPE_F32 ? b->P.p : b->S.p, sd, T * ld};
 
     // Down projection: h = act(P) again (cheap, elementwise), dW_down = hᵀ·dy, db_down = Σ dy.
     if (g->down) {
-        ffn__act_rows(ctx, b, T, b->P, b->H, false);
-        ffn__gemm_dw(T, m, d, b->H, m, dyp, ldy, b->down.trans, beta, g->down, b->down_grad_ld);
+        if (!b->saved_h) ffn__act_rows(ctx, b, T, &Ps, false, NULL, b->H.p, hdt);
+        const struct ffn_mm_op hop = {b->H.p, hdt, m, 1};
+        if ((st = ffn__dw(ctx, fn, b, T, m, d, &hop, &dyop, pl->down.trans, g->down, gdt,
+                          pl->down_grad_ld, g->accumulate)))
+            goto out;
     }
     if (g->b_down) {
-        ffn__colsum(ctx, T, d, dyp, ldy, b->colsum);
-        ffn__put_sums(g->b_down, 1, b->colsum, d, g->accumulate);
+        ffn__colsum(ctx, T, d, dy->data, dy->dtype, dy->rows > 1 ? dy->row_stride : d, b->colsum);
+        ffn__put_sums(g->b_down, gdt, 1, b->colsum, d, g->accumulate);
     }
+    if (!need_dp) goto out;
 
-    if (need_dp) {
-        // dh = dy · W_downᵀ per row tile, turned into dP over P while the tile is hot.
-        const int64_t R = ffn_block_tile_rows(b, T);
-        for (int64_t r0 = 0; r0 < T; r0 += R) {
-            const int64_t rows = T - r0 < R ? T - r0 : R;
-            ffn__gemm_awt(rows, m, d, dyp + r0 * ldy, ldy, &b->down, 0.0f, b->H, m);
-            ffn__act_bwd_rows(ctx, b, rows, b->P + r0 * pc, b->H);
-        }
-        // Bias gradients of the first projection: column sums of dP, scattered to the layout.
-        bool any_bias = false;
-        for (int k = 0; k < b->n_bias; k++) any_bias |= ffn__grad_member(g, b->bias[k].which, true) != NULL;
-        if (any_bias) {
-            ffn__colsum(ctx, T, pc, b->P, pc, b->colsum);
-            for (int k = 0; k < b->n_bias; k++) {
-                const struct ffn_blk_bias *bp = &b->bias[k];
-                float *gb = ffn__grad_member(g, bp->which, true);
-                if (gb)
-                    ffn__put_sums(gb + bp->grad_off, bp->stride, b->colsum + bp->col0, bp->n,
-                                  g->accumulate);
-            }
-        }
-        // dW_first = dPᵀ · x, one GEMM per stored tensor (one when fused), in its orientation.
-        for (int k = 0; k < b->n_seg; k++) {
-            const struct ffn_blk_seg *s = &b->seg[k];
-            float *gw = ffn__grad_member(g, s->which, false);
-            if (gw)
-                ffn__gemm_dw(T, d, s->n, xp, ldx, b->P + s->col0, pc, s->w.trans, beta,
-                             gw + s->grad_off, s->grad_ld);
-        }
-        // dx = dP · W_firstᵀ (the second stored tensor accumulates onto the first).
-        if (dx)
-            for (int k = 0; k < b->n_seg; k++)
-                ffn__gemm_awt(T, d, b->seg[k].n, b->P + b->seg[k].col0, pc, &b->seg[k].w,
-                              k ? 1.0f : 0.0f, dx->data, dx->row_stride);
+    // dh = dy · W_downᵀ per row tile (in the saved P's dtype), turned into dP while it is hot.
+    const struct ffn__pbuf D = {in_place ? Ps.p : b->D.p, fdt, T * ld};
+    const struct ffn_mm_op wdt = ffn__wop(b, &pl->down, true);
+    const int64_t R = ffn_block_tile_rows(b, T);
+    for (int64_t r0 = 0; r0 < T; r0 += R) {
+        const int64_t rows = T - r0 < R ? T - r0 : R;
+        const struct ffn_mm_op a = ffn__rows(&dyop, r0), c = {b->H.p, sd, m, 1};
+        if ((st = ffn__mm(ctx, fn, b, rows, m, d, &a, &wdt, &c, NULL, false, NULL))) goto out;
+        const struct ffn__pbuf Pt = {ffn__at(&Ps, 0, r0, ld, 0), sd, Ps.ps};
+        const struct ffn__pbuf Dt = {ffn__at(&D, 0, r0, ld, 0), fdt, D.ps};
+        ffn__act_bwd_rows(ctx, b, rows, &Pt, b->H.p, &Dt);
     }
-    ffn__threads_leave(&thr);
-    return FFN_STATUS_OK;
-#endif
+    // Bias gradients of the first projection: column sums of dP, scattered to the layout.
+    for (int k = 0; k < pl->n_bias; k++) {
+        const struct ffn_blk_bias *bp = &pl->bias[k];
+        void *gb = ffn_block_grad_member(g, bp->which, true);
+        if (!gb) continue;
+        ffn__colsum(ctx, T, bp->n, ffn__at(&D, bp->seg, 0, ld, bp->col0), fdt, ld, b->colsum);
+        ffn__put_sums((char *)gb + (size_t)bp->off * ffn__esz(gdt), gdt, bp->stride, b->colsum,
+                      bp->n, g->accumulate);
+    }
+    // dW_first = dPᵀ · x, one GEMM per stored tensor (one when fused), in its orientation.
+    bool any_dw = false;
+    for (int k = 0; k < np; k++) any_dw |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    if (any_dw && (st = ffn__as(ctx, fn, x, fdt, ffn__xbuf(b, fdt), &xop))) goto out;
+    for (int k = 0; k < np && any_dw; k++) {
+        const struct ffn_blk_seg *s = &pl->seg[k];
+        char *gw = ffn_block_grad_member(g, s->w.which, false);
+        if (!gw) continue;
+        const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
+        if ((st = ffn__dw(ctx, fn, b, T, d, s->n, &xop, &dp, s->w.trans,
+                          gw + (size_t)s->grad_off * ffn__esz(gdt), gdt, s->grad_ld,
+                          g->accumulate)))
+            goto out;
+    }
+    // dx = dP · W_firstᵀ (the second stored tensor accumulates onto the first; through an f32
+    // sum when dx is not f32, so that it is rounded once).
+    if (dx) {
+        const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32;
+        if (stage && (st = ffn__reserve(ctx, fn, &b->Z, (size_t)(T * d) * sizeof(float)))) goto out;
+        const struct ffn_mm_op c = stage ? (struct ffn_mm_op){b->Z.p, FFN_DTYPE_F32, d, 1}
+                                         : (struct ffn_mm_op){dx->data, dx->dtype,
+                                                              dx->rows > 1 ? dx->row_stride : d, 1};
+        for (int k = 0; k < np; k++) {
+            const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
+            const struct ffn_mm_op wt = ffn__wop(b, &pl->seg[k].w, true);
+            if ((st = ffn__mm(ctx, fn, b, T, d, pl->seg[k].n, &dp, &wt, &c, NULL, k > 0, NULL)))
+                goto out;
+        }
+        if (stage) ffn__convert(ctx, T, d, dx->data, dx->dtype, dx->row_stride, b->Z.p,
+                                FFN_DTYPE_F32, d);
+    }
+out:
+    ffn_blk_threads_leave(&thr);
+    return st;
 }

@@ -1,87 +1,225 @@
-// block_impl.h — internals of the FFN block layer (src/block/): the block object, the GEMM
-// operands that express each stored weight (orientation and layout as transpose flags, pointers
-// and leading dimensions, never as copies) and the helpers shared by create and execute.
+// block_impl.h — internals of the FFN block layer (src/block/). Two parts:
+//   - the plan (block_plan.c): spec and weight validation and the translation of every stored
+//     layout and orientation into GEMM operands (member, element offset, leading dimension,
+//     transpose flag), bias pieces and gated-combine groups. Backend-neutral: it names stored
+//     tensors and offsets, never a library, so a GPU block can build on the same plan;
+//   - the argument checks every backend's block shares (block_plan.c): options, activation
+//     views, gradients;
+//   - the CPU block (block.c, block_dnnl.c, block_exec.c): oneDNN matmul primitives cached per
+//     shape, the library's activation kernels, workspaces. The CUDA block is src/cuda/
+//     cuda_block.c, on the same plan; block_api.c dispatches the public entry points.
 // Never installed.
 #ifndef FFN_BLOCK_IMPL_H
 #define FFN_BLOCK_IMPL_H
 
 #include "core/core_impl.h"
 
-// Row tiles of the TILED schedule are sized so that one tile of the pre-activations P and of h
-// stays in cache between the GEMM that writes it and the activation that reads it.
-#define FFN_BLOCK_TILE_BYTES ((size_t)4 << 20)
-// Fewer rows than this per GEMM call make OpenBLAS repack the weights too often to pay off.
-#define FFN_BLOCK_TILE_MIN_ROWS ((int64_t)64)
+// -------------------------------------------------------------------------------------------
+// The plan (backend-neutral)
+// -------------------------------------------------------------------------------------------
 
-// A weight as a GEMM operand in the "x·W" sense: the logical matrix W is [in, out] (K × N).
-// Stored [out, in] (nn.Linear) it is used transposed (trans = true); stored [in, out] (Conv1D)
-// as is. `ld` is the leading dimension of the stored array, which encodes interleaving (2·ld).
+// Members of ffn_block_weights / ffn_block_grads, in their order there.
+enum ffn_blk_which { FFN_BLK_GATE = 0, FFN_BLK_UP, FFN_BLK_GATE_UP, FFN_BLK_DOWN, FFN_BLK_COUNT };
+
+// One stored matrix as the caller gave it: element (r, c) at p + (r·ld + c)·dtype_size; R × C
+// follows from the spec and the orientation.
+struct ffn_blk_stored {
+    const void *p;  // NULL: the spec does not use this member
+    enum ffn_dtype dtype;
+    enum ffn_weight_orient orient;
+    int64_t R, C, ld;
+};
+
+// A weight as a GEMM operand in the "x·W" sense: the logical matrix W is [K = in, N = out] and
+// lies in stored member `which` from stored row `row0` (element row0·ld), with row stride
+// ld' = ld_mult·ld. Stored [out, in] (nn.Linear) it is used transposed (trans = true): W(k, n)
+// at n·ld' + k; stored [in, out] (Conv1D) as is: W(k, n) at k·ld' + n. A row-interleaved
+// gate/up is ld_mult = 2 (gate from row 0, up from row 1), so no layout needs a copy.
 struct ffn_blk_mat {
-    const float *p;
-    int64_t ld;
+    enum ffn_blk_which which;
+    int64_t row0;
+    int64_t ld_mult;
     bool trans;
 };
 
-// Which member of ffn_block_weights / ffn_block_grads a piece belongs to.
-enum ffn_blk_which { FFN_BLK_GATE = 0, FFN_BLK_UP, FFN_BLK_GATE_UP, FFN_BLK_DOWN };
-
-// One GEMM of the first projection: P[:, col0 : col0+n] = x · W (+ bias). Its weight gradient
-// goes to the grads member `which`, at element offset grad_off with leading dimension grad_ld
-// (the dense stored shape, transposed like the weight).
+// One GEMM of the first projection: plane `seg index` of P, columns [0, n), gets x · W (+ bias).
+// Its weight gradient goes to grads member `which` at element offset grad_off, leading
+// dimension grad_ld (the dense stored shape, transposed like the weight).
 struct ffn_blk_seg {
     struct ffn_blk_mat w;
-    int64_t col0, n;
-    enum ffn_blk_which which;
+    int64_t n;
     int64_t grad_off, grad_ld;
 };
 
-// One bias piece of the first projection: P[:, col0 + j] += b[j * stride], j < n. Its gradient
-// (a column sum of dP) goes to member `which` at grad_off + j * stride.
+// One bias piece of the first projection: P[seg][:, col0 + j] += b[off + j·stride], j < n, b
+// being the bias member `which` (FFN_BLK_GATE → b_gate, ...). Its gradient (a column sum of dP)
+// goes to the same member of the gradients at off + j·stride.
 struct ffn_blk_bias {
-    const float *b;
-    int64_t stride;
-    int64_t col0, n;
     enum ffn_blk_which which;
-    int64_t grad_off;
+    int64_t off, stride;
+    int seg;
+    int64_t col0, n;
+};
+
+// Where the pre-activations lie. P has one plane per segment, each [rows, p_ld] row-major
+// (p_ld = seg[k].n for every k), planes one after the other. Group g of the gated combine reads
+// gate columns g0 + g·gs of plane g_plane and up columns u0 + g·gs of plane u_plane (gw each)
+// and writes h columns g·gw. One group unless the layout is BLOCKED.
+struct ffn_block_plan {
+    struct ffn_block_spec spec;
+    int64_t pc;    // pre-activation columns in all: d_ff (plain) or 2·d_ff (gated)
+    int64_t p_ld;  // columns of one plane
+    int n_seg;     // GEMMs of the first projection (1 or 2): the planes
+    struct ffn_blk_seg seg[2];
+    int n_bias;    // bias pieces of the first projection (0..2)
+    struct ffn_blk_bias bias[2];
+    int64_t n_groups, gw, gs;
+    int g_plane, u_plane;
+    int64_t g0, u0;
+    struct ffn_blk_mat down;  // logical [d_ff, d_model]
+    int64_t down_grad_ld;
+    bool has_b_down;
+    struct ffn_blk_stored mat[FFN_BLK_COUNT];  // the stored matrices
+    struct ffn_blk_stored vec[FFN_BLK_COUNT];  // the stored biases (R = 1, C = length)
+    int64_t n_params;
+    size_t weight_bytes;
+};
+
+// Validates spec and weights (messages name the function `fn`) and fills the plan.
+// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_UNSUPPORTED (a row-interleaved
+//         [in, out] gate/up: its gate and up are stride-2 columns)
+enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct ffn_block_spec *spec,
+                                    const struct ffn_block_weights *weights,
+                                    struct ffn_block_plan *plan);
+
+// The options with defaults filled in (opts NULL: all defaults; a shorter struct of an older
+// caller: the prefix it knows). Checks what every backend needs; a backend refuses what it
+// cannot do itself (the CPU: FFN_BLOCK_MATH_TF32).
+// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
+                                    struct ffn_block_opts *o);
+
+// Checks an activation view: f32 or bf16, [rows, d_model] (rows < 0: any), sizes a GEMM call
+// takes. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_check_act(ffn_ctx_t ctx, const char *fn, const char *name,
+                                    const struct ffn_tensor *t, int64_t d, int64_t rows);
+// True when two views share a byte (empty views share none).
+bool ffn_block_views_overlap(const struct ffn_tensor *a, const struct ffn_tensor *b);
+// True when two views are the same view (pointer, dtype, shape, row stride).
+bool ffn_block_same_view(const struct ffn_tensor *a, const struct ffn_tensor *b);
+
+// The gradient member of `g` for stored member w (bias: its bias).
+void *ffn_block_grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias);
+// Rejects a gradient asked for a tensor the block does not have, a short struct, a dtype other
+// than f32/bf16; *gdt receives the gradients' dtype (f32 for an older caller's struct).
+enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block_plan *pl,
+                                      const struct ffn_block_grads *g, enum ffn_dtype *gdt);
+
+// Strides (elements) of the logical [K, N] matrix of `w` whose member has leading dimension ld:
+// s[0] along K, s[1] along N. Its transpose [N, K] has them swapped.
+static inline void ffn_blk_mat_strides(const struct ffn_blk_mat *w, int64_t ld, int64_t s[2]) {
+    const int64_t l = ld * w->ld_mult;
+    s[0] = w->trans ? 1 : l;
+    s[1] = w->trans ? l : 1;
+}
+
+// -------------------------------------------------------------------------------------------
+// The CPU block
+// -------------------------------------------------------------------------------------------
+
+// Row tiles of the TILED schedule are sized so that one tile of P and of h stays in cache
+// between the GEMM that writes it and the activation that reads it.
+#define FFN_BLOCK_TILE_BYTES ((size_t)2 << 20)
+// Fewer rows than this per GEMM call cost the matrix engines more than the cache saves.
+#define FFN_BLOCK_TILE_MIN_ROWS ((int64_t)64)
+
+// A matrix operand of one GEMM: element (i, j) at p + (i·s0 + j·s1)·dtype_size.
+struct ffn_mm_op {
+    const void *p;
+    enum ffn_dtype dt;
+    int64_t s0, s1;
+};
+
+struct ffn_mm_cache;  // oneDNN primitives of one block, by shape (block_dnnl.c)
+
+// A workspace buffer that grows on demand.
+struct ffn_blk_buf {
+    void *p;
+    size_t cap;  // bytes
 };
 
 struct ffn_block {
-    struct ffn_block_spec spec;
+    struct ffn_block_hdr hdr;  // first: the backend's table (core_impl.h)
+    struct ffn_block_plan plan;
     struct ffn_block_opts opts;
-    int64_t pc;  // columns of the pre-activation buffer P: d_ff (plain) or 2·d_ff (gated)
 
-    int n_seg;  // GEMMs of the first projection (1 or 2)
-    struct ffn_blk_seg seg[2];
-    int n_bias;  // bias pieces of the first projection (0..2)
-    struct ffn_blk_bias bias[2];
+    // Compute operands: per stored member, the pointer, dtype and ld the GEMMs read (the
+    // caller's memory, or this block's cache when oneDNN has no kernel for the stored dtype or
+    // opts.math asks for bf16), and f32 biases.
+    struct ffn_blk_stored op[FFN_BLK_COUNT];
+    const float *bias[FFN_BLK_COUNT];
 
-    // Gated combine groups: group i reads gate columns g0 + i·gs and up columns u0 + i·gs of P
-    // (gw each) and writes h columns i·gw. One group unless the layout is BLOCKED.
-    int64_t n_groups, gw, g0, u0, gs;
-
-    struct ffn_blk_mat down;  // logical [d_ff, d_model]
-    int64_t down_grad_ld;
-    const float *b_down;      // NULL: no bias
-
-    // Owned memory: f32 copies of bf16/f16 weights (one allocation), and the workspace.
-    float *cache;
+    // Owned memory: the cache (converted weights and biases, one allocation) and workspaces.
+    void *cache;
     size_t cache_bytes;
-    size_t weight_bytes;
-    int64_t n_params;
-    float *P;  // pre-activations / their gradients, [rows, pc]
-    size_t P_cap;  // elements
-    float *H;  // h / dh, [rows, d_ff]
-    size_t H_cap;
-    double *colsum;  // bias gradient accumulators, [max(pc, d_model)]
+    struct ffn_blk_buf P;     // f32 pre-activations, [planes][rows][p_ld]
+    struct ffn_blk_buf S;     // saved pre-activations / their gradients in save dtype (bf16)
+    struct ffn_blk_buf H;     // h / dh
+    struct ffn_blk_buf D;     // dP in the first projection's compute dtype, when it differs
+    struct ffn_blk_buf X[2];  // x (or dy) converted for a GEMM: by compute dtype
+    struct ffn_blk_buf W;     // f32 staging of a GEMM's output of another dtype
+    struct ffn_blk_buf Y;     // dy converted
+    struct ffn_blk_buf Z;     // f32 sum of the two dx products when dx is not f32
+    double *colsum;
     size_t colsum_cap;
+
+    struct ffn_mm_cache *mm;
+    char gemm_impl[64];
 
     // The pending training forward (policy NONE: none).
     enum ffn_block_policy pending;
-    struct ffn_tensor px;  // its x (the caller's view)
+    enum ffn_dtype saved_dtype;  // of the kept pre-activations (P f32 or S bf16)
+    bool saved_h;                // SAVE also kept h (in H), so the backward need not recompute it
+    struct ffn_tensor px;        // its x (the caller's view)
     int64_t p_tokens;
 };
 
+// The CPU block's entry points (ffn_block_cpu, block.c; the public ones are in block_api.c).
+enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                     const struct ffn_block_weights *weights,
+                                     const struct ffn_block_opts *opts, ffn_block_t *block_out);
+void ffn_cpu_block_destroy(ffn_block_t block);
+enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t block, const struct ffn_tensor *y,
+                                      const struct ffn_tensor *x, enum ffn_block_policy policy);
+enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t block,
+                                       const struct ffn_block_grads *grads,
+                                       const struct ffn_tensor *dx, const struct ffn_tensor *dy);
+enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                                   struct ffn_block_info *info);
+
 // Rows per tile for n_tokens under the block's schedule (n_tokens when SEPARATE).
 int64_t ffn_block_tile_rows(const struct ffn_block *b, int64_t n_tokens);
+
+// --- oneDNN (block_dnnl.c) ------------------------------------------------------------------
+enum ffn_status ffn_mm_cache_create(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache **out);
+void ffn_mm_cache_destroy(struct ffn_mm_cache *c);
+// C[M, N] = A[M, K] · B[K, N] (+ bias[N], f32) (+ C when accumulate), accumulating in f32.
+// A and B share a dtype (f32 or bf16). C may be f32 or bf16 (bf16 only with bf16 A and B;
+// otherwise the caller stages through f32). Runs on ffn_ctx_threads(ctx) threads. impl_out,
+// when not NULL, receives oneDNN's implementation name (static storage).
+enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
+                           int64_t N, int64_t K, const struct ffn_mm_op *A,
+                           const struct ffn_mm_op *B, const struct ffn_mm_op *C, const float *bias,
+                           bool accumulate, const char **impl_out);
+// True when oneDNN has a matmul for operands of this dtype on this CPU (asked, not assumed:
+// oneDNN 2.6 has none for f16, and none for bf16 on a CPU without AVX-512).
+bool ffn_mm_has_dtype(struct ffn_mm_cache *c, enum ffn_dtype dt);
+
+// OpenMP thread count of the calling thread, set to the context's for the duration of a call.
+struct ffn_blk_threads {
+    int saved;
+};
+void ffn_blk_threads_enter(ffn_ctx_t ctx, struct ffn_blk_threads *t);
+void ffn_blk_threads_leave(const struct ffn_blk_threads *t);
 
 #endif  // FFN_BLOCK_IMPL_H

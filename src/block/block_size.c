@@ -56,6 +56,11 @@ enum ffn_status ffn_block_cost(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
     const double nb = (spec->bias_up ? m : 0.0) + (spec->gated && spec->bias_gate ? m : 0.0) +
                       (spec->bias_down ? d : 0.0);
     const double params = k * d * m + nb;
+    // n_params is an int64: a product of widths beyond 2^62 is refused, not wrapped.
+    if (!(params <= 0x1p62))
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: d_model=%" PRId64 ", d_ff=%" PRId64 ": %.3g parameters overflow "
+                         "the int64 count", fn, spec->d_model, spec->d_ff, params);
     const double bias_adds = T * nb;
     const double gemm_fwd = 2.0 * T * d * m * k;
 

@@ -30,11 +30,11 @@ struct ffn_kcfg {
 
 // A streaming (non-temporal) body of a SIMD kernel walks this many interleaved sub-ranges of its
 // elements at once, `arrays` being the inputs plus outputs it touches: vector k of every
-// sub-range, then vector k + 1, so about 8–10 memory streams are in flight. On one Zen 4 core (the
-// host of session 3) a kernel with ~10 cycles of arithmetic per 64-byte line otherwise leaves the
+// sub-range, then vector k + 1, so about 8–10 memory streams are in flight. On one AMD EPYC Zen 4
+// core a kernel with ~10 cycles of arithmetic per 64-byte line otherwise leaves the
 // hardware prefetchers too little to work with, at every 4 KiB page boundary above all: SiLU
 // forward on 4 KiB pages went from 0.82 to 1.06 of a triad with 4 sub-ranges, GeLU-tanh from 0.76
-// to 0.92 (bench/README.md, "Pages"). More than ~10 streams in all was slower. Each element is
+// to 0.92 (docs/performance.md, "Pages"). More than ~10 streams in all was slower. Each element is
 // still computed alone by the same vector code, so results do not change.
 static inline int ffn_stream_ways(int arrays) { return arrays <= 2 ? 4 : 2; }
 
@@ -81,8 +81,95 @@ struct ffn_cpu_kernels {
     enum ffn_isa isa[FFN_KOP_COUNT][FFN_ACT_COUNT];  // which ISA each entry came from
 };
 
+// --- backends ------------------------------------------------------------------------------------
+// Core knows a backend only through this table, as it knows a CPU ISA only through the kernel
+// table (ggml's ggml_backend_i). The public entry points validate their arguments once, for every
+// backend (views, shapes, dtypes, aliasing), and hand the backend a checked call.
+
+// One element-wise call (an activation or gated combine, forward or backward, or a conversion):
+// up to 2 outputs and 3 inputs of one non-empty shape, checked by ffn_tensor_check, agreeing in
+// shape, inputs of one dtype, outputs of one dtype, no overlap but exact in-place aliases.
+struct ffn_ew_call {
+    const char *fn;  // the public entry point, for messages
+    enum ffn_kop op;
+    enum ffn_act act;
+    enum ffn_dtype in, out;  // dtype of every input, of every output
+    bool accurate;           // FFN_ACCURACY_HIGH
+    bool parity;             // gated forward: round act(gate) to `out` before the multiply
+    int n_out, n_in;
+    const struct ffn_tensor *outs[2], *ins[3];  // in kernel order (FFN_KOP_* comments)
+    const char *out_names[2], *in_names[3];
+    bool trusted;  // the views are a block's own buffers or views it has checked already: the
+                   // backend may skip its per-view pointer checks
+};
+
+// --- FFN blocks on a backend ---------------------------------------------------------------------
+// A backend that runs FFN blocks has a `block` table. The public entry points (src/block/
+// block_api.c) check the context, the block's backend and device and the policy, then call it.
+struct ffn_block_i {
+    enum ffn_status (*create)(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                              const struct ffn_block_weights *weights,
+                              const struct ffn_block_opts *opts, ffn_block_t *block_out);
+    void (*destroy)(ffn_block_t block);
+    enum ffn_status (*forward)(ffn_ctx_t ctx, ffn_block_t block, const struct ffn_tensor *y,
+                               const struct ffn_tensor *x, enum ffn_block_policy policy);
+    enum ffn_status (*backward)(ffn_ctx_t ctx, ffn_block_t block,
+                                const struct ffn_block_grads *grads, const struct ffn_tensor *dx,
+                                const struct ffn_tensor *dy);
+    enum ffn_status (*info)(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                            struct ffn_block_info *info);
+};
+
+// The first member of every backend's block object: ffn_block_destroy, which has no context,
+// finds the backend's destroy through it, and the other entry points check it against the
+// context they are given (a CPU block on a CUDA context, a block of another device).
+struct ffn_block_hdr {
+    const struct ffn_block_i *impl;
+    enum ffn_backend backend;
+    int device;  // CUDA: the device the block's memory is on; -1 on the CPU
+};
+
+extern const struct ffn_block_i ffn_block_cpu;  // src/block/block.c
+#ifdef FFN_HAVE_CUDA
+extern const struct ffn_block_i ffn_block_cuda;  // src/cuda/cuda_block.c
+#endif
+
+struct ffn_backend_i {
+    const char *name;  // "cpu", "cuda"
+    // Required. True when the backend can run here; else, with why non-NULL, the reason.
+    bool (*available)(char *why, size_t why_size);
+    // Optional (NULL: nothing to set up). Makes ctx->be_state from opts (device, stream); on
+    // failure leaves a message in ctx and ctx->be_state NULL.
+    enum ffn_status (*init)(ffn_ctx_t ctx, const struct ffn_ctx_opts *opts);
+    // Optional. Frees ctx->be_state.
+    void (*free)(ffn_ctx_t ctx);
+    // Required. Runs (or queues, on an asynchronous backend) a checked element-wise call.
+    enum ffn_status (*elementwise)(ffn_ctx_t ctx, const struct ffn_ew_call *call);
+    // Optional (NULL: the backend has no streams). Later calls queue on `stream`.
+    enum ffn_status (*set_stream)(ffn_ctx_t ctx, void *stream);
+    // Optional (NULL: calls are synchronous). Waits for the queued work.
+    enum ffn_status (*synchronize)(ffn_ctx_t ctx);
+    // Optional (NULL: FFN blocks do not run on this backend). Its FFN blocks.
+    const struct ffn_block_i *block;
+};
+
+extern const struct ffn_backend_i ffn_backend_cpu;  // src/cpu/dispatch.c
+#ifdef FFN_HAVE_CUDA
+extern const struct ffn_backend_i ffn_backend_cuda;  // src/cuda/cuda_backend.c
+#endif
+
+// FFN_STATUS_UNSUPPORTED with a message naming `fn` when ctx is not a CPU context, else OK: for
+// the entry points that only the CPU backend serves (the tensor-parallel blocks, whose
+// collectives take host memory).
+enum ffn_status ffn_ctx_require_cpu(ffn_ctx_t ctx, const char *fn);
+
 // --- context ------------------------------------------------------------------------------------
 struct ffn_ctx {
+    enum ffn_backend backend;
+    const struct ffn_backend_i *be;  // the backend's table
+    void *be_state;                  // the backend's own state (CUDA: device properties)
+    int device;                      // CUDA: the device ordinal; -1 on the CPU
+    void *stream;                    // CUDA: the stream calls queue on (NULL: default stream)
     enum ffn_isa isa;  // the ISA the kernel table was filled for
     int n_threads;     // ≥ 1
     int default_threads;

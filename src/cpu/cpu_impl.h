@@ -20,7 +20,7 @@
 #undef FFN_KERNEL
 
 // --- the reference definitions, in double (src/cpu/scalar/act_ref.c) --------------------------
-// act(x) and act'(x) for every activation, by the stable forms of DESIGN.md, evaluated in
+// act(x) and act'(x) for every activation, by the stable forms of docs/design.md, evaluated in
 // double: relative error ~1e-15 wherever the result is a normal float, so rounding to f32 gives
 // the correctly rounded value except within ~1e-7 ulp of a rounding boundary.
 double ffn_ref_act(enum ffn_act act, double x);

@@ -1,7 +1,9 @@
-// dispatch.c — the public activation entry points: validate the views, pick the kernel from the
-// context's table, and run it over rows and fixed-size chunks, in parallel above a size
-// threshold. Chunk boundaries depend only on the shape, never on the thread count, and kernels
-// compute each element independently: results are bitwise identical for any thread count.
+// dispatch.c — the public activation entry points: validate the views (for every backend), then
+// hand the checked call to the context's backend. The CPU backend (ffn_backend_cpu, defined here)
+// picks the kernel from the context's table and runs it over rows and fixed-size chunks, in
+// parallel above a size threshold. Chunk boundaries depend only on the shape, never on the thread
+// count, and kernels compute each element independently: results are bitwise identical for any
+// thread count.
 #include <inttypes.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -86,7 +88,69 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
     return t->rows <= 1 || t->row_stride == t->cols;
 }
 
-// Checks every view, their shapes and dtypes and aliasing, then fills and runs the job.
+// The CPU backend's element-wise call: the kernel from the context's table, run as a job.
+static enum ffn_status ffn__cpu_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+    const enum ffn_kop op = c->op;
+    const enum ffn_act act = c->act;
+    const int n_out = c->n_out, n_in = c->n_in;
+    const struct ffn_tensor *const *outs = c->outs, *const *ins = c->ins;
+    const struct ffn_tensor *ref = ins[0];
+    struct ffn__job j = {.op = op, .n_out = n_out, .n_in = n_in};
+    switch (op) {
+    case FFN_KOP_ACT_FWD: j.fn = (void (*)(void))ctx->kernels.act_fwd[act]; break;
+    case FFN_KOP_ACT_BWD: j.fn = (void (*)(void))ctx->kernels.act_bwd[act]; break;
+    case FFN_KOP_GLU_FWD: j.fn = (void (*)(void))ctx->kernels.glu_fwd[act]; break;
+    case FFN_KOP_GLU_BWD: j.fn = (void (*)(void))ctx->kernels.glu_bwd[act]; break;
+    default: break;
+    }
+    if (!j.fn)
+        return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no kernel for %s", c->fn,
+                         ffn_act_name(act));
+    j.cfg.in = c->in;
+    j.cfg.out = c->out;
+    j.cfg.accurate = c->accurate;
+    j.cfg.parity = c->parity;
+    j.cfg.bf16_cvt = ctx->avx512_bf16;
+    j.in_es = ffn_dtype_size(j.cfg.in);
+    j.out_es = ffn_dtype_size(j.cfg.out);
+    j.rows = ref->rows;
+    j.cols = ref->cols;
+
+    // All views contiguous: one long row, so chunks (and SIMD vectors) run across row ends.
+    bool contiguous = true;
+    for (int k = 0; k < n_out; k++) contiguous = contiguous && ffn__contiguous(outs[k]);
+    for (int k = 0; k < n_in; k++) contiguous = contiguous && ffn__contiguous(ins[k]);
+    if (contiguous) {
+        j.cols = j.rows * j.cols;
+        j.rows = 1;
+    }
+    for (int k = 0; k < n_out; k++) {
+        j.out[k] = outs[k]->data;
+        j.out_rs[k] = outs[k]->row_stride * (int64_t)j.out_es;
+    }
+    for (int k = 0; k < n_in; k++) {
+        j.in[k] = ins[k]->data;
+        j.in_rs[k] = ins[k]->row_stride * (int64_t)j.in_es;
+    }
+    const uint64_t bytes = (uint64_t)(ref->rows * ref->cols) * (n_out * j.out_es + n_in * j.in_es);
+    j.cfg.stream = bytes >= FFN_STREAM_MIN_BYTES;
+    ffn__run(ctx, &j);
+    return FFN_STATUS_OK;
+}
+
+static bool ffn__cpu_available(char *why, size_t why_size) {
+    (void)why, (void)why_size;
+    return true;
+}
+
+const struct ffn_backend_i ffn_backend_cpu = {
+    .name = "cpu",
+    .available = ffn__cpu_available,
+    .elementwise = ffn__cpu_elementwise,
+    .block = &ffn_block_cpu,
+};
+
+// Checks every view, their shapes and dtypes and aliasing, then hands the call to the backend.
 // outs/ins: the views in kernel order; names for messages.
 static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop op, enum ffn_act act,
                                    int n_out, const struct ffn_tensor *const *outs,
@@ -146,46 +210,20 @@ static enum ffn_status ffn__launch(ffn_ctx_t ctx, const char *fn, enum ffn_kop o
         }
     }
 
-    struct ffn__job j = {.op = op, .n_out = n_out, .n_in = n_in};
-    switch (op) {
-    case FFN_KOP_ACT_FWD: j.fn = (void (*)(void))ctx->kernels.act_fwd[act]; break;
-    case FFN_KOP_ACT_BWD: j.fn = (void (*)(void))ctx->kernels.act_bwd[act]; break;
-    case FFN_KOP_GLU_FWD: j.fn = (void (*)(void))ctx->kernels.glu_fwd[act]; break;
-    case FFN_KOP_GLU_BWD: j.fn = (void (*)(void))ctx->kernels.glu_bwd[act]; break;
-    default: break;
-    }
-    if (!j.fn)
-        return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no kernel for %s", fn, ffn_act_name(act));
-    j.cfg.in = ref->dtype;
-    j.cfg.out = outs[0]->dtype;
-    j.cfg.accurate = ctx->accuracy == FFN_ACCURACY_HIGH;
-    j.cfg.parity = ctx->bf16_parity && op == FFN_KOP_GLU_FWD;
-    j.cfg.bf16_cvt = ctx->avx512_bf16;
-    j.in_es = ffn_dtype_size(j.cfg.in);
-    j.out_es = ffn_dtype_size(j.cfg.out);
-    j.rows = ref->rows;
-    j.cols = ref->cols;
-
-    // All views contiguous: one long row, so chunks (and SIMD vectors) run across row ends.
-    bool contiguous = true;
-    for (int k = 0; k < n_out; k++) contiguous = contiguous && ffn__contiguous(outs[k]);
-    for (int k = 0; k < n_in; k++) contiguous = contiguous && ffn__contiguous(ins[k]);
-    if (contiguous) {
-        j.cols = j.rows * j.cols;
-        j.rows = 1;
-    }
-    for (int k = 0; k < n_out; k++) {
-        j.out[k] = outs[k]->data;
-        j.out_rs[k] = outs[k]->row_stride * (int64_t)j.out_es;
-    }
-    for (int k = 0; k < n_in; k++) {
-        j.in[k] = ins[k]->data;
-        j.in_rs[k] = ins[k]->row_stride * (int64_t)j.in_es;
-    }
-    const uint64_t bytes = (uint64_t)(ref->rows * ref->cols) * (n_out * j.out_es + n_in * j.in_es);
-    j.cfg.stream = bytes >= FFN_STREAM_MIN_BYTES;
-    ffn__run(ctx, &j);
-    return FFN_STATUS_OK;
+    struct ffn_ew_call c = {
+        .fn = fn,
+        .op = op,
+        .act = act,
+        .in = ref->dtype,
+        .out = outs[0]->dtype,
+        .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
+        .parity = ctx->bf16_parity && op == FFN_KOP_GLU_FWD,
+        .n_out = n_out,
+        .n_in = n_in,
+    };
+    for (int k = 0; k < n_out; k++) c.outs[k] = outs[k], c.out_names[k] = out_names[k];
+    for (int k = 0; k < n_in; k++) c.ins[k] = ins[k], c.in_names[k] = in_names[k];
+    return ctx->be->elementwise(ctx, &c);
 }
 
 enum ffn_status ffn_act_forward(ffn_ctx_t ctx, enum ffn_act act, const struct ffn_tensor *y,

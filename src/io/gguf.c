@@ -202,14 +202,21 @@ static int ffn__cmp_gspan(const void *a, const void *b) {
 }
 
 #define FFN__BAD(...) ffn_error(ctx, FFN_STATUS_BAD_FORMAT, __VA_ARGS__)
+// Out of memory in ffn__parse: which file, and where.
+#define FFN__OOM() \
+    ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading the header", \
+              fn, path)
 
 static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
     const char *fn = ffn__fn_gguf, *path = g->path;
     struct ffn__rd r = {g->map.data, g->map.size, 0};
     uint32_t version;
     uint64_t n_t, n_kv;
-    if (r.size < 4 || memcmp(r.p, FFN_GGUF_MAGIC, 4))
-        return FFN__BAD("%s: %s: not a GGUF file (no \"GGUF\" magic)", fn, path);
+    if (r.size < 4 || memcmp(r.p, FFN_GGUF_MAGIC, 4)) {
+        const enum ffn_io_kind kind = ffn_io_sniff(r.p, r.size);  // say what it is instead
+        return FFN__BAD("%s: %s: not a GGUF file (no \"GGUF\" magic%s%s)", fn, path,
+                        kind ? "; it is " : "", kind ? ffn_io_kind_name(kind) : "");
+    }
     r.pos = 4;
     if (!ffn__u32(&r, &version) || !ffn__u64(&r, &n_t) || !ffn__u64(&r, &n_kv))
         return FFN__BAD("%s: %s: truncated header (%zu bytes)", fn, path, r.size);
@@ -233,7 +240,7 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
 
     // Metadata.
     g->kv = calloc((size_t)(n_kv ? n_kv : 1), sizeof *g->kv);
-    if (!g->kv) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (!g->kv) return FFN__OOM();
     g->alignment = FFN_IO_GGUF_DEFAULT_ALIGNMENT;
     for (uint64_t i = 0; i < n_kv; i++) {
         const char *key, *why = NULL;
@@ -248,7 +255,7 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
                             fn, path, i);
         struct ffn__gkv *kv = &g->kv[g->n_kv];
         if (!(kv->key = ffn_io_strndup(key, (size_t)klen)))
-            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+            return FFN__OOM();
         g->n_kv++;
         if (!ffn__u32(&r, &type))
             return FFN__BAD("%s: %s: metadata '%.200s': truncated", fn, path, kv->key);
@@ -284,7 +291,7 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
     // Duplicate keys.
     {
         struct ffn__gnamed *names = malloc((size_t)(g->n_kv ? g->n_kv : 1) * sizeof *names);
-        if (!names) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        if (!names) return FFN__OOM();
         for (int64_t i = 0; i < g->n_kv; i++) names[i] = (struct ffn__gnamed){g->kv[i].key, i};
         qsort(names, (size_t)g->n_kv, sizeof *names, ffn__cmp_gnamed);
         for (int64_t i = 1; i < g->n_kv; i++) {
@@ -303,7 +310,7 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
     struct ffn__gspan *spans = calloc((size_t)(n_t ? n_t : 1), sizeof *spans);
     if (!g->t || !spans) {
         free(spans);
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        return FFN__OOM();
     }
     enum ffn_status s = FFN_STATUS_OK;
     for (uint64_t i = 0; i < n_t && !s; i++) {
@@ -322,7 +329,7 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
         }
         struct ffn_file_tensor *t = &g->t[g->n_t];
         if (!(t->name = ffn_io_strndup(name, (size_t)nlen))) {
-            s = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+            s = FFN__OOM();
             break;
         }
         g->n_t++;
@@ -424,7 +431,7 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
     if (s) return s;
     // Names must be unique.
     g->by_name = malloc((size_t)(g->n_t ? g->n_t : 1) * sizeof *g->by_name);
-    if (!g->by_name) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (!g->by_name) return FFN__OOM();
     for (int64_t i = 0; i < g->n_t; i++) g->by_name[i] = (struct ffn__gnamed){g->t[i].name, i};
     qsort(g->by_name, (size_t)g->n_t, sizeof *g->by_name, ffn__cmp_gnamed);
     for (int64_t i = 1; i < g->n_t; i++)

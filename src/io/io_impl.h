@@ -24,30 +24,75 @@ static inline bool ffn_io_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
     return !__builtin_add_overflow(a, b, out);
 }
 
-// --- a read-only file mapping ---------------------------------------------------------------
+// --- file kinds --------------------------------------------------------------------------------
+// What a file is, from its first bytes, before any parser reads it (so that a GGUF file given
+// where safetensors is expected, or a config.json where a shard index is, is named as such).
+enum ffn_io_kind {
+    FFN_IO_KIND_UNKNOWN = 0,
+    FFN_IO_KIND_SAFETENSORS,  // u64 LE header length < 2^48, then '{'
+    FFN_IO_KIND_GGUF,         // "GGUF"
+    FFN_IO_KIND_JSON,         // optional UTF-8 BOM and whitespace, then '{' or '['
+};
+#define FFN_IO_SNIFF_BYTES 16  // bytes ffn_io_sniff looks at (fewer when the file is shorter)
+enum ffn_io_kind ffn_io_sniff(const uint8_t *p, size_t n);
+// "a safetensors file", "a GGUF file", "a JSON file", "an unrecognised file".
+const char *ffn_io_kind_name(enum ffn_io_kind kind);
+// The kind of the file at `path` (a regular file: see ffn_io_open_regular).
+enum ffn_status ffn_io_file_kind(ffn_ctx_t ctx, const char *fn, const char *path,
+                                 enum ffn_io_kind *kind_out);
+
+// --- reading files ---------------------------------------------------------------------------
+// Opens `path` read-only when it is a regular file (symbolic links followed). A FIFO, a device,
+// a socket or a directory is refused by stat() before anything opens it, so nothing blocks and
+// no device sees an open(); the file is then opened with O_NONBLOCK | O_NOCTTY and checked again
+// with fstat() (still a regular file, the same one), so a swap in between is caught too.
+// *size_out gets the file's size. The caller closes *fd_out.
+enum ffn_status ffn_io_open_regular(ffn_ctx_t ctx, const char *fn, const char *path, int *fd_out,
+                                    uint64_t *size_out);
+// "a directory", "a FIFO", "a character device", ... for a stat() mode.
+const char *ffn_io_mode_name(unsigned mode);
+
+// A read-only file mapping.
 struct ffn_io_map {
     const uint8_t *data;  // NULL for an empty file
     size_t size;
     bool mapped;  // true: munmap on close; false: data is the caller's (memory "files")
 };
 
-// Maps `path` read-only. `fn` names the public function in messages.
+// Maps `path` (a regular file) read-only. `fn` names the public function in messages.
 enum ffn_status ffn_io_map_file(ffn_ctx_t ctx, const char *fn, const char *path,
                                 struct ffn_io_map *m);
 void ffn_io_unmap(struct ffn_io_map *m);
-// Reads a whole small file (≤ max bytes) into a NUL-terminated heap buffer.
+// Reads a whole small regular file (≤ max bytes) into a NUL-terminated heap buffer.
 enum ffn_status ffn_io_read_file(ffn_ctx_t ctx, const char *fn, const char *path, size_t max,
                                  char **buf_out, size_t *len_out);
-// Writes `len` bytes to `path` (created or truncated), through a temporary name and a rename so a
-// failed write never leaves a half file under the final name.
+
+// --- writing files ---------------------------------------------------------------------------
+// Where a write to `path` may go. Outputs are written only to a regular file (replaced) or to a
+// new name in an existing directory: a directory, FIFO, device or socket is refused. A symbolic
+// link is followed, as cp does: the file it points to is replaced and the link kept; a link
+// that dangles or resolves to anything but a regular file is refused. *target_out (malloc'ed)
+// is the path to replace.
+enum ffn_status ffn_io_output_target(ffn_ctx_t ctx, const char *fn, const char *path,
+                                     char **target_out);
+// Writes the parts to `path` (see ffn_io_output_target) through a new temporary file beside the
+// target (created with O_EXCL | O_NOFOLLOW, so nothing planted under its name is followed) and
+// a rename, so a failed write never leaves a half file under the final name. A replaced file
+// keeps its permission bits.
 enum ffn_status ffn_io_write_file(ffn_ctx_t ctx, const char *fn, const char *path,
                                   const void *const *parts, const size_t *lens, int n_parts);
 bool ffn_io_is_dir(const char *path);
 bool ffn_io_exists(const char *path);
 // "dir/name" into a new heap string (NULL when out of memory).
 char *ffn_io_path_join(const char *dir, const char *name);
+// The directory part of a path ("." when it has none), in a new heap string.
+char *ffn_io_path_dir(const char *path);
 char *ffn_io_strdup(const char *s);
 char *ffn_io_strndup(const char *s, size_t n);
+
+// The path of file i of an opened safetensors checkpoint (0 ≤ i < ffn_safetensors_shard_count),
+// NULL when out of range: what the tensor-parallel layer hashes as a shard set's source.
+const char *ffn_io_safetensors_shard_path(ffn_safetensors_t st, int i);
 
 // --- hostile JSON ------------------------------------------------------------------------------
 // Parses `text[0..len)` (need not be NUL-terminated) after checking what cJSON does not: strict

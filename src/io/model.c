@@ -13,6 +13,9 @@
 static const char ffn__fn_model[] = "ffn_model_open";
 #define FFN_IO_NAME_MAX 512    // longest tensor name a pattern may expand to
 #define FFN_IO_LIST_TENSORS 6  // FFN-looking tensors listed in an error
+// FFNs (layers × experts) one checkpoint may describe: far above any real model (2^7 layers ×
+// 2^8 experts today), far below what a forged count could make us allocate (≈ 1 KiB each).
+#define FFN_IO_MAX_FFNS (INT64_C(1) << 20)
 
 // Generic names the loader also accepts (what `ffn convert` writes when it fuses or splits).
 #define FFN_IO_GENERIC_GATE_UP "gate_up_proj.weight"
@@ -101,9 +104,67 @@ static enum ffn_status ffn__expect(ffn_ctx_t ctx, const char *where,
                      transposed ? ": stored transposed?" : "");
 }
 
+// Element types an FFN weight may have: the floating-point types, and the GGUF quantisations
+// that ffn dequantises (Q8_0, Q4_0: file_dtype.c). Integers and bools are not weights; an int8
+// or fp8 tensor in a safetensors checkpoint is one half of a quantisation whose scale lives in
+// another tensor, which ffn does not apply: read as plain numbers it would give garbage.
+static bool ffn__weight_dtype_ok(enum ffn_file_dtype dt) {
+    switch (dt) {
+    case FFN_FILE_DTYPE_F32:
+    case FFN_FILE_DTYPE_BF16:
+    case FFN_FILE_DTYPE_F16:
+    case FFN_FILE_DTYPE_F64:
+    case FFN_FILE_DTYPE_Q8_0:
+    case FFN_FILE_DTYPE_Q4_0: return true;
+    default: return false;
+    }
+}
+
+// A quantisation scale stored beside weight `name` ("x.weight" -> "x.weight_scale", ...), if
+// the checkpoint has one: named in the message, so the user sees why the dtype is refused.
+static const char *ffn__scale_beside(const struct ffn_model *m, const char *name, char *buf,
+                                     size_t cap) {
+    static const char *const suffixes[] = {"_scale", "_scale_inv", "_scales", ".scale", ".SCB"};
+    const size_t n = strlen(name);
+    for (size_t i = 0; i < FFN_ARRAY_LEN(suffixes); i++) {
+        struct ffn_file_tensor t;
+        const char *sfx = suffixes[i];
+        if (sfx[0] == '.' && n > 7 && !strcmp(name + n - 7, ".weight"))
+            snprintf(buf, cap, "%.*s%s", (int)(n - 7), name, sfx);  // x.weight -> x.scale
+        else
+            snprintf(buf, cap, "%s%s", name, sfx);
+        if (ffn__find(m, buf, &t)) return buf;
+    }
+    return NULL;
+}
+
+static enum ffn_status ffn__check_dtype(ffn_ctx_t ctx, const struct ffn_model *m,
+                                        const char *where, const struct ffn_file_tensor *t) {
+    if (!t->name || ffn__weight_dtype_ok(t->dtype)) return FFN_STATUS_OK;
+    char buf[FFN_IO_NAME_MAX + 16], hint[FFN_IO_NAME_MAX + 128] = "";
+    const char *scale = ffn__scale_beside(m, t->name, buf, sizeof buf);
+    const enum ffn_file_dtype dt = t->dtype;
+    if (scale)
+        snprintf(hint, sizeof hint, "; the tensor %s beside it makes this a quantised checkpoint, "
+                 "which ffn does not dequantise", scale);
+    else if (dt == FFN_FILE_DTYPE_I8 || dt == FFN_FILE_DTYPE_U8 || dt == FFN_FILE_DTYPE_F8_E4M3 ||
+             dt == FFN_FILE_DTYPE_F8_E5M2 || dt == FFN_FILE_DTYPE_F8_E8M0)
+        snprintf(hint, sizeof hint, "; a quantised checkpoint (its scales elsewhere)?");
+    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                     "%s: %s: %s has dtype %s, which is not an FFN weight ffn can use (F32, BF16, "
+                     "F16, F64; GGUF Q8_0 and Q4_0 are dequantised)%s",
+                     ffn__fn_model, where, t->name, ffn_file_dtype_name(dt), hint);
+}
+
 // Shapes of one layer's tensors, by orientation. dims: "[m, d]" etc.
-static enum ffn_status ffn__check_layer(ffn_ctx_t ctx, const char *where,
-                                        const struct ffn_model_layer *l) {
+static enum ffn_status ffn__check_layer(ffn_ctx_t ctx, const struct ffn_model *mdl,
+                                        const char *where, const struct ffn_model_layer *l) {
+    const struct ffn_file_tensor *all[] = {&l->gate,   &l->up,   &l->gate_up,   &l->down,
+                                           &l->b_gate, &l->b_up, &l->b_gate_up, &l->b_down};
+    for (size_t i = 0; i < FFN_ARRAY_LEN(all); i++) {
+        const enum ffn_status st = ffn__check_dtype(ctx, mdl, where, all[i]);
+        if (st) return st;
+    }
     const int64_t d = l->d_model, m = l->d_ff;
     const bool oi = l->orient == FFN_WEIGHT_OUT_IN;
     const char *wd = oi ? "[m, d] = [out, in]" : "[d, m] = [in, out]";
@@ -238,12 +299,37 @@ static void ffn__note(struct ffn_model *m, const char *text) {
     snprintf(m->desc.note + k, sizeof m->desc.note - k, "%s%s", k ? "; " : "", text);
 }
 
-static enum ffn_status ffn__alloc_layers(ffn_ctx_t ctx, struct ffn_model *m, int64_t n_layers) {
+// The table of FFN descriptions, n_layers × max(1, n_experts) entries. The counts come from the
+// file (config.json, GGUF metadata), so before anything is allocated they are checked against
+// what the file holds: every FFN needs two tensors of its own (up and down), except the experts
+// of a GGUF layer, which share [experts, rows, cols] tensors (`shared_experts`, whose count the
+// caller has checked against those tensors' first dimension). The test is loose (one tensor
+// per FFN) so that a count slightly off still gets the precise "missing tensor" message, while
+// a forged count cannot size the table beyond the tensors the file really holds.
+static enum ffn_status ffn__alloc_layers(ffn_ctx_t ctx, struct ffn_model *m, const char *path,
+                                         int64_t n_layers, bool shared_experts) {
     const int64_t per = m->desc.n_experts ? m->desc.n_experts : 1;
-    m->n_ffn = n_layers * per;  // ≤ 2^16 · 2^14: bounded by the config reader
-    m->layers = calloc((size_t)m->n_ffn, sizeof *m->layers);
+    const int64_t n_ffn = n_layers * per;  // ≤ 2^16 · 2^14: both bounded by their readers
+    const int64_t own = shared_experts ? n_layers : n_ffn, n_tensors = ffn__count(m);
+    if (own > n_tensors)
+        return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                         "%s: %s: %" PRId64 " layers%s%s need at least %" PRId64
+                         " FFN tensors, but the checkpoint holds %" PRId64 " tensors in all",
+                         ffn__fn_model, path, n_layers, per > 1 ? " of experts" : "",
+                         per > 1 && !shared_experts ? " (each expert its own)" : "", 2 * own,
+                         n_tensors);
+    if (n_ffn > FFN_IO_MAX_FFNS)
+        return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                         "%s: %s: %" PRId64 " layers x %" PRId64 " experts = %" PRId64
+                         " FFNs; at most %" PRId64 " are accepted",
+                         ffn__fn_model, path, n_layers, per, n_ffn, FFN_IO_MAX_FFNS);
+    m->layers = calloc((size_t)n_ffn, sizeof *m->layers);
     if (!m->layers)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", ffn__fn_model);
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                         "%s: %s: out of memory for the descriptions of %" PRId64
+                         " FFNs (%" PRId64 " layers x %" PRId64 " experts, %zu bytes each)",
+                         ffn__fn_model, path, n_ffn, n_layers, per, sizeof *m->layers);
+    m->n_ffn = n_ffn;
     m->desc.n_layers = n_layers;
     return FFN_STATUS_OK;
 }
@@ -303,7 +389,7 @@ static enum ffn_status ffn__open_hf(ffn_ctx_t ctx, struct ffn_model *m, const ch
     if (a->dec_prefix && cfg.n_decoder_layers > 0 &&
         ffn__lookup(m, a->dec_prefix, a->down, 0, 0, name, &t))
         n_dec = cfg.n_decoder_layers;
-    s = ffn__alloc_layers(ctx, m, cfg.n_layers + n_dec);
+    s = ffn__alloc_layers(ctx, m, m->path, cfg.n_layers + n_dec, false);
     const int64_t per = d->n_experts ? d->n_experts : 1;
     for (int64_t L = 0; L < d->n_layers && !s; L++) {
         const bool dec = L >= cfg.n_layers;
@@ -313,7 +399,7 @@ static enum ffn_status ffn__open_hf(ffn_ctx_t ctx, struct ffn_model *m, const ch
                               d->n_experts ? e : -1, l);
             char where[600];
             snprintf(where, sizeof where, "%.500s: layer %" PRId64, m->path, L);
-            if (!s) s = ffn__check_layer(ctx, where, l);
+            if (!s) s = ffn__check_layer(ctx, m, where, l);
         }
     }
     free(cpath);
@@ -421,7 +507,22 @@ static enum ffn_status ffn__open_gguf(ffn_ctx_t ctx, struct ffn_model *m, const 
              a->gguf_act);
     d->gated = a->gated;
     d->hf_in_out = a->conv1d;
-    s = ffn__alloc_layers(ctx, m, n_layers);
+    if (d->n_experts) {
+        // The expert count sizes the table: it must be the experts' tensors' first dimension.
+        char name[FFN_IO_NAME_MAX];
+        struct ffn_file_tensor t;
+        snprintf(name, sizeof name, "blk.0.ffn_down_exps.weight");
+        if (!ffn__find(m, name, &t)) return ffn__missing(ctx, m, "layer 0", name);
+        if (t.n_dims != 3 || t.shape[0] != d->n_experts) {
+            char sh[96];
+            ffn__shape_str(sh, sizeof sh, &t);
+            return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                             "%s: %s: %s.expert_count is %" PRId64 ", but %s is %s, not [%" PRId64
+                             " experts, rows, cols]",
+                             fn, path, d->arch, d->n_experts, name, sh, d->n_experts);
+        }
+    }
+    s = ffn__alloc_layers(ctx, m, path, n_layers, true);
     const int64_t per = d->n_experts ? d->n_experts : 1;
     const bool moe = d->n_experts > 0;
     for (int64_t L = 0; L < n_layers && !s; L++) {
@@ -474,13 +575,25 @@ static enum ffn_status ffn__open_gguf(ffn_ctx_t ctx, struct ffn_model *m, const 
             }
             if (d->gated && !l->gate.name) {
                 // Phi-3: gate and up fused in ffn_up, gate half first ([2m, d]).
-                if (l->up.n_dims == 2 && l->up.shape[0] == 2 * d_ff) {
+                const int64_t rows = l->up.n_dims == 2 ? l->up.shape[0] : -1;
+                if (rows == 2 * d_ff) {
                     l->gate_up = l->up;
                     memset(&l->up, 0, sizeof l->up);
                     l->layout = FFN_GATE_UP_FUSED;
-                } else {
+                } else if (rows == d_ff && !a->fused) {  // an up of its own: the gate is missing
                     snprintf(name, sizeof name, "blk.%" PRId64 ".ffn_gate%s.weight", L, sfx);
                     s = ffn__missing(ctx, m, where, name);
+                    break;
+                } else {
+                    char sh[96];
+                    ffn__shape_str(sh, sizeof sh, &l->up);
+                    s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                                  "%s: %s: %s: there is no ffn_gate, so %s %s must hold gate and "
+                                  "up fused: [2 x %s.feed_forward_length = %" PRId64 ", d]%s",
+                                  fn, path, where, l->up.name, sh, d->arch, 2 * d_ff,
+                                  rows > 0 && rows % 2 ? "; an odd row count cannot be split "
+                                                         "into gate and up halves"
+                                                       : "");
                     break;
                 }
             }
@@ -497,22 +610,13 @@ static enum ffn_status ffn__open_gguf(ffn_ctx_t ctx, struct ffn_model *m, const 
             }
             char w2[600];
             snprintf(w2, sizeof w2, "%.500s: layer %" PRId64, path, L);
-            s = ffn__check_layer(ctx, w2, l);
+            s = ffn__check_layer(ctx, m, w2, l);
         }
     }
     return s;
 }
 
 // --- public ------------------------------------------------------------------------------------
-
-static bool ffn__is_gguf(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char magic[4] = {0};
-    const bool yes = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "GGUF", 4);
-    fclose(f);
-    return yes;
-}
 
 enum ffn_status ffn_model_open(ffn_ctx_t ctx, const char *path, ffn_model_t *model_out) {
     const char *fn = ffn__fn_model;
@@ -523,26 +627,27 @@ enum ffn_status ffn_model_open(ffn_ctx_t ctx, const char *path, ffn_model_t *mod
     if (!m) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     m->path = path;
     enum ffn_status s;
+    enum ffn_io_kind kind = FFN_IO_KIND_UNKNOWN;
     if (ffn_io_is_dir(path)) {
         s = ffn__open_hf(ctx, m, path, path);
     } else if (!ffn_io_exists(path)) {
         s = ffn_error(ctx, FFN_STATUS_NOT_FOUND, "%s: %s: no such file or directory", fn, path);
-    } else if (ffn__is_gguf(path)) {
+    } else if ((s = ffn_io_file_kind(ctx, fn, path, &kind)) != FFN_STATUS_OK) {
+        // a FIFO, a device, unreadable ...: the message is set
+    } else if (kind == FFN_IO_KIND_GGUF) {
         s = ffn__open_gguf(ctx, m, path);
+    } else if (kind == FFN_IO_KIND_UNKNOWN) {
+        s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                      "%s: %s: is neither a checkpoint directory, a safetensors file (an 8-byte "
+                      "header length, then '{'), a GGUF file (\"GGUF\") nor a shard index (JSON)",
+                      fn, path);
     } else {
-        // A .safetensors file (or an index): config.json is expected beside it.
-        char *dir = ffn_io_strdup(path);
-        if (!dir) {
-            s = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
-        } else {
-            char *slash = strrchr(dir, '/');
-            if (slash)
-                slash[1] = '\0';
-            else
-                strcpy(dir, ".");
-            s = ffn__open_hf(ctx, m, dir, path);
-            free(dir);
-        }
+        // A .safetensors file or a shard index (JSON: the safetensors reader says when it is
+        // not one): config.json is expected beside it.
+        char *dir = ffn_io_path_dir(path);
+        s = dir ? ffn__open_hf(ctx, m, dir, path)
+                : ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        free(dir);
     }
     if (s) {
         ffn_model_close(m);

@@ -35,6 +35,10 @@ struct ffn_safetensors {
 };
 
 static const char ffn__fn_open[] = "ffn_safetensors_open";
+// Out of memory while reading file `path` (the message names it).
+#define FFN__OOM(path) \
+    ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading it", \
+              ffn__fn_open, path)
 
 // --- one file -----------------------------------------------------------------------------------
 
@@ -144,6 +148,12 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
                                         bool keep_meta) {
     const char *fn = ffn__fn_open, *what = st->shards[si].path;
     const struct ffn_io_map *m = &st->shards[si].map;
+    // The kind first: a GGUF file or a JSON text is named as such, not reported as a safetensors
+    // header of some absurd length.
+    const enum ffn_io_kind kind = ffn_io_sniff(m->data, m->size);
+    if (kind == FFN_IO_KIND_GGUF || kind == FFN_IO_KIND_JSON)
+        return ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: is %s, not a safetensors file", fn,
+                         what, ffn_io_kind_name(kind));
     if (m->size < FFN_ST_LEN_BYTES)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
                          "%s: %s: %zu bytes; a safetensors file starts with an 8-byte header "
@@ -152,8 +162,9 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
     const uint64_t hlen = ffn__le64(m->data);
     if (hlen > FFN_IO_ST_MAX_HEADER)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
-                         "%s: %s: header length %" PRIu64 " exceeds the 100 MB limit", fn, what,
-                         hlen);
+                         "%s: %s: header length %" PRIu64 " exceeds the 100 MB limit%s", fn,
+                         what, hlen,
+                         kind == FFN_IO_KIND_UNKNOWN ? " (not a safetensors file?)" : "");
     if (hlen > m->size - FFN_ST_LEN_BYTES)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
                          "%s: %s: header length %" PRIu64
@@ -174,7 +185,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
     for (const cJSON *e = root->child; e; e = e->next) n_entries++;
     struct ffn__span *spans = malloc((size_t)(n_entries ? n_entries : 1) * sizeof *spans);
     stt = spans ? ffn__grow(ctx, st, n_entries)
-                : ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                : FFN__OOM(what);
     int64_t n_spans = 0;
     const int64_t first = st->n;
     for (const cJSON *e = root->child; e && !stt; e = e->next) {
@@ -196,7 +207,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
             if (stt || !keep_meta) continue;
             st->meta = calloc((size_t)(2 * nm + 1), sizeof *st->meta);
             if (!st->meta) {
-                stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                stt = FFN__OOM(what);
                 break;
             }
             for (const cJSON *kv = e->child; kv; kv = kv->next) {
@@ -204,7 +215,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
                 st->meta[2 * st->n_meta + 1] = ffn_io_strdup(kv->valuestring);
                 st->n_meta++;
                 if (!st->meta[2 * st->n_meta - 2] || !st->meta[2 * st->n_meta - 1])
-                    stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                    stt = FFN__OOM(what);
             }
             continue;
         }
@@ -221,7 +232,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
         }
         t.name = ffn_io_strdup(e->string);
         if (!t.name) {
-            stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+            stt = FFN__OOM(what);
             break;
         }
         t.data = data + b;
@@ -259,7 +270,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
         if (!stt) {
             struct ffn_file_tensor *tmp = malloc((size_t)(n_spans ? n_spans : 1) * sizeof *tmp);
             if (!tmp) {
-                stt = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+                stt = FFN__OOM(what);
             } else {
                 for (int64_t i = 0; i < n_spans; i++) tmp[i] = st->t[first + spans[i].index];
                 if (n_spans) memcpy(st->t + first, tmp, (size_t)n_spans * sizeof *tmp);
@@ -311,11 +322,6 @@ static int64_t ffn__lookup(const struct ffn_safetensors *st, const char *name) {
     return -1;
 }
 
-static bool ffn__ends_with(const char *s, const char *suffix) {
-    const size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
 // A shard name from an index must be a plain file name beside the index (no path tricks).
 static bool ffn__plain_name(const char *s) {
     return s[0] && strcmp(s, ".") && strcmp(s, "..") && !strchr(s, '/') && !strchr(s, '\\');
@@ -351,9 +357,24 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     if (s) return s;
     const cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     if (!cJSON_IsObject(wm)) {
+        // Say what the JSON is instead: a model config, a bare safetensors header, or other.
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+        if (cJSON_IsString(mt))
+            s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                          "%s: %s: is a model config (model_type \"%.60s\"), not a shard index "
+                          "(model.safetensors.index.json with a \"weight_map\"); give the "
+                          "checkpoint's directory",
+                          fn, index_path, mt->valuestring);
+        else if (wm)
+            s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                          "%s: %s: \"weight_map\" is not an object (tensor name -> shard file)",
+                          fn, index_path);
+        else
+            s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
+                          "%s: %s: a JSON file but not a shard index (no \"weight_map\" object)",
+                          fn, index_path);
         cJSON_Delete(root);
-        return ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: no \"weight_map\" object", fn,
-                         index_path);
+        return s;
     }
     // The distinct shard names, sorted.
     int64_t n = 0;
@@ -370,7 +391,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
     if (!names) {
         cJSON_Delete(root);
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        return FFN__OOM(index_path);
     }
     int64_t k = 0;
     for (const cJSON *e = wm->child; e; e = e->next) names[k++] = e->valuestring;
@@ -385,7 +406,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
         s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: empty weight_map", fn, index_path);
     // Shards live beside the index.
     char *dir = ffn_io_strdup(index_path);
-    if (!dir && !s) s = ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (!dir && !s) s = FFN__OOM(index_path);
     if (dir) {
         char *slash = strrchr(dir, '/');
         if (slash)
@@ -396,7 +417,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     for (int64_t i = 0; i < uniq && !s; i++) {
         char *p = ffn_io_path_join(dir, names[i]);
         s = p ? ffn__add_shard(ctx, st, p)
-              : ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+              : FFN__OOM(index_path);
         if (!s) s = ffn__parse_shard(ctx, st, st->n_shards - 1, i == 0);
     }
     free(dir);
@@ -428,6 +449,7 @@ enum ffn_status ffn_safetensors_open(ffn_ctx_t ctx, const char *path, ffn_safete
     struct ffn_safetensors *st = calloc(1, sizeof *st);
     if (!st) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     enum ffn_status s = FFN_STATUS_OK;
+    enum ffn_io_kind kind;
     char *index = NULL, *single = NULL;
     if (ffn_io_is_dir(path)) {
         index = ffn_io_path_join(path, "model.safetensors.index.json");
@@ -446,8 +468,13 @@ enum ffn_status ffn_safetensors_open(ffn_ctx_t ctx, const char *path, ffn_safete
                           "%s: %s: no model.safetensors or model.safetensors.index.json there", fn,
                           path);
         }
-    } else if (ffn__ends_with(path, ".json")) {
+    } else if ((s = ffn_io_file_kind(ctx, fn, path, &kind)) != FFN_STATUS_OK) {
+        // not a regular file, or unreadable: the message is set
+    } else if (kind == FFN_IO_KIND_JSON) {
         s = ffn__open_index(ctx, st, path);
+    } else if (kind == FFN_IO_KIND_GGUF) {
+        s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT, "%s: %s: is a GGUF file, not a safetensors file",
+                      fn, path);
     } else {
         char *p = ffn_io_strdup(path);
         s = p ? ffn__add_shard(ctx, st, p)
@@ -555,3 +582,7 @@ const char *ffn_safetensors_path(ffn_safetensors_t st) {
 }
 
 int ffn_safetensors_shard_count(ffn_safetensors_t st) { return st ? st->n_shards : 0; }
+
+const char *ffn_io_safetensors_shard_path(ffn_safetensors_t st, int i) {
+    return (st && i >= 0 && i < st->n_shards) ? st->shards[i].path : NULL;
+}

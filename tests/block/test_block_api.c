@@ -4,9 +4,13 @@
 // sizing helpers (LLaMA width rule, cost model) against published numbers.
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
 
 #include "ffn.h"
 
@@ -14,6 +18,9 @@
 #define MAX_FAILS 10
 // Same logical computation, other GEMM blocking / thread split: f32 summation-order noise.
 #define TOL_SAME 2e-6
+// bf16 GEMMs against f32 ones on the same (rounded) weights: x and h rounded to bf16 (2^-9
+// relative each), sums of 32-48 terms: test_block_grad.c states the bound.
+#define TOL_BF16 2e-2
 
 static int n_fail;
 static ffn_ctx_t ctx;
@@ -119,15 +126,25 @@ static void test_variants(void) {
     expect_close("padded y", ref.y, r.y, T * D, TOL_SAME);
     expect_close("padded dW_gate_up", ref.gw, r.gw, 2 * M * D, TOL_SAME);
 
-    // One thread vs the default: the same values up to summation order.
+    // One thread vs the default: the same values up to summation order. The call runs on the
+    // context's count and leaves the caller's OpenMP setting as it was.
     ffn_ctx_set_threads(ctx, 1);
+#ifdef _OPENMP
+    const int omp_before = omp_get_max_threads();
+#endif
     EXPECT(run(&w, NULL, FFN_BLOCK_POLICY_RECOMPUTE, &r) == FFN_STATUS_OK, "1-thread run");
+#ifdef _OPENMP
+    EXPECT(omp_get_max_threads() == omp_before, "OpenMP threads %d after the call, %d before",
+           omp_get_max_threads(), omp_before);
+#endif
     ffn_ctx_set_threads(ctx, 0);
     expect_close("1 thread y", ref.y, r.y, T * D, TOL_SAME);
     expect_close("1 thread dx", ref.dx, r.dx, T * D, TOL_SAME);
     expect_close("1 thread dW_down", ref.gd, r.gd, D * M, TOL_SAME);
 
-    // bf16 / f16 weights: converted once into a cache; equal to f32 runs on the rounded values.
+    // bf16 weights are used as they lie (bf16 GEMMs: x and h rounded to bf16, f32 accumulation):
+    // close to an f32 run on the rounded weights, and only the biases are copied (to f32).
+    // f16 weights: oneDNN has no f16 matmul, so an exact f32 copy: equal to that f32 run.
     for (int dt = FFN_DTYPE_BF16; dt <= FFN_DTYPE_F16; dt++) {
         static uint16_t h_gu[2 * M * D], h_d[D * M], h_b[2 * M], h_bd[D];
         static float r_gu[2 * M * D], r_d[D * M], r_b[2 * M], r_bd[D];
@@ -144,18 +161,23 @@ static void test_variants(void) {
         static struct result a, b2;
         EXPECT(run(&wr, NULL, FFN_BLOCK_POLICY_SAVE, &a) == FFN_STATUS_OK, "rounded f32 run");
         EXPECT(run(&wh, NULL, FFN_BLOCK_POLICY_SAVE, &b2) == FFN_STATUS_OK, "%s run", ffn_dtype_name(dt));
-        expect_close("half y", a.y, b2.y, T * D, 0.0);
-        expect_close("half dx", a.dx, b2.dx, T * D, 0.0);
-        expect_close("half dW", a.gw, b2.gw, 2 * M * D, 0.0);
+        const double tol = dt == FFN_DTYPE_BF16 ? TOL_BF16 : 0.0;
+        expect_close("half y", a.y, b2.y, T * D, tol);
+        expect_close("half dx", a.dx, b2.dx, T * D, tol);
+        expect_close("half dW", a.gw, b2.gw, 2 * M * D, tol);
         struct ffn_block_spec s = spec_fused();
         ffn_block_t blk;
         EXPECT(ffn_block_create(ctx, &s, &wh, NULL, &blk) == FFN_STATUS_OK, "create half");
         struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
         ffn_block_info(ctx, blk, T, &info);
-        const size_t want = (size_t)(3 * M * D + 2 * M + D) * sizeof(float);
+        const size_t biases = (size_t)(2 * M + D) * sizeof(float);
+        const size_t want = dt == FFN_DTYPE_BF16 ? biases : (size_t)(3 * M * D) * sizeof(float) + biases;
         EXPECT(info.cache_bytes == want, "%s cache_bytes %zu, expected %zu", ffn_dtype_name(dt),
                info.cache_bytes, want);
-        EXPECT(info.weight_bytes == want / 2, "weight_bytes %zu", info.weight_bytes);
+        EXPECT(info.weight_bytes == (size_t)(3 * M * D + 2 * M + D) * 2, "weight_bytes %zu",
+               info.weight_bytes);
+        EXPECT(info.compute_dtype == (dt == FFN_DTYPE_BF16 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32),
+               "%s compute dtype %s", ffn_dtype_name(dt), ffn_dtype_name(info.compute_dtype));
         ffn_block_destroy(blk);
     }
 }
@@ -214,10 +236,11 @@ static void test_training_rules(void) {
     struct ffn_tensor tdy_short = ffn_tensor_2d(DY, FFN_DTYPE_F32, T - 1, D, D);
     EXPECT(ffn_block_backward(ctx, b, NULL, NULL, &tdy_short) == FFN_STATUS_INVALID_ARG, "dy rows");
 
-    // Memory report: SAVE holds T·2m floats, RECOMPUTE nothing; f32 weights are not copied.
+    // Memory report: SAVE holds T·2m floats of P and T·m of h, RECOMPUTE nothing; f32 weights
+    // are not copied.
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
     EXPECT(ffn_block_info(ctx, b, 100, &info) == FFN_STATUS_OK, "info");
-    EXPECT(info.saved_bytes_save == 100 * 2 * M * sizeof(float), "saved %zu", info.saved_bytes_save);
+    EXPECT(info.saved_bytes_save == 100 * 3 * M * sizeof(float), "saved %zu", info.saved_bytes_save);
     EXPECT(info.saved_bytes_recompute == 0 && info.cache_bytes == 0, "recompute / cache bytes");
     EXPECT(info.n_params == 3 * D * M + 2 * M + D, "n_params %" PRId64, info.n_params);
 
@@ -295,12 +318,52 @@ static void test_validation(void) {
     w = weights_fused();
     EXPECT(ffn_block_create(ctx, &s, &w, NULL, &b) == FFN_STATUS_OK, "create");
     static float y[T * D];
-    struct ffn_tensor tx = ffn_tensor_2d(X, FFN_DTYPE_BF16, T, D, D);
+    struct ffn_tensor tx = ffn_tensor_2d(X, FFN_DTYPE_F16, T, D, D);
     struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, D, D);
-    EXPECT(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG, "bf16 x");
+    EXPECT(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG, "f16 x");
+    EXPECT(strstr(ffn_ctx_last_error(ctx), "x is f16; blocks take f32 or bf16"), "f16 message");
     tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D - 1, D);
     EXPECT(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG, "width");
     EXPECT(strstr(ffn_ctx_last_error(ctx), "d_model=32"), "width message");
+    // The matrix-multiply implementation is reported after a forward.
+    tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D, D);
+    EXPECT(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_SAVE) == FFN_STATUS_OK, "forward");
+    struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
+    EXPECT(ffn_block_info(ctx, b, T, &info) == FFN_STATUS_OK && info.gemm_impl[0], "gemm_impl");
+    // Gradients of a dtype other than f32 / bf16.
+    struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
+    static float gd[D * M];
+    g.down = gd;
+    g.dtype = FFN_DTYPE_F16;
+    struct ffn_tensor tdy = ffn_tensor_2d(DY, FFN_DTYPE_F32, T, D, D);
+    EXPECT(ffn_block_backward(ctx, b, &g, NULL, &tdy) == FFN_STATUS_INVALID_ARG, "f16 grads");
+    EXPECT(strstr(ffn_ctx_last_error(ctx), "grads.dtype=f16"), "grads dtype message");
+    ffn_block_destroy(b);
+
+    // Options: tf32 is a GPU mode; the saved pre-activations are f32 or bf16.
+    struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
+    o.math = FFN_BLOCK_MATH_TF32;
+    EXPECT(ffn_block_create(ctx, &s, &w, &o, &b) == FFN_STATUS_UNSUPPORTED, "tf32");
+    EXPECT(strstr(ffn_ctx_last_error(ctx), "FFN_BLOCK_MATH_TF32"), "tf32 message");
+    o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
+    o.save_dtype = FFN_DTYPE_F16;
+    EXPECT(ffn_block_create(ctx, &s, &w, &o, &b) == FFN_STATUS_INVALID_ARG, "save f16");
+    o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
+    o.math = (enum ffn_block_math)7;
+    EXPECT(ffn_block_create(ctx, &s, &w, &o, &b) == FFN_STATUS_INVALID_ARG, "math 7");
+    // An options struct of the earlier, shorter layout (before math and save_dtype) is accepted.
+    o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
+    o.size = offsetof(struct ffn_block_opts, math);
+    EXPECT(ffn_block_create(ctx, &s, &w, &o, &b) == FFN_STATUS_OK, "short opts");
+    ffn_block_destroy(b);
+    // MATH_BF16 on f32 weights: a bf16 copy of the matrices, reported.
+    o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
+    o.math = FFN_BLOCK_MATH_BF16;
+    EXPECT(ffn_block_create(ctx, &s, &w, &o, &b) == FFN_STATUS_OK, "math bf16");
+    info = (struct ffn_block_info)FFN_BLOCK_INFO_INIT;
+    ffn_block_info(ctx, b, T, &info);
+    EXPECT(info.cache_bytes == (size_t)(3 * M * D) * 2 && info.compute_dtype == FFN_DTYPE_BF16,
+           "math bf16: cache %zu, compute %s", info.cache_bytes, ffn_dtype_name(info.compute_dtype));
     ffn_block_destroy(b);
 }
 

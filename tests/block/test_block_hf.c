@@ -1,5 +1,5 @@
 // test_block_hf.c — FFN blocks against Hugging Face transformers: for one fixture folder
-// (tests/data/hf/<arch>: model.safetensors + io.safetensors, see /work/shared/fixtures/README.md)
+// (tests/data/hf/<arch>: model.safetensors + io.safetensors, see tests/data/README.md)
 // builds the block of layer `__metadata__.layer` straight from the memory-mapped checkpoint
 // (the library's safetensors reader; weights used where they lie), runs forward + backward under
 // both memory policies and compares y, dx and every weight gradient with the reference, which

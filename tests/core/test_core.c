@@ -343,8 +343,101 @@ static void ffn__check_convert(struct ffn_test_report *r) {
     ffn_ctx_destroy(ctx);
 }
 
+// Backends: names, availability, and the CPU context's answers to the backend calls. A CUDA
+// context where the build or the machine has no CUDA device is refused (UNSUPPORTED, with the
+// reason logged); on a GPU machine it is made (the GPU tests, tests/cuda, go further).
+static void ffn__check_backends(struct ffn_test_report *r) {
+    ffn_test_check(r, !strcmp(ffn_backend_name(FFN_BACKEND_CPU), "cpu") &&
+                          !strcmp(ffn_backend_name(FFN_BACKEND_CUDA), "cuda") &&
+                          !strcmp(ffn_backend_name((enum ffn_backend)9), "?"),
+                   "backend names");
+    enum ffn_backend b = FFN_BACKEND_CPU;
+    ffn_test_check(r, ffn_backend_from_name("cuda", &b) == FFN_STATUS_OK && b == FFN_BACKEND_CUDA,
+                   "backend_from_name(cuda)");
+    ffn_test_check(r, ffn_backend_from_name("tpu", &b) == FFN_STATUS_INVALID_ARG &&
+                          ffn_backend_from_name(NULL, &b) == FFN_STATUS_INVALID_ARG,
+                   "backend_from_name(tpu / NULL)");
+    char why[256] = "x";
+    ffn_test_check(r, ffn_backend_available(FFN_BACKEND_CPU, why, sizeof why) && why[0] == '\0',
+                   "CPU available");
+    ffn_test_check(r, !ffn_backend_available((enum ffn_backend)7, why, sizeof why) && why[0],
+                   "backend 7 unavailable, with a reason");
+    const bool cuda = ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why);
+#ifndef FFN_HAVE_CUDA
+    ffn_test_check(r, !cuda && strstr(why, "no cuda backend"), "no CUDA in this build: \"%s\"",
+                   why);
+#endif
+    ffn_test_check(r, cuda || why[0], "CUDA unavailable comes with a reason");
+    printf("core: CUDA backend %s%s%s\n", cuda ? "available" : "unavailable", cuda ? "" : ": ",
+           cuda ? "" : why);
+    ffn_test_check(r, !ffn_backend_available(FFN_BACKEND_CUDA, NULL, 0) == !cuda,
+                   "available() with no reason buffer");
+
+    // A CUDA context: made where a device is, else UNSUPPORTED with the reason in the log.
+    struct ffn__log log = {0};
+    struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
+    o.backend = FFN_BACKEND_CUDA;
+    o.log = ffn__log_fn;
+    o.log_user = &log;
+    ffn_ctx_t ctx = NULL;
+    const enum ffn_status st = ffn_ctx_create(&o, &ctx);
+    if (cuda) {
+        ffn_test_check(r, st == FFN_STATUS_OK && ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA &&
+                              ffn_ctx_device(ctx) == 0,
+                       "CUDA context: %s", log.last);
+    } else {
+        ffn_test_check(r, st == FFN_STATUS_UNSUPPORTED && !ctx && log.calls > 0 &&
+                              strstr(log.last, "ffn_ctx_create") && strlen(log.last) > 30,
+                       "CUDA context refused with a reason: %s, \"%s\"", ffn_status_string(st),
+                       log.last);
+    }
+    ffn_ctx_destroy(ctx);
+    // Bad options: an unknown backend, a negative device, a stream for a CPU context.
+    o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
+    o.log = ffn__log_fn;
+    o.log_user = &log;
+    o.backend = (enum ffn_backend)5;
+    ffn_test_check(r,
+                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "backend"),
+                   "backend 5: %s", log.last);
+    o.backend = FFN_BACKEND_CUDA;
+    o.device = -1;
+    ffn_test_check(r,
+                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "device"),
+                   "device -1: %s", log.last);
+    o.backend = FFN_BACKEND_CPU;
+    o.device = 0;
+    o.stream = &log;
+    ffn_test_check(r,
+                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "stream"),
+                   "stream for a CPU context: %s", log.last);
+    // An older caller's opts (without the backend fields) get a CPU context.
+    o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
+    o.size = offsetof(struct ffn_ctx_opts, backend);
+    o.backend = FFN_BACKEND_CUDA;  // beyond the size: ignored
+    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK &&
+                          ffn_ctx_backend(ctx) == FFN_BACKEND_CPU,
+                   "short opts: a CPU context");
+    // A CPU context: no device, no stream, synchronous.
+    ffn_test_check(r, ffn_ctx_device(ctx) == -1 && ffn_ctx_stream(ctx) == NULL,
+                   "CPU device/stream");
+    ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "CPU set_stream(NULL)");
+    ffn_test_check(r, ffn_ctx_set_stream(ctx, &log) == FFN_STATUS_UNSUPPORTED &&
+                          strstr(ffn_ctx_last_error(ctx), "no streams"),
+                   "CPU set_stream(non-NULL): %s", ffn_ctx_last_error(ctx));
+    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "CPU synchronize");
+    ffn_test_check(r, ffn_ctx_require_cpu(ctx, "ffn_block_create") == FFN_STATUS_OK, "require_cpu");
+    ffn_ctx_destroy(ctx);
+    ffn_test_check(r, ffn_ctx_backend(NULL) == FFN_BACKEND_CPU && ffn_ctx_device(NULL) == -1 &&
+                          ffn_ctx_stream(NULL) == NULL &&
+                          ffn_ctx_set_stream(NULL, NULL) == FFN_STATUS_INVALID_ARG &&
+                          ffn_ctx_synchronize(NULL) == FFN_STATUS_INVALID_ARG,
+                   "NULL context");
+}
+
 int main(void) {
     struct ffn_test_report r = {.name = "core"};
+    ffn__check_backends(&r);
     ffn__check_status(&r);
     ffn__check_names(&r);
     ffn__check_ctx(&r);

@@ -11,7 +11,7 @@
 //   - parity mode (round act(gate) to the output type before the multiply);
 //   - on an AVX512_BF16 CPU, bf16 stores by vcvtneps2bf16 and by integer rounding, alternately;
 // and, through contexts, the two classic WGSL bugs absent: gelu_tanh(1000) == 1000 (no input
-// clamp) and silu(-inf) == -0 (not NaN), plus gelu(-inf) == -0.
+// clamp) and silu(-inf) == -0 (not NaN), plus gelu(-inf) == -0 (docs/numerics.md explains them).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,7 +404,7 @@ static void ffn__check_parity(struct ffn__state *S, const struct ffn__kern *k) {
     ffn_ctx_destroy(ctx);
 }
 
-// The classic WGSL bugs, through contexts of every ISA and tier, in every dtype.
+// The classic WGSL bugs (docs/numerics.md), through contexts of every ISA and tier, in every dtype.
 static void ffn__check_wgsl_bugs(struct ffn_test_report *rep) {
     struct ffn_test_ctx c[FFN_TEST_MAX_CTX];
     const int nc = ffn_test_contexts(c, true);

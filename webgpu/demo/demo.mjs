@@ -1,12 +1,12 @@
 // demo.mjs — the demo page's logic: runs each kernel (f32) on the golden sample (the random
 // segment of the C reference's goldens), reports its max ulp error (golden.mjs metric) and its
-// throughput on 2^20 elements, and plots GeLU (tanh, erf), SiLU, ReLU and their derivatives as
+// throughput on 2^18 elements, and plots GeLU (tanh, erf), SiLU, ReLU and their derivatives as
 // computed by the GPU. Leaves window.__demoResult for the screenshot test (run-browser.mjs demo).
 import { FfnWebGPU, KERNELS } from '../ffn-webgpu.js';
 import { fetchManifest, fetchGolden, compareOutput, TOL_F32 } from '../test/golden.mjs';
 
-const BENCH_N = 1 << 20;
-const BENCH_REPS = 5;
+const BENCH_N = 1 << 18;
+const BENCH_REPS = 3;
 const $ = (id) => document.getElementById(id);
 
 async function timeKernel(ffn, device, km, g, r0) {
@@ -108,7 +108,7 @@ async function main() {
     const device = await adapter.requestDevice();
     const info = adapter.info ?? {};
     $('info').textContent = `adapter: ${info.vendor || '?'} ${info.architecture || ''} ${info.description || ''} — ` +
-        `f32 kernels, sample = ${'65,536'} random inputs per kernel vs the C scalar reference; throughput on 2^20 elements (median of ${BENCH_REPS})`;
+        `f32 kernels, sample = ${'65,536'} random inputs per kernel vs the C scalar reference; throughput on 2^18 elements (median of ${BENCH_REPS})`;
     const ffn = await FfnWebGPU.create(device);
     $('status').textContent = 'compiling pipelines…';
     await ffn.compile(Object.keys(KERNELS), ['f32']);

@@ -1,8 +1,11 @@
 // host.test.mjs — node:test unit tests of ffn-webgpu.js without a GPU: the module imports in
-// Node, the dispatch grid covers exactly what the kernels' flat index needs, the tables match
-// the entry points and bind group ABI of activation.wgsl, and a mock GPUDevice sees one pipeline
-// per entry point and the right bindings and grid. Run: node --test webgpu/test/host.test.mjs
+// Node, the dispatch grid and the kernels' grid-stride loop cover every element once, the tables
+// match the entry points and bind group ABI of activation.wgsl, a mock GPUDevice sees one pipeline
+// per entry point, the right bindings, grid and probe-derived constants, and the generated part of
+// the WGSL is up to date. Run: node --test webgpu/test/host.test.mjs
 import test from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import {
     KERNELS, KINDS, VARIANTS, WORKGROUP_SIZE, MAX_WORKGROUPS_PER_DIM,
@@ -23,16 +26,22 @@ test('dispatchGrid: 2-D beyond 65535 workgroups', () => {
     assert.deepEqual(dispatchGrid(65535 * 256 + 1), [32768, 2]);
     assert.deepEqual(dispatchGrid(65535 * 256 + 1234), [32770, 2]);
     assert.deepEqual(dispatchGrid(65535 * 256 * 4 + 1, 4), [32768, 2]);
-    assert.throws(() => dispatchGrid(2 ** 32), RangeError);
+    assert.throws(() => dispatchGrid(2 ** 31), RangeError);  // the kernels need n < 2^31
+    assert.deepEqual(dispatchGrid(2 ** 31 - 1, 8), [61681, 17]);
     assert.throws(() => dispatchGrid(-1), RangeError);
     assert.throws(() => dispatchGrid(1.5), RangeError);
     assert.throws(() => dispatchGrid(100, 1, 0), RangeError);
 });
 
-// Simulates the kernels' flat index i = gid.x + gid.y * nwg.x * 256 over the grid: every element
-// below n is covered exactly once, and no row of workgroups is wholly idle.
-test('dispatchGrid: the flat index covers [0, n) once, for any per-dimension limit', () => {
-    for (const lanes of [1, 2, 4]) {
+// Simulates the kernels' grid-stride loop: thread t (flat index t = gid.x + gid.y * nwg.x * 256)
+// handles units t, t + T, t + 2T, ... below the unit count (T: threads in the grid). Every unit is
+// covered exactly once, the host's grid gives no thread more units than it loads at once (4, or 2
+// vec4), and no row of workgroups is wholly idle.
+test('dispatchGrid: the grid-stride loop covers every unit once, for any per-dimension limit', () => {
+    const unitLanes = { f32: 1, vec4: 4, f16pk: 2, f16: 2 }, unitsPerThread = { f32: 4, vec4: 2, f16pk: 4, f16: 4 };
+    for (const variant of Object.keys(VARIANTS)) {
+        const lanes = VARIANTS[variant].lanes;
+        assert.equal(lanes, unitLanes[variant] * unitsPerThread[variant], variant);
         for (const limit of [1, 2, 3, 7, 64, MAX_WORKGROUPS_PER_DIM]) {
             for (const n of [1, 255, 256, 257, 1000, 4097, 70001]) {
                 let grid;
@@ -44,15 +53,17 @@ test('dispatchGrid: the flat index covers [0, n) once, for any per-dimension lim
                 }
                 const [x, y] = grid;
                 assert.ok(x <= limit && y <= limit, `grid ${x}x${y} over limit ${limit}`);
-                const threads = Math.ceil(n / lanes);
-                const seen = new Uint8Array(threads);
-                for (let gy = 0; gy < y; gy++)
-                    for (let gx = 0; gx < x * WORKGROUP_SIZE; gx++) {
-                        const i = gx + gy * (x * WORKGROUP_SIZE);
-                        if (i < threads) seen[i]++;
-                    }
-                assert.ok(seen.every((c) => c === 1), `n=${n} lanes=${lanes} limit=${limit}: not covered once`);
-                assert.ok((y - 1) * x * WORKGROUP_SIZE < threads, `n=${n}: a whole row is idle`);
+                const nu = Math.ceil(n / unitLanes[variant]), T = x * WORKGROUP_SIZE * y;
+                const seen = new Uint8Array(nu);
+                let most = 0;
+                for (let t = 0; t < T; t++) {
+                    let k = 0;
+                    for (let u = t; u < nu; u += Math.min(T, nu)) seen[u]++, k++;
+                    most = Math.max(most, k);
+                }
+                assert.ok(seen.every((c) => c === 1), `${variant} n=${n} limit=${limit}: not covered once`);
+                assert.ok(most <= unitsPerThread[variant], `${variant} n=${n}: a thread has ${most} units`);
+                assert.ok((y - 1) * x * WORKGROUP_SIZE * unitsPerThread[variant] < nu, `n=${n}: a whole row is idle`);
             }
         }
     }
@@ -89,16 +100,23 @@ test('every kernel x variant is an entry point of the WGSL with the ABI of its k
 });
 
 // A mock GPUDevice that records what the host asks of it.
-function mockDevice(features = []) {
-    const log = { pipelines: [], bindGroups: [], dispatches: [], writes: [], modules: [] };
+function mockDevice(features = [], probeCount = 0) {
+    const log = { pipelines: [], bindGroups: [], dispatches: [], writes: [], modules: [], constants: [] };
     const buffer = (desc) => ({ ...desc, destroyed: false, destroy() { this.destroyed = true; } });
     const device = {
         features: new Set(features),
         createShaderModule: (d) => (log.modules.push(d), { code: d.code }),
-        createComputePipeline: (d) => (log.pipelines.push(d.compute.entryPoint), { ep: d.compute.entryPoint, getBindGroupLayout: () => ({}) }),
-        createBuffer: buffer,
+        createComputePipeline: (d) => (log.pipelines.push(d.compute.entryPoint), log.constants.push(d.compute.constants),
+            { ep: d.compute.entryPoint, getBindGroupLayout: () => ({}) }),
+        createBuffer: (desc) => ({
+            ...buffer(desc),
+            mapAsync: async () => {},
+            getMappedRange: () => new Uint32Array(desc.size / 4).fill(probeCount).buffer,
+            unmap() {},
+        }),
         createBindGroup: (d) => (log.bindGroups.push(d), { d }),
         createCommandEncoder: () => ({
+            copyBufferToBuffer() {},
             beginComputePass: () => ({
                 setPipeline() {},
                 setBindGroup() {},
@@ -114,7 +132,7 @@ function mockDevice(features = []) {
 
 test('FfnWebGPU with a mock device: pipelines once, bindings and grid per the ABI', async () => {
     const { device, log } = mockDevice();
-    const ffn = await FfnWebGPU.create(device);
+    const ffn = await FfnWebGPU.create(device, { fma: false, f16Cvt: false });
     assert.equal(ffn.hasF16, false);
     assert.match(ffn.unsupportedReason('f16'), /shader-f16/);
     const n = 65535 * 256 + 7;
@@ -122,7 +140,8 @@ test('FfnWebGPU with a mock device: pipelines once, bindings and grid per the AB
     ffn.run('swiglu_combine', 'f32', bufs, n);
     ffn.run('swiglu_combine', 'f32', bufs, 1000);
     assert.deepEqual(log.pipelines, ['swiglu_combine']);  // created once
-    assert.deepEqual(log.dispatches, [[32768, 2, 1], [4, 1, 1]]);
+    assert.deepEqual(log.dispatches, [[16384, 1, 1], [1, 1, 1]]);  // 4 elements per thread
+    assert.deepEqual(log.constants[0], { FFN_FMA_EXACT: 0, FFN_F16_CVT: 0 });
     const bg = log.bindGroups[0].entries;
     assert.deepEqual(bg.map((e) => e.binding), [0, 1, 2, 3]);
     assert.equal(bg[0].resource.buffer, bufs.gate);
@@ -138,9 +157,67 @@ test('FfnWebGPU with a mock device: pipelines once, bindings and grid per the AB
 
 test('FfnWebGPU builds the f16 module as enable f16 + both files when the feature exists', async () => {
     const { device, log } = mockDevice(['shader-f16']);
-    const ffn = await FfnWebGPU.create(device);
+    const ffn = await FfnWebGPU.create(device, { fma: false, f16Cvt: false });
     ffn.run('gelu_inplace', 'f16', { x: {} }, 4);
     assert.ok(log.modules[0].code.startsWith('enable f16;\n'));
     assert.ok(log.modules[0].code.includes('fn gelu_inplace_f16('));
     assert.throws(() => new FfnWebGPU({}, {}), TypeError);
+});
+
+test('FfnWebGPU.create probes the device and passes what it found as pipeline constants', async () => {
+    for (const [count, exact] of [[0, 1], [7, 0]]) {
+        const { device, log } = mockDevice([], count);
+        const ffn = await FfnWebGPU.create(device);
+        assert.equal(log.pipelines[0], 'ffn_probe');
+        assert.deepEqual(ffn.probeResult.counts, [count, count, count]);
+        assert.equal(ffn.fmaExact, !!exact);
+        ffn.run('gelu_inplace', 'f32', { x: {} }, 4);
+        assert.deepEqual(log.constants.at(-1), { FFN_FMA_EXACT: exact, FFN_F16_CVT: exact });
+    }
+    const { device, log } = mockDevice([], 0);
+    const ffn = await FfnWebGPU.create(device, { fma: false, f16Cvt: true });  // forced: no probe
+    assert.equal(log.pipelines.length, 0);
+    assert.equal(ffn.fmaExact, false);
+    assert.equal(ffn.f16Cvt, true);
+});
+
+test('the generated kernels in the WGSL files are what gen-kernels.mjs writes', () => {
+    const r = spawnSync(process.execPath, [fileURLToPath(new URL('../gen-kernels.mjs', import.meta.url)), '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+});
+
+// Dawn's null backend validates WGSL and pipelines without running them: every entry point of
+// both modules (the f16 one with `enable f16;`, which SwiftShader cannot compile: it lacks
+// shader-f16), with the pipeline constants the SwiftShader runs do not take (fma, f16 builtins).
+test('every entry point creates a pipeline on Dawn (null backend), f16 module included', async (t) => {
+    let webgpu;
+    try {
+        webgpu = await import('webgpu');
+    } catch (e) {
+        t.skip(`npm package 'webgpu' missing: ${e.message}`);
+        return;
+    }
+    const gpu = webgpu.create(['backend=null']);
+    const adapter = await gpu.requestAdapter();
+    assert.ok(adapter?.features.has('shader-f16'), 'the null adapter offers shader-f16');
+    const device = await adapter.requestDevice({ requiredFeatures: ['shader-f16'] });
+    const src = await loadWgslSources();
+    for (const [key, variants] of [['f32', ['f32', 'vec4', 'f16pk']], ['f16', ['f16']]]) {
+        const code = key === 'f16' ? `enable f16;\n${src['activation.wgsl']}\n${src['activation_f16.wgsl']}` : src['activation.wgsl'];
+        const module = device.createShaderModule({ code });
+        const info = await module.getCompilationInfo();
+        assert.deepEqual(info.messages.map((m) => `${m.type} ${m.lineNum}: ${m.message}`), [], `${key} module`);
+        device.pushErrorScope('validation');
+        for (const kernel of Object.keys(KERNELS))
+            for (const variant of variants)
+                device.createComputePipeline({
+                    layout: 'auto',
+                    compute: { module, entryPoint: entryPoint(kernel, variant), constants: { FFN_FMA_EXACT: 1, FFN_F16_CVT: 1 } },
+                });
+        if (key === 'f32') device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'ffn_probe' } });
+        const err = await device.popErrorScope();
+        assert.equal(err, null, err?.message);
+    }
+    device.destroy();
+    void gpu;  // dawn.node needs its GPU object alive while the device is in use
 });

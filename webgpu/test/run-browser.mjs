@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServer } from './server.mjs';
 import { TOL_F32 } from './golden.mjs';
+import { kernelTable } from './suite.mjs';
 
 const CHROMIUM = process.env.FFN_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -34,23 +35,8 @@ async function loadPlaywright() {
 }
 
 function printKernelTable(r) {
-    const pad = (s, n) => String(s).padEnd(n);
-    console.log(`adapter: ${JSON.stringify(r.adapter)}`);
-    console.log(pad('kernel', 20) + pad('variant', 8) + pad('output', 8) + pad('max ulp', 9) + pad('tol', 5) +
-        pad('sweep/special/hard/random', 27) + pad('max rel', 9) + pad('exact', 7) + pad('skip', 6) + 'result');
-    for (const x of r.rows) {
-        console.log(pad(x.kernel, 20) + pad(x.variant, 8) + pad(x.output, 8) + pad(+x.maxUlp.toFixed(2), 9) + pad(x.tol, 5) +
-            pad(x.segMaxUlp.join('/'), 27) + pad(x.maxRel, 9) + pad(x.exact, 7) + pad(x.skipped, 6) + (x.fails ? `FAIL (${x.fails}): ${JSON.stringify(x.failures)}` : 'ok'));
-    }
-    const reasons = new Map(r.skipped.map((s) => [s.variant, s.reason]));
-    for (const [v, why] of reasons)
-        console.log(`SKIPPED: ${r.skipped.filter((s) => s.variant === v).length} '${v}' kernels: ${why}`);
-    console.log(`dispatch checks (tails, padding untouched, forced 2-D grids): ${r.dispatch.checked}, ` +
-        `failures: ${r.dispatch.failures.length}`);
-    for (const f of r.dispatch.failures.slice(0, 10)) console.log('  ' + f);
-    for (const b of r.big)
-        console.log(`2-D dispatch ${b.kernel}: n=${b.n}, grid ${b.grid.join(' x ')}: ${b.fails} mismatches ${b.first} (${b.ms} ms)`);
-    for (const e of r.errors) console.log('GPU error: ' + e);
+    console.log(`adapter: ${JSON.stringify(r.adapter)}; probe: ${JSON.stringify(r.probe)}`);
+    console.log(kernelTable(r));
 }
 
 // The demo page's table: every kernel present, max ulp within its f32 tolerance, throughput > 0.

@@ -17,151 +17,12 @@
 // 32 intervals, degree 5 (`tab5 5 5 32 4 0 print`, H: mode 1): F within 0.33 ulp of f32 with c0
 // as a float pair, 1.09 without its low part, which the forward leaves out (FFN_ERF_FAST_C0LO 0):
 // one lookup fewer, well inside its 4-ulp tier (on Zen 4 a two-register vpermt2ps costs about as
-// much as an fma). H within 1.04 ulp.
+// much as an fma). H within 1.04 ulp. The table is the one the CUDA kernels read too.
 #define FFN_ERF_FAST_N 32
-#define FFN_ERF_FAST_DEG 5
 #define FFN_ERF_FAST_C0LO 0
-#define FFN_ERF_FAST_K 0x1.6c16c2p-1f  // 32/45: v·K ∈ [0, 32) for s < 5
-static const float ffn__erf_fast_tab[FFN_ERF_FAST_DEG * 2 + 4][32] __attribute__((aligned(64))) = {
-    {
-        // centre c_j
-        0x1.4cf008p-3, 0x1.ded3fap-2, 0x1.7a16f6p-1, 0x1.f82112p-1, 0x1.363d78p+0, 0x1.6c8bcep+0,
-        0x1.9faae6p+0, 0x1.d01ba6p+0, 0x1.fe401ep+0, 0x1.15327ep+1, 0x1.2a63cap+1, 0x1.3eccecp+1,
-        0x1.52828ep+1, 0x1.659608p+1, 0x1.78161p+1,  0x1.8a0f42p+1, 0x1.9b8c84p+1, 0x1.ac975ep+1,
-        0x1.bd3824p+1, 0x1.cd763ep+1, 0x1.dd5838p+1, 0x1.ece3f2p+1, 0x1.fc1ebp+1,  0x1.05869ap+2,
-        0x1.0cd9e4p+2, 0x1.140b2ep+2, 0x1.1b1c4p+2,  0x1.220ebcp+2, 0x1.28e424p+2, 0x1.2f9dd8p+2,
-        0x1.363d1ep+2, 0x1.3cc326p+2,
-    },
-    {
-        // F: c0 (high part)
-        0x1.bde142p-2,  0x1.47b6d4p-2,  0x1.d74868p-3,  0x1.4c9a4p-3,   0x1.cdf27p-4,
-        0x1.3c4d2ep-4,  0x1.abc8ccp-5,  0x1.1e149cp-5,  0x1.7ad334p-6,  0x1.f11d8p-7,
-        0x1.437dfp-7,   0x1.a1d942p-8,  0x1.0bfe7ep-8,  0x1.558ffap-9,  0x1.b0bcc6p-10,
-        0x1.109b44p-10, 0x1.55af08p-11, 0x1.aa2fb4p-12, 0x1.08950ap-12, 0x1.4719c4p-13,
-        0x1.92c06ap-14, 0x1.edfeccp-15, 0x1.2dda4p-15,  0x1.6f9d5p-16,  0x1.be3b4p-17,
-        0x1.0dfb2ap-17, 0x1.45b682p-18, 0x1.87d356p-19, 0x1.d61102p-20, 0x1.1939ccp-20,
-        0x1.4fa674p-21, 0x1.8fa36ap-22,
-    },
-    {
-        // F: c1
-        -0x1.93277cp-2,  -0x1.6e35a8p-2,  -0x1.37067cp-2,  -0x1.f72c68p-3,  -0x1.8809cap-3,
-        -0x1.286bc6p-3,  -0x1.b54d5cp-4,  -0x1.3beb2cp-4,  -0x1.c05ed4p-5,  -0x1.394458p-5,
-        -0x1.afcacep-6,  -0x1.25fa78p-6,  -0x1.8bf36ep-7,  -0x1.080716p-7,  -0x1.5cf84p-8,
-        -0x1.c97764p-9,  -0x1.2997b4p-9,  -0x1.807ddcp-10, -0x1.ed90eap-11, -0x1.3ae44cp-11,
-        -0x1.8f8c5ep-12, -0x1.f84e42p-13, -0x1.3cb28ap-13, -0x1.8beb58p-14, -0x1.eccb2ep-15,
-        -0x1.316a9p-15,  -0x1.79168ap-16, -0x1.cfd88ap-17, -0x1.1c458ap-17, -0x1.5b42e2p-18,
-        -0x1.a6d8p-19,   -0x1.00a59ap-19,
-    },
-    {
-        // F: c2
-        0x1.0627e4p-5,  0x1.567b3ap-4,  0x1.cb5b24p-4,  0x1.ef700ep-4,  0x1.db19f2p-4,
-        0x1.a61b22p-4,  0x1.630634p-4,  0x1.1e5e3ap-4,  0x1.bed6acp-5,  0x1.5334c8p-5,
-        0x1.f74a72p-6,  0x1.6e187cp-6,  0x1.05c8aep-6,  0x1.70cc9ep-7,  0x1.005558p-7,
-        0x1.60167cp-8,  0x1.de69dap-9,  0x1.41dad6p-9,  0x1.ad307ep-10, 0x1.1bcf38p-10,
-        0x1.748104p-11, 0x1.e57b92p-12, 0x1.3a4c04p-12, 0x1.9476f4p-13, 0x1.02c3f6p-13,
-        0x1.495414p-14, 0x1.a10552p-15, 0x1.06c6dcp-15, 0x1.49ad9p-16,  0x1.9bda08p-17,
-        0x1.00371ap-17, 0x1.3d8fdap-18,
-    },
-    {
-        // F: c3
-        0x1.05aa1ep-4,   0x1.7d838ep-5,   0x1.791d56p-6,   0x1.4784ecp-10,  -0x1.e9eebcp-7,
-        -0x1.9636e2p-6,  -0x1.dd11aep-6,  -0x1.e19ab8p-6,  -0x1.bc4ab6p-6,  -0x1.814d34p-6,
-        -0x1.3f1ecp-6,   -0x1.fde122p-7,  -0x1.8b8d66p-7,  -0x1.2b6d2ap-7,  -0x1.bbf094p-8,
-        -0x1.43307cp-8,  -0x1.cf2322p-9,  -0x1.473058p-9,  -0x1.c87b9cp-10, -0x1.3ad1dcp-10,
-        -0x1.adc23ap-11, -0x1.22900ep-11, -0x1.857ee4p-12, -0x1.02f78cp-12, -0x1.55cecep-13,
-        -0x1.c0089ap-14, -0x1.23be68p-14, -0x1.79a79cp-15, -0x1.e61852p-16, -0x1.372b4ep-16,
-        -0x1.8c61a4p-17, -0x1.f68736p-18,
-    },
-    {
-        // F: c4
-        -0x1.026f8ep-7, -0x1.3c485p-6,  -0x1.76d344p-6, -0x1.4ebc28p-6, -0x1.e4a48ep-7,
-        -0x1.11b97ap-7, -0x1.59dc78p-9, 0x1.b20932p-10, 0x1.20e71cp-8,  0x1.7d7898p-8,
-        0x1.97f1b4p-8,  0x1.86a12ep-8,  0x1.5c646cp-8,  0x1.27484p-8,   0x1.e15abap-9,
-        0x1.7c3d22p-9,  0x1.24ad32p-9,  0x1.b8c3f6p-10, 0x1.45a8d8p-10, 0x1.d94e02p-11,
-        0x1.52ec78p-11, 0x1.df0c9ep-12, 0x1.4e8fcp-12,  0x1.ce4c3p-13,  0x1.3c45b4p-13,
-        0x1.acd88ap-14, 0x1.20539ep-14, 0x1.80b696p-15, 0x1.fda352p-16, 0x1.4f4d94p-16,
-        0x1.b670aep-17, 0x1.1cf632p-17,
-    },
-    {
-        // F: c5
-        -0x1.30271p-7,   -0x1.52354ep-8,  -0x1.2efb5ap-14, 0x1.f5ab6ap-9,   0x1.7d1f4p-8,
-        0x1.8ee162p-8,   0x1.55c95cp-8,   0x1.f261ecp-9,   0x1.2e4d2ap-9,   0x1.07551cp-10,
-        0x1.3e39c4p-16,  -0x1.4cbcfcp-11, -0x1.063234p-10, -0x1.2c56dep-10, -0x1.2b13aep-10,
-        -0x1.12122ep-10, -0x1.da7f8ap-11, -0x1.89ab22p-11, -0x1.3bddf6p-11, -0x1.ed36ap-12,
-        -0x1.78521p-12,  -0x1.198702p-12, -0x1.9e0bcp-13,  -0x1.2be20ep-13, -0x1.ac8bc8p-14,
-        -0x1.2e7d26p-14, -0x1.a65104p-15, -0x1.23d64p-15,  -0x1.8f9bbp-16,  -0x1.0f4046p-16,
-        -0x1.6d5424p-17, -0x1.e8680ap-18,
-    },
-    {
-        // F: c0 (low part)
-        0x1.92cc14p-28,  -0x1.3bbdbp-28,  -0x1.04a0b6p-28, 0x1.5ebe3cp-29,  -0x1.00a154p-29,
-        0x1.0e1624p-33,  -0x1.1017b8p-31, -0x1.8ceb34p-30, 0x1.7e1952p-31,  0x1.79571ap-33,
-        -0x1.d3849p-32,  0x1.8b193ep-33,  -0x1.1eb386p-33, 0x1.e58336p-36,  -0x1.9b534cp-35,
-        -0x1.6705b4p-37, 0x1.beaeeep-36,  0x1.38e6bep-37,  -0x1.6e7deap-37, 0x1.d7a81ep-38,
-        0x1.82b6dcp-39,  -0x1.c1b3ccp-40, 0x1.982516p-40,  0x1.575c98p-41,  -0x1.1b001p-43,
-        0x1.b74062p-44,  -0x1.8ba3dep-43, 0x1.00473cp-44,  0x1.ebd502p-46,  -0x1.5b4d14p-45,
-        0x1.241046p-47,  -0x1.ea271p-49,
-    },
-    {
-        // H: c0
-        0x1.7c571cp-2,   0x1.38f1f4p-3,   0x1.7d9e0cp-8,   -0x1.45abeep-4,  -0x1.e8418cp-4,
-        -0x1.07f488p-3,  -0x1.f027fp-4,   -0x1.adb212p-4,  -0x1.6021dp-4,   -0x1.15110ep-4,
-        -0x1.a66ae8p-5,  -0x1.39dd4cp-5,  -0x1.c891b6p-6,  -0x1.461a9ep-6,  -0x1.ca931ap-7,
-        -0x1.3e031ap-7,  -0x1.b3b406p-8,  -0x1.2737e6p-8,  -0x1.8c1dfp-9,   -0x1.075dacp-9,
-        -0x1.5b5516p-10, -0x1.c69bccp-11, -0x1.276e7cp-11, -0x1.7d7d46p-12, -0x1.e9a46ep-13,
-        -0x1.387486p-13, -0x1.8caa1ep-14, -0x1.f510c8p-15, -0x1.3afd36p-15, -0x1.8a46aap-16,
-        -0x1.eb741cp-17, -0x1.3112f4p-17,
-    },
-    {
-        // H: c1
-        -0x1.8dd3b2p-1, -0x1.462c3ep-1, -0x1.c47166p-2, -0x1.03432ep-2, -0x1.a0a012p-4,
-        0x1.07b0fap-8,  0x1.164d4ap-4,  0x1.967cfp-4,   0x1.ba40ap-4,   0x1.a55198p-4,
-        0x1.72bb6p-4,   0x1.34ea3p-4,   0x1.ee572ep-5,  0x1.7f21fp-5,   0x1.215562p-5,
-        0x1.ab99c8p-6,  0x1.362762p-6,  0x1.bab8c8p-7,  0x1.3783a8p-7,  0x1.b0de46p-8,
-        0x1.2958eep-8,  0x1.94533ep-9,  0x1.10540cp-9,  0x1.6bb4aep-10, 0x1.e1e99cp-11,
-        0x1.3cefdep-11, 0x1.9e0c5p-12,  0x1.0cbf04p-12, 0x1.5acep-13,   0x1.bd0cecp-14,
-        0x1.1c1294p-14, 0x1.68db32p-15,
-    },
-    {
-        // H: c2
-        0x1.046bc6p-3,  0x1.43c222p-2,   0x1.8cbb36p-2,   0x1.775b5ep-2,  0x1.2ca9cp-2,
-        0x1.a03d52p-3,  0x1.e41c34p-4,   0x1.988b04p-5,   0x1.8642ap-10,  -0x1.d3fe3ap-6,
-        -0x1.68f2d2p-5, -0x1.934bf4p-5,  -0x1.87e298p-5,  -0x1.5ec49ep-5, -0x1.28e3b8p-5,
-        -0x1.e228fep-6, -0x1.7b010cp-6,  -0x1.2222acp-6,  -0x1.b27814p-7, -0x1.3f304ep-7,
-        -0x1.cd50e6p-8, -0x1.488c88p-8,  -0x1.cdf462p-9,  -0x1.40ff86p-9, -0x1.b969aap-10,
-        -0x1.2c95ep-10, -0x1.95c488p-11, -0x1.0fa6ecp-11, -0x1.68fd7p-12, -0x1.dc5948p-13,
-        -0x1.383b5p-13, -0x1.96cf8p-14,
-    },
-    {
-        // H: c3
-        0x1.0061ep-2,   0x1.3346bcp-3,  0x1.8e3ee4p-6,  -0x1.35b42cp-4, -0x1.0d6ec4p-3,
-        -0x1.2c80a2p-3, -0x1.117792p-3, -0x1.affe1ap-4, -0x1.2be7e8p-4, -0x1.64d3a4p-5,
-        -0x1.4470bep-6, -0x1.717414p-9, 0x1.052d92p-7,  0x1.c448ep-7,   0x1.072094p-6,
-        0x1.05edf6p-6,  0x1.dd6f88p-7,  0x1.9a45bp-7,   0x1.51b1dp-7,   0x1.0cccap-7,
-        0x1.a0751ap-8,  0x1.3b617cp-8,  0x1.d48284p-9,  0x1.562f7ap-9,  0x1.ec7bfcp-10,
-        0x1.5dbe98p-10, 0x1.eae0d4p-11, 0x1.54c97cp-11, 0x1.d48a32p-12, 0x1.3f31b2p-12,
-        0x1.af4ad2p-13, 0x1.2122a4p-13,
-    },
-    {
-        // H: c4
-        -0x1.80198p-5,   -0x1.bc22dep-4,  -0x1.d520bp-4,   -0x1.54fe22p-4,  -0x1.3d0fap-5,
-        0x1.95af26p-10,  0x1.dd02a2p-6,   0x1.5deabep-5,   0x1.70a8e2p-5,   0x1.476536p-5,
-        0x1.00b4ecp-5,   0x1.66bf66p-6,   0x1.b59cep-7,    0x1.abc09cp-8,   0x1.a49896p-10,
-        -0x1.9f9eeep-10, -0x1.bb4f72p-9,  -0x1.10c076p-8,  -0x1.177ecp-8,   -0x1.03c62p-8,
-        -0x1.c55e2cp-9,  -0x1.7a141ap-9,  -0x1.307e5ep-9,  -0x1.dce804p-10, -0x1.6ce0cap-10,
-        -0x1.11b072p-10, -0x1.939658p-11, -0x1.251aecp-11, -0x1.a40b42p-12, -0x1.295cp-12,
-        -0x1.a06c8cp-13, -0x1.20ad44p-13,
-    },
-    {
-        // H: c5
-        -0x1.bd21ecp-5, -0x1.7239e2p-6,  0x1.ad195ap-7,   0x1.213dc6p-5,  0x1.4d11a8p-5,
-        0x1.13da4cp-5,  0x1.5777b6p-6,   0x1.037edap-7,   -0x1.335b3p-9,  -0x1.1efe28p-7,
-        -0x1.7bbe72p-7, -0x1.80b424p-7,  -0x1.4fce5ap-7,  -0x1.062066p-7, -0x1.70c6dap-8,
-        -0x1.cbe17cp-9, -0x1.dca698p-10, -0x1.362b04p-11, 0x1.c58fecp-13, 0x1.67fab8p-11,
-        0x1.dc3c04p-11, 0x1.f86224p-11,  0x1.de8a2ep-11,  0x1.a7f8aep-11, 0x1.65f9f8p-11,
-        0x1.236f7ep-11, 0x1.ccf3bp-12,   0x1.63e8c8p-12,  0x1.0d4974p-12, 0x1.906a54p-13,
-        0x1.252776p-13, 0x1.a76c16p-14,
-    },
+#include "cpu/gelu_erf_fast.h"
+static const float ffn__erf_fast_tab[FFN_ERF_FAST_ROWS][32] __attribute__((aligned(64))) = {
+#include "cpu/gelu_erf_fast_tab.inc"
 };
 #elif FFN_V_LUT_FAST == 8
 // 8 intervals, degree 8 (`tab5 8 5 8 4 0 print`, H: mode 1): one-register lookups
@@ -171,7 +32,8 @@ static const float ffn__erf_fast_tab[FFN_ERF_FAST_DEG * 2 + 4][32] __attribute__
 #define FFN_ERF_FAST_DEG 8
 #define FFN_ERF_FAST_C0LO 1
 #define FFN_ERF_FAST_K 0x1.6c16c2p-3f  // 8/45: v·K ∈ [0, 8) for s < 5
-static const float ffn__erf_fast_tab[FFN_ERF_FAST_DEG * 2 + 4][8] __attribute__((aligned(32))) = {
+#include "cpu/gelu_erf_fast.h"
+static const float ffn__erf_fast_tab[FFN_ERF_FAST_ROWS][8] __attribute__((aligned(32))) = {
     {
         // centre
         0x1.1a3818p-1,
@@ -396,12 +258,6 @@ static const float ffn__erf_fast_tab[FFN_ERF_FAST_DEG * 2 + 4][8] __attribute__(
 #else
 #error "gelu_erf_tables.h: no fast table for this FFN_V_LUT_FAST"
 #endif
-enum {
-    FFN_ERF_ROW_C = 0,
-    FFN_ERF_ROW_F = 1,
-    FFN_ERF_ROW_FLO = FFN_ERF_ROW_F + FFN_ERF_FAST_DEG + 1,
-    FFN_ERF_ROW_H = FFN_ERF_ROW_FLO + 1
-};
 
 // --- general lanes: Φ(-s) = exp(-s²/2)·g(s) -----------------------------------------------------
 // g(s) = e^{s²/2}·Φ(-s) = e^{s²/2}·erfc(s/√2)/2 on [j/2, (j+1)/2], j = 0..31, as a degree-6

@@ -1,104 +1,11 @@
 // act_ref.c — the reference definitions of every activation and its derivative, in double.
-// These are the textbook formulas in their stable forms (DESIGN.md, numerical contract); the
-// MPFR oracle in tests/cpu checks them, and every other kernel is tested against them.
-#include <math.h>
+// These are the textbook formulas in their stable forms (docs/design.md, numerical contract),
+// written once in act_ref.h (which the CUDA backend compiles for the device too); the MPFR oracle in
+// tests/cpu checks them, and every other kernel is tested against them.
+#include "cpu/scalar/act_ref.h"
 
 #include "cpu/cpu_impl.h"
 
-#define FFN_SQRT_2_OVER_PI 0.79788456080286535587989211986876373695  // √(2/π)
-#define FFN_INV_SQRT_2 0.70710678118654752440084436210484903928      // 1/√2
-#define FFN_INV_SQRT_2PI 0.39894228040143267793994605993438186848    // 1/√(2π)
-#define FFN_GELU_C 0.044715                                           // tanh-GeLU cubic term
-#define FFN_QUICK_GELU_A 1.702                                        // quick-GeLU slope
+double ffn_ref_act(enum ffn_act act, double x) { return ffn_ref_act_eval(act, x); }
 
-// σ(t) = 1/(1+e^-t), evaluated so that exp never overflows: for t < 0, e^t/(1+e^t).
-static double ffn__sigmoid(double t) {
-    if (t >= 0) return 1.0 / (1.0 + exp(-t));
-    const double e = exp(t);
-    return e / (1.0 + e);
-}
-
-// gelu_tanh(x) = 0.5x(1+tanh u) = x·σ(2u), u = √(2/π)(x + 0.044715x³): no 1+tanh cancellation.
-static double ffn__gelu_tanh(double x) {
-    const double u = FFN_SQRT_2_OVER_PI * (x + FFN_GELU_C * x * x * x);
-    return x * ffn__sigmoid(2.0 * u);
-}
-
-// gelu_tanh'(x) = s + x·s(1-s)·2u', s = σ(2u), 1-s = σ(-2u), u' = √(2/π)(1 + 3·0.044715x²).
-static double ffn__gelu_tanh_d(double x) {
-    const double u = FFN_SQRT_2_OVER_PI * (x + FFN_GELU_C * x * x * x);
-    const double du = FFN_SQRT_2_OVER_PI * (1.0 + 3.0 * FFN_GELU_C * x * x);
-    const double s = ffn__sigmoid(2.0 * u), sc = ffn__sigmoid(-2.0 * u);
-    return s + x * s * sc * 2.0 * du;
-}
-
-// gelu_erf(x) = x·Φ(x) = 0.5·x·erfc(-x/√2): erfc keeps the negative tail's relative accuracy.
-static double ffn__gelu_erf(double x) { return 0.5 * x * erfc(-x * FFN_INV_SQRT_2); }
-
-// gelu_erf'(x) = Φ(x) + x·φ(x), φ(x) = e^{-x²/2}/√(2π).
-static double ffn__gelu_erf_d(double x) {
-    return 0.5 * erfc(-x * FFN_INV_SQRT_2) + x * FFN_INV_SQRT_2PI * exp(-0.5 * x * x);
-}
-
-// silu(x) = x·σ(x);  silu'(x) = σ(x) + x·σ(x)·σ(-x).
-static double ffn__silu(double x) { return x * ffn__sigmoid(x); }
-static double ffn__silu_d(double x) {
-    const double s = ffn__sigmoid(x), sc = ffn__sigmoid(-x);
-    return s + x * s * sc;
-}
-
-// quick_gelu(x) = x·σ(ax), a = 1.702;  quick_gelu'(x) = σ(ax) + a·x·σ(ax)·σ(-ax).
-static double ffn__quick_gelu(double x) { return x * ffn__sigmoid(FFN_QUICK_GELU_A * x); }
-static double ffn__quick_gelu_d(double x) {
-    const double s = ffn__sigmoid(FFN_QUICK_GELU_A * x), sc = ffn__sigmoid(-FFN_QUICK_GELU_A * x);
-    return s + FFN_QUICK_GELU_A * x * s * sc;
-}
-
-double ffn_ref_act(enum ffn_act act, double x) {
-    if (isnan(x)) return x;
-    if (isinf(x)) {
-        // Limits: GeLU/SiLU/quick-GeLU(+inf) = +inf, (-inf) = -0; never -inf·0.
-        switch (act) {
-        case FFN_ACT_RELU: return x > 0 ? x : 0.0;
-        case FFN_ACT_SIGMOID: return x > 0 ? 1.0 : 0.0;
-        case FFN_ACT_IDENTITY: return x;
-        default: return x > 0 ? x : -0.0;
-        }
-    }
-    switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn__gelu_tanh(x);
-    case FFN_ACT_GELU_ERF: return ffn__gelu_erf(x);
-    case FFN_ACT_SILU: return ffn__silu(x);
-    case FFN_ACT_RELU: return x > 0 ? x : 0.0;
-    case FFN_ACT_SIGMOID: return ffn__sigmoid(x);
-    case FFN_ACT_IDENTITY: return x;
-    case FFN_ACT_QUICK_GELU: return ffn__quick_gelu(x);
-    default: return NAN;
-    }
-}
-
-double ffn_ref_dact(enum ffn_act act, double x) {
-    if (isnan(x)) return x;
-    if (isinf(x)) {
-        // Limits of the derivative: 1 at +inf for the x-like activations, 0 at -inf; sigmoid'
-        // tends to 0 at both ends.
-        switch (act) {
-        case FFN_ACT_SIGMOID: return 0.0;
-        case FFN_ACT_IDENTITY: return 1.0;
-        default: return x > 0 ? 1.0 : 0.0;
-        }
-    }
-    switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn__gelu_tanh_d(x);
-    case FFN_ACT_GELU_ERF: return ffn__gelu_erf_d(x);
-    case FFN_ACT_SILU: return ffn__silu_d(x);
-    case FFN_ACT_RELU: return x > 0 ? 1.0 : 0.0;
-    case FFN_ACT_SIGMOID: {
-        const double s = ffn__sigmoid(x), sc = ffn__sigmoid(-x);
-        return s * sc;
-    }
-    case FFN_ACT_IDENTITY: return 1.0;
-    case FFN_ACT_QUICK_GELU: return ffn__quick_gelu_d(x);
-    default: return NAN;
-    }
-}
+double ffn_ref_dact(enum ffn_act act, double x) { return ffn_ref_dact_eval(act, x); }

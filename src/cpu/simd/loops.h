@@ -90,7 +90,7 @@ FFN_VINLINE void ffn__step(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
 // any vector is, every lane alone, and one store puts both back in order. Against FFN_VL
 // elements at a time (vpmovzxwd + vpslld in, vcvtneps2bf16 out) the conversions take fewer and
 // shorter operations: on AVX-512, SiLU forward bf16 in cache 9.5 -> 7.3 cycles per 16 elements
-// (bench/README.md, "bf16").
+// (docs/performance.md, "bf16").
 struct ffn__unit {
     ffn__vf x[2];
     struct ffn__pre s[2];
@@ -227,11 +227,11 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
 // the one activation run without it, GeGLU-erf's backward, is a gated backward anyway), the unary
 // forward (where that read would add half the traffic of a 16-bit op) and the gated backward
 // (two outputs). A 16-bit output of a transcendental backward or gated forward is compute-bound
-// (bench/README.md, "bf16"); there ordinary stores add a third to its traffic and let the
+// (docs/performance.md, "bf16"); there ordinary stores add a third to its traffic and let the
 // arithmetic run on. Same-process A/B on AVX-512, 32M, N(0,1), one thread, against non-temporal
 // stores: bf16 backward 1.12-1.17x, gated forward 1.11-1.15x, f16 1.03-1.15x; two processes at
 // once 0.99-1.02x; with ordinary stores the unary forward went 0.92-0.97x at two, the gated
-// backward 1.00x at one, f32 outputs 0.88-1.12x over two runs (bench/README.md, "Stores").
+// backward 1.00x at one, f32 outputs 0.88-1.12x over two runs (docs/performance.md, "Stores").
 FFN_VINLINE bool ffn__nt_pays(enum ffn_kop kop, enum ffn_dtype out, bool ahead) {
     return out == FFN_DTYPE_F32 || !ahead || !(kop == FFN_KOP_ACT_BWD || kop == FFN_KOP_GLU_FWD);
 }

@@ -93,7 +93,7 @@ FFN_VINLINE struct ffn__vo ffn__nan_fix_mode(struct ffn__vo o, ffn__vf x, ffn__v
 }
 
 // --- 2^z by table: z = nN + r, nN a multiple of 1/N, |r| ≤ 1/(2N) -----------------------------
-// Adding FFN_EXP2_MAGIC = 1.5·2^(23 - b) (ulp 1/N, N = 2^b) rounds z to nN and leaves N·nN mod N
+// Adding FFN_V_EXP2_MAGIC = 1.5·2^(23 - b) (ulp 1/N, N = 2^b) rounds z to nN and leaves N·nN mod N
 // in the low mantissa bits: the lookup reads exactly those b bits as the table index j, and
 // scalef(·, nN) scales by 2^floor(nN). So 2^z = scalef(T_j·2^r, nN), T_j = 2^(j/N) (a hi + lo
 // pair), 2^r = 1 + r·P(r). The table has the entries one lookup instruction reads: N = 16 where
@@ -101,58 +101,44 @@ FFN_VINLINE struct ffn__vo ffn__nan_fix_mode(struct ffn__vo o, ffn__vf x, ffn__v
 // 2.4e-9, 0.04 ulp); else N = 8 (AVX2 vpermps), P of degree 3 on |r| ≤ 1/16 + 1e-4 (relative
 // error 2.1e-10: a Chebyshev least-squares fit in long double with C1 = ln 2 rounded, the rest
 // rounded to f32). The 8 entries are the even ones of the 16.
+// The 16-entry table, its MAGIC and its P are those of cpu/exp2_tab.h (the CUDA kernels' too).
+#include "cpu/exp2_tab.h"
 #if FFN_V_LUT_FAST >= 16
-#define FFN_EXP2_N 16
-#define FFN_EXP2_BITS 4
-#define FFN_EXP2_MAGIC 0x1.8p19f
-#define FFN_EXP2_C1 0x1.62e43p-1f
-#define FFN_EXP2_C2 0x1.ebff98p-3f
-#define FFN_EXP2_C3 0x1.c6b29ep-5f
-#else
-#define FFN_EXP2_N 8
-#define FFN_EXP2_BITS 3
-#define FFN_EXP2_MAGIC 0x1.8p20f
-#define FFN_EXP2_C1 0x1.62e43p-1f
-#define FFN_EXP2_C2 0x1.ebfbe2p-3f
-#define FFN_EXP2_C3 0x1.c6b8eap-5f
-#define FFN_EXP2_C4 0x1.3b0b2ap-7f
-#endif
-
-// 2^(j/16) rounded to f32, and the rest 2^(j/16) - thi_j (for N = 8, entries 0, 2, .., 14).
-#if FFN_EXP2_N == 16
-static const float ffn__exp2_thi[16] __attribute__((aligned(64))) = {
-    0x1p+0f,        0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
-    0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
-    0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f,
-};
-static const float ffn__exp2_tlo[16] __attribute__((aligned(64))) = {
-    0x0p+0f,          0x1.9f3122p-25f,  -0x1.c15742p-27f, 0x1.ceac48p-25f,
-    0x1.4636e2p-25f,  0x1.824684p-25f,  -0x1.593abcp-25f, -0x1.5bd5ecp-27f,
-    0x1.9fcef4p-26f,  -0x1.829fdp-25f,  0x1.15506ep-27f,  0x1.51f848p-27f,
-    -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f,
-};
+#define FFN_V_EXP2_N 16
+#define FFN_V_EXP2_BITS 4
+#define FFN_V_EXP2_MAGIC FFN_EXP2_MAGIC
+#define FFN_V_EXP2_C1 FFN_EXP2_C1
+#define FFN_V_EXP2_C2 FFN_EXP2_C2
+#define FFN_V_EXP2_C3 FFN_EXP2_C3
+static const float ffn__exp2_thi[16] __attribute__((aligned(64))) = {FFN_EXP2_TAB_HI};
+static const float ffn__exp2_tlo[16] __attribute__((aligned(64))) = {FFN_EXP2_TAB_LO};
 FFN_VINLINE ffn__vf ffn__exp2_lut(const float *tab, ffn__vi j) { return ffn__lut16(tab, j); }
 #else
-static const float ffn__exp2_thi[8] __attribute__((aligned(32))) = {
-    0x1p+0f,        0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
-    0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
-};
-static const float ffn__exp2_tlo[8] __attribute__((aligned(32))) = {
-    0x0p+0f,         -0x1.c15742p-27f, 0x1.4636e2p-25f,  -0x1.593abcp-25f,
-    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
-};
+#define FFN_V_EXP2_N 8
+#define FFN_V_EXP2_BITS 3
+#define FFN_V_EXP2_MAGIC 0x1.8p20f
+#define FFN_V_EXP2_C1 FFN_EXP2_C1  // ln 2 rounded
+#define FFN_V_EXP2_C2 0x1.ebfbe2p-3f
+#define FFN_V_EXP2_C3 0x1.c6b8eap-5f
+#define FFN_V_EXP2_C4 0x1.3b0b2ap-7f
+// Entries 0, 2, .., 14 of a list of 16 (an extra level expands the table's macro first).
+#define FFN__EVEN16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) \
+    a0, a2, a4, a6, a8, a10, a12, a14
+#define FFN__EVEN(...) FFN__EVEN16(__VA_ARGS__)
+static const float ffn__exp2_thi[8] __attribute__((aligned(32))) = {FFN__EVEN(FFN_EXP2_TAB_HI)};
+static const float ffn__exp2_tlo[8] __attribute__((aligned(32))) = {FFN__EVEN(FFN_EXP2_TAB_LO)};
 FFN_VINLINE ffn__vf ffn__exp2_lut(const float *tab, ffn__vi j) { return ffn__lut_fast(tab, j); }
 #endif
 
 // 2^r - 1 = r·P(r), Horner.
 FFN_VINLINE ffn__vf ffn__exp2_pm1(ffn__vf r) {
-#if FFN_EXP2_N == 16
-    ffn__vf p = ffn__fmadd(ffn__c(FFN_EXP2_C3), r, ffn__c(FFN_EXP2_C2));
+#if FFN_V_EXP2_N == 16
+    ffn__vf p = ffn__fmadd(ffn__c(FFN_V_EXP2_C3), r, ffn__c(FFN_V_EXP2_C2));
 #else
-    ffn__vf p = ffn__fmadd(ffn__c(FFN_EXP2_C4), r, ffn__c(FFN_EXP2_C3));
-    p = ffn__fmadd(p, r, ffn__c(FFN_EXP2_C2));
+    ffn__vf p = ffn__fmadd(ffn__c(FFN_V_EXP2_C4), r, ffn__c(FFN_V_EXP2_C3));
+    p = ffn__fmadd(p, r, ffn__c(FFN_V_EXP2_C2));
 #endif
-    p = ffn__fmadd(p, r, ffn__c(FFN_EXP2_C1));
+    p = ffn__fmadd(p, r, ffn__c(FFN_V_EXP2_C1));
     return ffn__mul(p, r);
 }
 
@@ -174,7 +160,7 @@ FFN_VINLINE ffn__vf ffn__exp2_frac(ffn__vf t, ffn__vf r, bool precise) {
 FFN_VINLINE ffn__vf ffn__exp2_scale(ffn__vf E, ffn__vf t, ffn__vf n) {
     if (FFN_V_SCALEF_1OP) return ffn__scalef(E, n);
     const ffn__vi k =
-        ffn__and_i(ffn__slli_i(ffn__as_i(t), 23 - FFN_EXP2_BITS), ffn__ci(0xff800000u));
+        ffn__and_i(ffn__slli_i(ffn__as_i(t), 23 - FFN_V_EXP2_BITS), ffn__ci(0xff800000u));
     return ffn__as_f(ffn__add_i(ffn__as_i(E), k));
 }
 
@@ -290,8 +276,8 @@ FFN_VINLINE struct ffn__av ffn__xsig(ffn__vf x, ffn__vf E, ffn__vf n, ffn__vm ne
 // fma(a, c_hi, MAGIC) and r = (a·c_hi - nN) + a·c_lo, both exact up to one rounding of a value
 // ≤ 1/(2N), so exp(-|t|) = 2^nN·E keeps full relative accuracy over the whole range of a.
 FFN_VINLINE ffn__vf ffn__exp_neg(ffn__vf a, float c_hi, float c_lo, bool precise, ffn__vf *nN) {
-    const ffn__vf t = ffn__fmadd(a, ffn__c(c_hi), ffn__c(FFN_EXP2_MAGIC));
-    const ffn__vf n = ffn__sub(t, ffn__c(FFN_EXP2_MAGIC));
+    const ffn__vf t = ffn__fmadd(a, ffn__c(c_hi), ffn__c(FFN_V_EXP2_MAGIC));
+    const ffn__vf n = ffn__sub(t, ffn__c(FFN_V_EXP2_MAGIC));
     ffn__vf r = ffn__fmsub(a, ffn__c(c_hi), n);
     r = ffn__fmadd(a, ffn__c(c_lo), r);
     *nN = n;
@@ -379,8 +365,8 @@ FFN_VINLINE struct ffn__avd ffn__sigfam_d(ffn__vf x, float c_hi, float c_lo, flo
 // integer add of t << 19 to E's exponent field is exact too, but three instructions against one
 // vscalefps: measured 3-5% slower.)
 FFN_VINLINE ffn__vf ffn__exp_lin(ffn__vf x, float c_hi, float c_lo, bool precise) {
-    const ffn__vf t = ffn__fnmadd(x, ffn__c(c_hi), ffn__c(FFN_EXP2_MAGIC));
-    const ffn__vf n = ffn__sub(t, ffn__c(FFN_EXP2_MAGIC));
+    const ffn__vf t = ffn__fnmadd(x, ffn__c(c_hi), ffn__c(FFN_V_EXP2_MAGIC));
+    const ffn__vf n = ffn__sub(t, ffn__c(FFN_V_EXP2_MAGIC));
     ffn__vf r = ffn__fnmsub(x, ffn__c(c_hi), n);
     r = ffn__fnmadd(x, ffn__c(c_lo), r);
     return ffn__exp2_scale(ffn__exp2_frac(t, r, precise), t, n);

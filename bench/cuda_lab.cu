@@ -1,0 +1,494 @@
+// cuda_lab.cu — measurements behind the CUDA element-wise kernels' design (docs/cuda.md, "Design
+// measurements"): data movement of copy-like kernels against cudaMemcpyAsync, timed like
+// `ffn bench act --backend cuda` (a read of 2× the L2 before each timed call, CUDA events, medians
+// over reps, the copy of as many bytes in the same run); the accuracy of the special-function
+// unit's ex2.approx and rcp.approx over every f32 input of their ranges; the cost of three
+// exponentials inside a SiLU-backward-like bf16 kernel with the data in L2 and in memory.
+//   nvcc -O3 -arch=sm_90 -o cuda_lab bench/cuda_lab.cu && ./cuda_lab [mem|ulp|math|all]
+// Standalone: not linked into libffn; prints one table per part.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#define CK(call)                                                                             \
+    do {                                                                                     \
+        cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                             \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static int g_sms, g_l2;
+static cudaStream_t g_s;
+static uint4 *g_flush;
+static size_t g_flush_n;
+static float *g_sink;
+
+__global__ void k_flush(const uint4 *p, int64_t n, float *sink) {
+    uint32_t acc = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const uint4 v = p[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x12345678u) *sink += 1.0f;
+}
+
+static void flush() { k_flush<<<2048, 256, 0, g_s>>>(g_flush, (int64_t)g_flush_n, g_sink); }
+
+__global__ void k_spin(int64_t ns) {
+    const int64_t t0 = clock64();
+    while (clock64() - t0 < ns * 2) {
+    }
+}
+
+// Median time (µs) of fn over reps, each after a flush (warm = false) or after a short spin with
+// the data left in L2 (warm = true).
+template <class F>
+static double timeit(F fn, int reps, bool warm) {
+    std::vector<cudaEvent_t> ev(2 * reps);
+    for (auto &e : ev) CK(cudaEventCreate(&e));
+    fn();  // warm-up
+    fn();
+    for (int r = 0; r < reps; r++) {
+        if (warm)
+            k_spin<<<1, 1, 0, g_s>>>(20000);
+        else
+            flush();
+        CK(cudaEventRecord(ev[2 * r], g_s));
+        fn();
+        CK(cudaEventRecord(ev[2 * r + 1], g_s));
+    }
+    CK(cudaStreamSynchronize(g_s));
+    CK(cudaGetLastError());
+    std::vector<double> t(reps);
+    for (int r = 0; r < reps; r++) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]));
+        t[r] = 1e3 * ms;
+    }
+    for (auto &e : ev) cudaEventDestroy(e);
+    std::sort(t.begin(), t.end());
+    return t[reps / 2];
+}
+
+// --- data movement -----------------------------------------------------------------------------
+// NI inputs, NO outputs of n 16-byte chunks each; out[k] = in[0] ^ in[1] ^ ... (a copy for NI = 1).
+// Grid-stride (persistent) or one pass; U chunks per thread per step, all loaded before use; the
+// U chunks of a thread are blockDim apart (each warp access is 512 contiguous bytes).
+enum { LD_PLAIN = 0, LD_NC = 1, ST_CS = 2, PREFETCH = 4 };
+
+template <int NI, int NO, int U, int MODE>
+__global__ void k_move(uint4 *const *out, const uint4 *const *in, int64_t n) {
+    const uint4 *i0 = in[0], *i1 = in[NI > 1 ? 1 : 0], *i2 = in[NI > 2 ? 2 : 0];
+    uint4 *o0 = out[0], *o1 = out[NO > 1 ? 1 : 0];
+    const int64_t step = (int64_t)gridDim.x * blockDim.x * U;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x * U + threadIdx.x; base < n;
+         base += step) {
+        uint4 v[NI][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = base + (int64_t)u * blockDim.x;
+            if (i < n) {
+#pragma unroll
+                for (int k = 0; k < NI; k++) {
+                    const uint4 *p = (k == 0 ? i0 : k == 1 ? i1 : i2) + i;
+                    if (MODE & LD_NC)
+                        v[k][u] = __ldcs(p);
+                    else
+                        v[k][u] = *p;
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = base + (int64_t)u * blockDim.x;
+            if (i < n) {
+                uint4 r = v[0][u];
+#pragma unroll
+                for (int k = 1; k < NI; k++)
+                    r.x ^= v[k][u].x, r.y ^= v[k][u].y, r.z ^= v[k][u].z, r.w ^= v[k][u].w;
+#pragma unroll
+                for (int k = 0; k < NO; k++) {
+                    uint4 *p = (k == 0 ? o0 : o1) + i;
+                    if (MODE & ST_CS)
+                        __stcs(p, r);
+                    else
+                        *p = r;
+                }
+            }
+        }
+    }
+}
+
+struct buf {
+    uint4 *in[3], *out[2];
+    uint4 **d_in, **d_out;
+};
+
+template <int NI, int NO, int U, int MODE>
+static double run_move(buf &b, int64_t chunks, int threads, int blocks_per_sm, bool one_pass,
+                       bool warm) {
+    int64_t grid;
+    if (one_pass) {
+        grid = (chunks + (int64_t)threads * U - 1) / ((int64_t)threads * U);
+    } else {
+        int occ = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_move<NI, NO, U, MODE>, threads,
+                                                         0));
+        if (blocks_per_sm > 0 && blocks_per_sm < occ) occ = blocks_per_sm;
+        grid = (int64_t)g_sms * occ;
+        const int64_t need = (chunks + (int64_t)threads * U - 1) / ((int64_t)threads * U);
+        if (grid > need) grid = need;
+    }
+    return timeit(
+        [&] { k_move<NI, NO, U, MODE><<<(unsigned)grid, threads, 0, g_s>>>(b.d_out, b.d_in, chunks); },
+        20, warm);
+}
+
+static void part_mem(void) {
+    const int64_t sizes[] = {(int64_t)117440512 * 2 / 16, (int64_t)1572864 * 4 / 16};
+    buf b;
+    const size_t maxb = (size_t)sizes[0] * 16;
+    for (int k = 0; k < 3; k++) {
+        CK(cudaMalloc(&b.in[k], maxb));
+        CK(cudaMemset(b.in[k], k + 1, maxb));
+    }
+    for (int k = 0; k < 2; k++) {
+        CK(cudaMalloc(&b.out[k], maxb));
+        CK(cudaMemset(b.out[k], 0, maxb));
+    }
+    CK(cudaMalloc(&b.d_in, sizeof b.in));
+    CK(cudaMalloc(&b.d_out, sizeof b.out));
+    CK(cudaMemcpy(b.d_in, b.in, sizeof b.in, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b.d_out, b.out, sizeof b.out, cudaMemcpyHostToDevice));
+    uint4 *cs, *cd;
+    CK(cudaMalloc(&cs, maxb * 5 / 2));
+    CK(cudaMalloc(&cd, maxb * 5 / 2));
+    CK(cudaMemset(cs, 7, maxb * 5 / 2));
+    for (int si = 0; si < 2; si++) {
+        const int64_t ch = sizes[si];
+        for (int w = 0; w < (si ? 2 : 1); w++) {
+            const bool warm = w == 1;
+            printf("\n== mem: %lld chunks of 16 B per tensor (%.1f MB), %s\n", (long long)ch,
+                   ch * 16e-6, warm ? "warm (L2, no flush)" : "flushed");
+            // The copy of as many bytes as a 1-in-1-out kernel moves (read + written).
+            const double tc = timeit(
+                [&] { cudaMemcpyAsync(cd, cs, (size_t)ch * 16, cudaMemcpyDeviceToDevice, g_s); },
+                20, warm);
+            printf("%-34s %9.2f us %8.1f GB/s\n", "cudaMemcpyAsync (1 in, 1 out)", tc,
+                   2.0 * ch * 16 / tc * 1e-3);
+            const double tc3 = timeit(
+                [&] {
+                    cudaMemcpyAsync(cd, cs, (size_t)ch * 16 * 3 / 2, cudaMemcpyDeviceToDevice, g_s);
+                },
+                20, warm);
+            printf("%-34s %9.2f us %8.1f GB/s\n", "cudaMemcpyAsync (1.5x)", tc3,
+                   3.0 * ch * 16 / tc3 * 1e-3);
+            const double tc5 = timeit(
+                [&] {
+                    cudaMemcpyAsync(cd, cs, (size_t)ch * 16 * 5 / 2, cudaMemcpyDeviceToDevice, g_s);
+                },
+                20, warm);
+            printf("%-34s %9.2f us %8.1f GB/s\n", "cudaMemcpyAsync (2.5x)", tc5,
+                   5.0 * ch * 16 / tc5 * 1e-3);
+#define ROW(label, ni, no, tref, expr)                                                           \
+    do {                                                                                         \
+        const double us = (expr);                                                                \
+        const double gb = 16.0 * ch * ((ni) + (no)) / us * 1e-3;                                 \
+        printf("%-34s %9.2f us %8.1f GB/s  ratio %.3f\n", label, us, gb, (tref) / us);          \
+    } while (0)
+            ROW("gs t256 U1", 1, 1, tc, (run_move<1, 1, 1, 0>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U2", 1, 1, tc, (run_move<1, 1, 2, 0>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U8", 1, 1, tc, (run_move<1, 1, 8, 0>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U4 4blk/SM", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 256, 4, false, warm)));
+            ROW("gs t256 U2 4blk/SM", 1, 1, tc, (run_move<1, 1, 2, 0>(b, ch, 256, 4, false, warm)));
+            ROW("gs t256 U4 3blk/SM", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 256, 3, false, warm)));
+            ROW("gs t512 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 512, 0, false, warm)));
+            ROW("gs t1024 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 1024, 0, false, warm)));
+            ROW("gs t128 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 128, 0, false, warm)));
+            ROW("one t256 U1", 1, 1, tc, (run_move<1, 1, 1, 0>(b, ch, 256, 0, true, warm)));
+            ROW("one t256 U2", 1, 1, tc, (run_move<1, 1, 2, 0>(b, ch, 256, 0, true, warm)));
+            ROW("one t256 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 256, 0, true, warm)));
+            ROW("one t128 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 128, 0, true, warm)));
+            ROW("one t512 U2", 1, 1, tc, (run_move<1, 1, 2, 0>(b, ch, 512, 0, true, warm)));
+            ROW("gs t256 U4 ldcs", 1, 1, tc, (run_move<1, 1, 4, LD_NC>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U4 stcs", 1, 1, tc, (run_move<1, 1, 4, ST_CS>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U4 ldcs+stcs", 1, 1, tc,
+                (run_move<1, 1, 4, LD_NC | ST_CS>(b, ch, 256, 0, false, warm)));
+            ROW("one t256 U4 ldcs+stcs", 1, 1, tc,
+                (run_move<1, 1, 4, LD_NC | ST_CS>(b, ch, 256, 0, true, warm)));
+            // 2 in, 1 out (backward, gated forward): the copy of 1.5x the bytes as the limit.
+            ROW("2-1 gs t256 U1", 2, 1, tc3, (run_move<2, 1, 1, 0>(b, ch, 256, 0, false, warm)));
+            ROW("2-1 gs t256 U2", 2, 1, tc3, (run_move<2, 1, 2, 0>(b, ch, 256, 0, false, warm)));
+            ROW("2-1 gs t256 U4", 2, 1, tc3, (run_move<2, 1, 4, 0>(b, ch, 256, 0, false, warm)));
+            ROW("2-1 one t256 U2", 2, 1, tc3, (run_move<2, 1, 2, 0>(b, ch, 256, 0, true, warm)));
+            ROW("2-1 one t256 U1", 2, 1, tc3, (run_move<2, 1, 1, 0>(b, ch, 256, 0, true, warm)));
+            // 3 in, 2 out (gated backward).
+            ROW("3-2 gs t256 U1", 3, 2, tc5, (run_move<3, 2, 1, 0>(b, ch, 256, 0, false, warm)));
+            ROW("3-2 gs t256 U2", 3, 2, tc5, (run_move<3, 2, 2, 0>(b, ch, 256, 0, false, warm)));
+            ROW("3-2 gs t256 U4", 3, 2, tc5, (run_move<3, 2, 4, 0>(b, ch, 256, 0, false, warm)));
+            ROW("3-2 one t256 U2", 3, 2, tc5, (run_move<3, 2, 2, 0>(b, ch, 256, 0, true, warm)));
+            ROW("3-2 one t256 U1", 3, 2, tc5, (run_move<3, 2, 1, 0>(b, ch, 256, 0, true, warm)));
+        }
+    }
+    for (int k = 0; k < 3; k++) cudaFree(b.in[k]);
+    for (int k = 0; k < 2; k++) cudaFree(b.out[k]);
+    cudaFree(b.d_in), cudaFree(b.d_out), cudaFree(cs), cudaFree(cd);
+}
+
+// --- accuracy of ex2.approx.ftz.f32 and rcp.approx.ftz.f32 ------------------------------------
+// Max error in ulps of the result (relative to the double result's binade) over every f32 input
+// z in [lo, hi] (ex2) or every f32 x in [1, 2) (rcp; scale-invariant), and where it occurred.
+__device__ unsigned long long g_max_bits;  // (err in 2^-20 ulp) << 32 | input bits
+
+__global__ void k_ulp(int what, uint32_t b0, uint32_t count) {
+    unsigned long long best = 0;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += gridDim.x * blockDim.x) {
+        const uint32_t bits = b0 + i;
+        const float z = __uint_as_float(bits);
+        float r;
+        double ref;
+        if (what == 0) {
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(z));
+            ref = exp2((double)z);
+        } else {
+            asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(z));
+            ref = 1.0 / (double)z;
+        }
+        if (!(ref >= 0x1p-126)) continue;
+        int e;
+        frexp(ref, &e);  // ref in [2^(e-1), 2^e)
+        const double ulp = ldexp(1.0, e - 24);
+        const double err = fabs((double)r - ref) / ulp;
+        const unsigned long long key = ((unsigned long long)(err * 1048576.0) << 32) | bits;
+        best = key > best ? key : best;
+    }
+    atomicMax(&g_max_bits, best);
+}
+
+static void ulp_range(const char *name, int what, float lo, float hi) {
+    // f32 patterns from lo to hi (same sign, increasing magnitude when positive).
+    uint32_t a, b;
+    memcpy(&a, &lo, 4), memcpy(&b, &hi, 4);
+    unsigned long long zero = 0, got;
+    double worst = 0;
+    float at = 0;
+    // negative ranges: patterns run the other way
+    auto sweep = [&](uint32_t p0, uint32_t p1) {
+        CK(cudaMemcpyToSymbol(g_max_bits, &zero, sizeof zero));
+        k_ulp<<<g_sms * 8, 256>>>(what, p0, p1 - p0 + 1);
+        CK(cudaMemcpyFromSymbol(&got, g_max_bits, sizeof got));
+        const double err = (double)(got >> 32) / 1048576.0;
+        if (err > worst) {
+            worst = err;
+            const uint32_t bits = (uint32_t)got;
+            memcpy(&at, &bits, 4);
+        }
+    };
+    if (lo < 0 && hi > 0) {
+        const float nz = -0.0f;
+        uint32_t nzb, pz = 0;
+        memcpy(&nzb, &nz, 4);
+        sweep(nzb, a);  // [-0, lo]
+        sweep(pz, b);   // [+0, hi]
+    } else if (lo < 0) {
+        sweep(b, a);
+    } else {
+        sweep(a, b);
+    }
+    printf("%-28s [%g, %g]: max %.3f ulp at %.9g\n", name, lo, hi, worst, at);
+}
+
+static void part_ulp(void) {
+    printf("\n== ulp of the special-function unit (every f32 input of the range)\n");
+    ulp_range("ex2.approx.ftz.f32", 0, -126.0f, 127.99f);
+    ulp_range("ex2.approx.ftz.f32", 0, -1.0f, 1.0f);
+    ulp_range("rcp.approx.ftz.f32", 1, 1.0f, 1.99999988f);
+}
+
+// --- the cost of an exponential: a SiLU-backward-like bf16 kernel ------------------------------
+// dx = dy·σ(x)(1 + x(1 - σ(x))), e = exp(-x) by: 0 = the 16-entry table of exp2_tab.h (shared
+// memory, as act_math.h), 1 = a degree-6 polynomial (no table), 2 = ex2.approx with the argument
+// split (MUFU); the reciprocal by rcp.approx + one Newton step. 8 elements per 16 bytes, U = 2.
+__constant__ float c_tab[32];
+
+template <int EXP>
+__device__ __forceinline__ float lab_exp_neg(float x, const float *T) {
+    const float L = 0x1.715476p+0f, Ll = 0x1.4ae0cp-26f;
+    if (EXP == 0) {
+        const float t = fmaf(-x, L, 0x1.8p19f);
+        const float n = t - 0x1.8p19f;
+        float r = fmaf(-x, L, -n);
+        r = fmaf(-x, Ll, r);
+        const uint32_t j = __float_as_uint(t) & 15u;
+        const float th = T[j];
+        float p = fmaf(0x1.c6b29ep-5f, r, 0x1.ebff98p-3f);
+        p = fmaf(p, r, 0x1.62e43p-1f);
+        p = p * r;
+        const float E = fmaf(th, p, th);
+        return E * __uint_as_float(((__float_as_uint(t) >> 4) << 23) + 0x3f800000u);
+    } else if (EXP == 1) {
+        const float t = fmaf(-x, L, 0x1.8p23f);  // round to integer
+        const float n = t - 0x1.8p23f;
+        float r = fmaf(-x, L, -n);
+        r = fmaf(-x, Ll, r);  // |r| ≤ 0.5
+        float p = fmaf(0x1.4309p-13f, r, 0x1.5d88p-10f);
+        p = fmaf(p, r, 0x1.3b2ab7p-7f);
+        p = fmaf(p, r, 0x1.c6b08dp-5f);
+        p = fmaf(p, r, 0x1.ebfbep-3f);
+        p = fmaf(p, r, 0x1.62e43p-1f);
+        p = fmaf(p, r, 1.0f);
+        return p * __uint_as_float((__float_as_uint(t) << 23) + 0x3f800000u);
+    } else {
+        const float z = -x * L;
+        const float zl = fmaf(-x, L, -z) + (-x) * Ll;
+        float e;
+        asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
+        return fmaf(e, zl * 0.69314718f, e);
+    }
+}
+
+__device__ __forceinline__ float lab_rcp(float d) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+    return fmaf(r, fmaf(-d, r, 1.0f), r);
+}
+
+template <int EXP>
+__device__ __forceinline__ float lab_dsilu(float x, float dy, const float *T) {
+    const float xc = fmaxf(-80.0f, fminf(80.0f, x));
+    const float e = lab_exp_neg<EXP>(xc, T);
+    const float inv = lab_rcp(1.0f + e);
+    return dy * (inv * fmaf(xc, e * inv, 1.0f));
+}
+
+template <int EXP>
+__global__ void __launch_bounds__(256) k_dsilu(const uint4 *x, const uint4 *dy, uint4 *dx,
+                                               int64_t n16, int *rare_count) {
+    __shared__ float T[32];
+    if (threadIdx.x < 32) T[threadIdx.x] = c_tab[threadIdx.x];
+    __syncthreads();
+    constexpr int U = 2;
+    int rare = 0;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x * U + threadIdx.x; base < n16;
+         base += (int64_t)gridDim.x * blockDim.x * U) {
+        uint4 a[U], b[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = base + u * blockDim.x;
+            if (i < n16) a[u] = x[i], b[u] = dy[i];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = base + u * blockDim.x;
+            if (i >= n16) continue;
+            const uint32_t wa[4] = {a[u].x, a[u].y, a[u].z, a[u].w};
+            const uint32_t wb[4] = {b[u].x, b[u].y, b[u].z, b[u].w};
+            uint32_t o[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const float x0 = __uint_as_float(wa[k] << 16), x1 = __uint_as_float(wa[k] & 0xffff0000u);
+                const float d0 = __uint_as_float(wb[k] << 16), d1 = __uint_as_float(wb[k] & 0xffff0000u);
+                rare |= !(fabsf(x0) < 80.0f) | !(fabsf(x1) < 80.0f);
+                const __nv_bfloat162 h =
+                    __floats2bfloat162_rn(lab_dsilu<EXP>(x0, d0, T), lab_dsilu<EXP>(x1, d1, T));
+                o[k] = *(const uint32_t *)&h;
+            }
+            dx[i] = make_uint4(o[0], o[1], o[2], o[3]);
+        }
+    }
+    if (rare) atomicAdd(rare_count, 1);
+}
+
+static void part_math(void) {
+    printf("\n== exp variants in a bf16 SiLU-backward-like kernel (dx = dy*silu'(x))\n");
+    float tab[32] = {0x1p+0f,        0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f,
+                     0x1.306fep+0f,  0x1.3dea64p+0f, 0x1.4bfdaep+0f, 0x1.5ab07ep+0f,
+                     0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
+                     0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f};
+    CK(cudaMemcpyToSymbol(c_tab, tab, sizeof tab));
+    const int64_t ns[] = {(int64_t)4 << 20, 117440512};
+    const int64_t maxn = 117440512;
+    uint16_t *h = (uint16_t *)malloc(maxn * 2);
+    uint64_t s = 0x1234567;
+    for (int64_t i = 0; i < maxn; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const float v = ((int32_t)(s >> 32)) * 0x1p-29f;  // uniform-ish in [-4, 4)
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        h[i] = (uint16_t)(u >> 16);
+    }
+    uint4 *x, *dy, *dx;
+    int *rc;
+    CK(cudaMalloc(&x, maxn * 2));
+    CK(cudaMalloc(&dy, maxn * 2));
+    CK(cudaMalloc(&dx, maxn * 2));
+    CK(cudaMalloc(&rc, 4));
+    CK(cudaMemcpy(x, h, maxn * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dy, h, maxn * 2, cudaMemcpyHostToDevice));
+    uint4 *cs, *cd;
+    CK(cudaMalloc(&cs, maxn * 3));
+    CK(cudaMalloc(&cd, maxn * 3));
+    for (int ni = 0; ni < 2; ni++) {
+        const int64_t n = ns[ni];
+        for (int w = 0; w < 2; w++) {
+            const bool warm = w == 0;
+            if (!warm && ni == 0) continue;
+            const double tc = timeit(
+                [&] { cudaMemcpyAsync(cd, cs, (size_t)n * 3, cudaMemcpyDeviceToDevice, g_s); }, 20,
+                warm);
+            printf("n = %lld %s: copy of 6 B/elem %.2f us (%.1f GB/s)\n", (long long)n,
+                   warm ? "warm" : "flushed", tc, 6.0 * n / tc * 1e-3);
+            int occ;
+            const char *names[3] = {"table exp (act_math.h)", "degree-6 polynomial", "ex2.approx + split"};
+            for (int v = 0; v < 3; v++) {
+                const void *f = v == 0 ? (const void *)k_dsilu<0> : v == 1 ? (const void *)k_dsilu<1> : (const void *)k_dsilu<2>;
+                CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, f, 256, 0));
+                const int64_t n16 = n / 8;
+                int64_t grid = (int64_t)g_sms * occ;
+                if (grid > (n16 + 511) / 512) grid = (n16 + 511) / 512;
+                const double us = timeit(
+                    [&] {
+                        if (v == 0) k_dsilu<0><<<(unsigned)grid, 256, 0, g_s>>>(x, dy, dx, n16, rc);
+                        if (v == 1) k_dsilu<1><<<(unsigned)grid, 256, 0, g_s>>>(x, dy, dx, n16, rc);
+                        if (v == 2) k_dsilu<2><<<(unsigned)grid, 256, 0, g_s>>>(x, dy, dx, n16, rc);
+                    },
+                    20, warm);
+                printf("  %-26s %9.2f us %8.1f GB/s ratio %.3f (occupancy %d blocks)\n", names[v],
+                       us, 6.0 * n / us * 1e-3, tc / us, occ);
+            }
+        }
+    }
+    free(h);
+    cudaFree(x), cudaFree(dy), cudaFree(dx), cudaFree(cs), cudaFree(cd), cudaFree(rc);
+}
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "all";
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    g_sms = p.multiProcessorCount;
+    g_l2 = p.l2CacheSize;
+    int clk = 0;
+    cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0);
+    printf("cuda_lab: %s, %d SMs, %d MiB L2, %d MHz (max)\n", p.name, g_sms, g_l2 >> 20, clk / 1000);
+    CK(cudaStreamCreate(&g_s));
+    g_flush_n = (size_t)2 * g_l2 / 16;
+    CK(cudaMalloc(&g_flush, g_flush_n * 16));
+    CK(cudaMemset(g_flush, 1, g_flush_n * 16));
+    CK(cudaMalloc(&g_sink, 4));
+    if (!strcmp(what, "ulp") || !strcmp(what, "all")) part_ulp();
+    if (!strcmp(what, "mem") || !strcmp(what, "all")) part_mem();
+    if (!strcmp(what, "math") || !strcmp(what, "all")) part_math();
+    return 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache, nvcc
+# found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
+# with relative paths only:
+#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math, test_cuda_block (stripped), cuda_lab
+#             test_tp_nccl when the build has NCCL (the GPU machine's own libnccl.so.2 is used)
+#   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
+#             (libcjson, ...: every ldd dependency outside the list below)
+#   bench/    torch_cuda.py, torch_cuda_block.py
+#   data/hf/  the Hugging Face fixtures the block tests read (tests/data/hf, 3.4 MB)
+#   lib/libffn.so, python/ffn/, tests/python/{ffntest,test_cuda}.py, bench/py_bench.py
+#             the Python package on CUDA tensors and its GPU tests, against this libffn.so
+#   run.sh    the run (scripts/gpu-run.sh): tests, exhaustive ulp sweeps, benchmarks, PyTorch;
+#             logs under $OUT, a summary table last (scripts/gpu-summary.py, copied as summary.py)
+# Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
+# BUILD (default build-cuda) and JOBS (default 2) can be set; the bundle's size is checked
+# against 30 MiB.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: scripts/gpu-bundle.sh OUTDIR}
+build=${BUILD:-$root/build-cuda}
+jobs=${JOBS:-2}
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFFN_CUDA=ON \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >/dev/null
+if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
+    echo "gpu-bundle.sh: the build has no CUDA backend (is nvcc installed?)" >&2
+    exit 2
+fi
+cmake --build "$build" -j "$jobs" --target ffn_tool test_cuda test_cuda_fault test_cuda_math \
+    test_cuda_block ffn_shared
+# The NCCL communicator's test (tests/tp/test_tp_nccl), when the build has NCCL.
+if grep -qs tp_nccl "$build/tests/tp/CTestTestfile.cmake"; then
+    cmake --build "$build" -j "$jobs" --target test_tp_nccl
+fi
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib" "$out/bench"
+for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cuda_math \
+    tests/cuda/test_cuda_block; do
+    strip -o "$out/bin/$(basename "$b")" "$build/$b"
+done
+# The design measurements (bench/cuda_lab.cu), built by nvcc for sm_90.
+"${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -arch=sm_90 -o "$out/bin/cuda_lab" \
+    "$root/bench/cuda_lab.cu"
+cp "$root/bench/torch_cuda.py" "$root/bench/torch_cuda_block.py" "$out/bench/"
+mkdir -p "$out/data/hf"
+for fx in llama gemma phi3 gpt2 t5gated; do
+    mkdir -p "$out/data/hf/$fx"
+    cp "$root/tests/data/hf/$fx/model.safetensors" "$root/tests/data/hf/$fx/io.safetensors" \
+        "$out/data/hf/$fx/"
+done
+if [ -x "$build/tests/tp/test_tp_nccl" ]; then
+    strip -o "$out/bin/test_tp_nccl" "$build/tests/tp/test_tp_nccl"
+fi
+# The Python package (ctypes over lib/libffn.so) and its GPU tests; run.sh sets FFN_LIBRARY.
+strip --strip-unneeded -o "$out/lib/libffn.so" "$(readlink -f "$build/libffn.so")"
+mkdir -p "$out/python/ffn" "$out/tests/python"
+cp "$root"/python/ffn/*.py "$out/python/ffn/"
+cp "$root/tests/python/ffntest.py" "$root/tests/python/test_cuda.py" "$out/tests/python/"
+cp "$root/bench/py_bench.py" "$out/bench/"
+cp "$root/scripts/gpu-run.sh" "$out/run.sh"
+cp "$root/scripts/gpu-summary.py" "$out/summary.py"
+chmod +x "$out/run.sh"
+
+# Libraries present on the GPU machine's image (Ubuntu 24.04 + CUDA 13: glibc, gcc's runtimes,
+# OpenMP, MPFR/GMP, OpenBLAS with its Fortran runtime, Open MPI, NCCL, the CUDA libraries);
+# everything else the binaries load is copied.
+present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
+present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-[a-z]+|libnccl'
+present+='|libcudart|libcublas|libcuda|libhwloc|libevent[a-z_-]*|libudev|libz)\.'
+for b in "$out"/bin/* "$out/lib/libffn.so"; do
+    ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+    if ! [[ $name =~ $present ]]; then
+        cp -L "$path" "$out/lib/$name"
+        echo "gpu-bundle.sh: bundled $name (from $path)"
+    fi
+done
+
+# Large libraries and binaries travel compressed (oneDNN is ~40 MB, ~7 MB as xz; each binary
+# carries the kernels' fatbin); run.sh unpacks them.
+find "$out/lib" "$out/bin" -type f -size +4M -exec xz -T0 -6 {} \;
+
+size=$(du -sk "$out" | awk '{print $1}')
+echo "gpu-bundle.sh: $out: $((size / 1024)) MiB ($(find "$out" -type f | wc -l) files)"
+if [ "$size" -gt $((30 * 1024)) ]; then
+    echo "gpu-bundle.sh: warning: larger than 30 MiB" >&2
+fi
+echo "gpu-bundle.sh: on the GPU machine: OUT=<folder> $out/run.sh"

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# run.sh — the CUDA backend's check on a GPU machine, from the bundle of scripts/gpu-bundle.sh
+# (this file is scripts/gpu-run.sh, copied there): the GPU tests, the exhaustive ulp sweeps
+# (all 2^32 f32 inputs of every op, both directions; bf16/f16 all 65,536), ffn's benchmark
+# against a same-run device copy, PyTorch eager and torch.compile on the same ops, then a summary
+# table (summary.py) as the last thing printed.
+#   OUT=<folder> ./run.sh        logs in $OUT (default ./out):
+#     run.log (machine, step times), tests.log, ulp.jsonl, bench-ffn.jsonl (their stderr:
+#     tools.log), bench-torch.jsonl + torch.log, summary.txt; with the design steps also lab.txt
+#     (bin/cuda_lab: copy variants, the special-function unit's ulps, exp variants) and
+#     sass.txt.xz (the kernels' machine code). When more than 8 files result, all but
+#     summary.txt are packed into logs.tar.xz.
+# Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
+# a step gets what is left, a step that fails or times out does not stop the others, and steps
+# that find no time left are recorded as skipped.
+# STEPS picks what runs: space- or comma-separated group names or step names (shell patterns
+# allowed). Groups: tests (the CUDA kernel tests), python (the package on CUDA tensors), tp (NCCL),
+# ulp (exhaustive sweeps), bench, torch, blocks (block tests, block benchmarks, PyTorch blocks),
+# and the design groups var, lab, sass. Default: all but the design groups. The block steps'
+# files are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
+# (block-torch.log) and block-summary.txt (its table printed last).
+set -u
+cd "$(dirname "$0")"
+here=$PWD
+OUT=${OUT:-$here/out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+for f in "$here"/lib/*.xz "$here"/bin/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done  # see gpu-bundle.sh
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
+TOTAL=${TOTAL:-500}
+STEPS=${STEPS:-tests python tp ulp bench torch blocks}
+group=
+# selected NAME: NAME or its group ($group, set before each group's steps) is in STEPS.
+selected() {
+    local p
+    for p in ${STEPS//,/ }; do
+        # shellcheck disable=SC2053  # a pattern on purpose
+        [[ $1 == $p || $group == "$p" ]] && return 0
+    done
+    return 1
+}
+want() { group=$1; }  # the steps that follow belong to group $1
+t_start=$(date +%s)
+: >"$OUT/run.log"
+
+_selected() {
+    local pat
+    for pat in ${STEPS//,/ }; do
+        # shellcheck disable=SC2053  # a glob on purpose
+        [[ $1 == $pat ]] && return 0
+    done
+    return 1
+}
+
+# step NAME LIMIT OUTFILE ERRFILE CMD...: runs CMD within LIMIT seconds and the run's deadline,
+# stdout appended to $OUT/OUTFILE, stderr to $OUT/ERRFILE (the same file for logs); records
+# "step NAME STATUS RC SECONDS" in run.log.
+step() {
+    local name=$1 limit=$2 outf=$3 errf=$4
+    shift 4
+    selected "$name" || return 0
+    local left=$((TOTAL - ($(date +%s) - t_start) - 15))
+    if [ "$left" -lt 10 ]; then
+        printf 'step\t%s\tskipped\t-\t0\n' "$name" >>"$OUT/run.log"
+        echo "== $name: skipped (no time left)"
+        return
+    fi
+    [ "$limit" -gt "$left" ] && limit=$left
+    echo "== $name (limit ${limit}s)"
+    printf '\n===== %s: %s\n' "$name" "$*" >>"$OUT/$errf"
+    local t0 rc status
+    t0=$(date +%s)
+    timeout -k 5 "$limit" "$@" >>"$OUT/$outf" 2>>"$OUT/$errf"
+    rc=$?
+    case $rc in
+    0) status=pass ;;
+    77) status=skip ;;
+    124 | 137) status=timeout ;;
+    *) status=fail ;;
+    esac
+    printf 'step\t%s\t%s\t%s\t%s\n' "$name" "$status" "$rc" "$(($(date +%s) - t0))" >>"$OUT/run.log"
+    echo "   $status (rc $rc, $(($(date +%s) - t0)) s)"
+}
+
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(hostname) $(nproc) cores"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit \
+        --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+    python3 -c 'import torch; print("torch:", torch.__version__, "cuda", torch.version.cuda)' 2>&1
+    echo "ffn: $("$here/bin/ffn" --help 2>&1 | tail -1)"
+} >>"$OUT/run.log"
+cat "$OUT/run.log"
+
+# --- tests ----------------------------------------------------------------------------------------
+if want tests; then
+    step cuda_math 150 tests.log tests.log "$here/bin/test_cuda_math"
+    step cuda_api 60 tests.log tests.log "$here/bin/test_cuda" --only-api
+    step cuda_kernels 240 tests.log tests.log "$here/bin/test_cuda" --only-kernels
+    step cuda_layouts 180 tests.log tests.log "$here/bin/test_cuda" --only-layouts
+    step cuda_fault 60 tests.log tests.log "$here/bin/test_cuda_fault"
+    step cuda_big 120 tests.log tests.log "$here/bin/test_cuda" --big
+fi
+
+# --- the Python package on CUDA tensors (tests/python/test_cuda.py), against lib/libffn.so ------
+if want python; then
+    step python_cuda 240 tests.log tests.log env FFN_LIBRARY="$here/lib/libffn.so" \
+        FFN_TEST_REQUIRE_CUDA=1 PYTHONDONTWRITEBYTECODE=1 python3 "$here/tests/python/test_cuda.py"
+    # ffn.glu from Python on CUDA tensors: per-call cost, GB/s against torch's eager ops.
+    step python_bench_cuda 120 py-bench.md torch.log env FFN_LIBRARY="$here/lib/libffn.so" \
+        PYTHONDONTWRITEBYTECODE=1 python3 "$here/bench/py_bench.py" --only cuda \
+        --json "$OUT/py-bench.jsonl"
+fi
+
+# --- tensor parallelism over NCCL: one rank per GPU (tests/tp/test_tp_nccl; NVLS off, as the
+# multi-GPU machines require); with two GPUs or more, also two ranks (two processes)
+if want tp && [ -x "$here/bin/test_tp_nccl" ]; then
+    step tp_nccl 120 tests.log tests.log env NCCL_NVLS_ENABLE=0 "$here/bin/test_tp_nccl"
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        step tp_nccl_np2 180 tests.log tests.log env NCCL_NVLS_ENABLE=0 \
+            "$here/bin/test_tp_nccl" --ranks 2
+    fi
+fi
+
+# --- accuracy: every f32 input (2^32), every bf16/f16 input, both directions, both tiers -------
+if want ulp; then
+    step ulp_all 240 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all --json
+    step ulp_all_accurate 120 ulp.jsonl tools.log "$here/bin/ffn" ulp --backend cuda --all \
+        --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf --dir fwd --json
+fi
+
+# --- benchmarks -----------------------------------------------------------------------------------
+if want bench; then
+    step bench_ffn 200 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda --json
+    step bench_ffn_accurate 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend \
+        cuda --json --accurate --op gelu_tanh --op gelu_erf --op geglu_tanh --op geglu_erf \
+        --dir fwd --n 1572864,117440512
+    # With the data in L2 (as a GEMM leaves it): the small size, every op.
+    step bench_ffn_warm 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda \
+        --json --warm --n 1572864
+fi
+if want torch; then
+    step torch_eager 200 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-compile \
+        --json-out "$OUT/bench-torch.jsonl"
+    step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
+        --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
+        --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
+fi
+
+# --- variants of the flat kernel's block size and the lookup table's partition (design) ---------
+if want var; then
+    for b in 128 512; do
+        step bench_b$b 30 bench-b$b.jsonl tools.log env FFN_CUDA_BLOCK=$b "$here/bin/ffn" bench \
+            act --backend cuda --json --op silu --op gelu_tanh --op relu --op swiglu \
+            --dtype f32 --dtype bf16 --n 1572864,117440512
+    done
+    for m in 0 1; do
+        step bench_lut$m 30 bench-lut$m.jsonl tools.log env FFN_CUDA_LUT=1 FFN_CUDA_LUT_MODE=$m \
+            "$here/bin/ffn" bench act --backend cuda --json --unary --dir fwd --dtype bf16 \
+            --n 1572864,16777216,117440512
+    done
+fi
+
+# --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------
+if want lab && [ -x "$here/bin/cuda_lab" ]; then
+    step lab 120 lab.txt lab.txt "$here/bin/cuda_lab" all
+    # The 16-bit forwards through their lookup tables at every size (the default uses them from
+    # 2^25 elements on): where the table pays.
+    step bench_lut 60 bench-lut.jsonl tools.log env FFN_CUDA_LUT=1 "$here/bin/ffn" bench act \
+        --backend cuda --json --unary --dir fwd --dtype bf16 --n 1572864,16777216,117440512
+fi
+if want sass; then
+    if command -v cuobjdump >/dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
+        cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+        step sass 60 sass.txt sass.txt "$cuobj" -sass "$here/bin/ffn"
+        [ -e "$OUT/sass.txt" ] && xz -T0 -f "$OUT/sass.txt"
+    fi
+fi
+
+want blocks
+# --- FFN blocks (cuBLASLt + ffn's kernels): tests, cuBLASLt's GeLU epilogues, ffn vs PyTorch ------
+tb="$here/bin/test_cuda_block"
+step block_misuse 30 block-tests.log block-tests.log "$tb" --misuse
+step block_hf 60 block-tests.log block-tests.log "$tb" --hf "$here/data/hf/llama" --hf \
+    "$here/data/hf/gemma" --hf "$here/data/hf/phi3" --hf "$here/data/hf/gpt2" --hf \
+    "$here/data/hf/t5gated"
+step block_epilogue 60 block-tests.log block-tests.log "$tb" --epilogue --stride 1
+step block_grid 150 block-tests.log block-tests.log "$tb" --grid
+step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GELU_EPILOGUE=1 \
+    "$tb" --grid --only-act gelu_tanh
+step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
+    "$tb" --grid --only-act silu
+step block_bench 120 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json
+step block_bench_epilogue 40 bench-block.jsonl block-tools.log env FFN_CUDA_GELU_EPILOGUE=1 \
+    "$here/bin/ffn" bench block --backend cuda --json --shape gpt2-small
+step block_torch_eager 120 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --no-compile --json-out "$OUT/bench-block-torch.jsonl"
+step block_bench_f32 90 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --dtype f32 --tokens 512
+step block_bench_tf32 60 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --dtype f32 --math tf32 --tokens 8192
+step block_torch_compile 200 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --no-eager --json-out "$OUT/bench-block-torch.jsonl"
+
+# --- the summary, printed last ------------------------------------------------------------------
+python3 "$here/summary.py" "$OUT"
+if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
+    {
+        echo "== FFN blocks: steps"
+        grep -P '^step\tblock_' "$OUT/run.log"
+        echo "== block tests: failures (first 20) and summaries"
+        grep -E 'FAIL' "$OUT/block-tests.log" | head -20
+        grep -E '^(test_cuda_block|grid|  dtypes|  d=|epilogue|cuBLASLt GeLU|  (what|GELU|DGELU) |  +worst overall)' \
+            "$OUT/block-tests.log"
+        echo "== ffn vs GEMMs alone vs PyTorch"
+        python3 "$here/bench/torch_cuda_block.py" --table-only --ffn-json "$OUT/bench-block.jsonl" \
+            --torch-json "$OUT/bench-block-torch.jsonl" 2>&1
+        echo "== ffn rows (the first GEMM's implementation)"
+        python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "shape" in r:
+        print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms" % (r["seconds"] * 1e3),
+              "ratio %.3f floor %.3f host %.0f us" % (r["ratio_to_gemm"], r["floor_ratio"],
+              r["host_us"]), r["impl"])' "$OUT/bench-block.jsonl" 2>&1
+    } >"$OUT/block-summary.txt"
+    cat "$OUT/block-summary.txt"
+fi
+# The device tool returns at most 8 files: pack the rest.
+if [ "$(find "$OUT" -maxdepth 1 -type f | wc -l)" -gt 8 ]; then
+    (cd "$OUT" && find . -maxdepth 1 -type f ! -name '*summary.txt' ! -name logs.tar.xz \
+        -printf '%P\n' | tar -cJf logs.tar.xz -T - && find . -maxdepth 1 -type f \
+        ! -name '*summary.txt' ! -name logs.tar.xz -delete)
+fi

@@ -1,0 +1,258 @@
+// block_dnnl.c — the FFN block's GEMMs through oneDNN's matmul primitive (Debian libdnnl-dev):
+// C = A·B (+ bias) (+ C), every operand a pointer, a dtype and two strides, so that each stored
+// layout and orientation is a memory descriptor, never a copy. oneDNN picks its kernel from the
+// CPU's feature bits (AMX-BF16, AVX512-BF16, AVX-512, AVX2). Primitives are created once per
+// shape (dims, strides, dtypes, bias, accumulate, threads) and kept in the block's cache, so a
+// one-token call costs an execute, not a JIT compile.
+//
+// Threads: Debian's oneDNN is built with the OpenMP runtime (DNNL_CPU_RUNTIME_OMP, libgomp, as
+// ffn): it runs on omp_get_max_threads() of the calling thread, read both when a primitive is
+// created and when it runs. A call sets that to ffn_ctx_threads(ctx) and restores the caller's
+// value after (omp_set_num_threads is per calling thread), as for the activation kernels.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
+#ifdef FFN_HAVE_DNNL
+#  include <oneapi/dnnl/dnnl.h>
+#endif
+
+#include "block/block_impl.h"
+
+void ffn_blk_threads_enter(ffn_ctx_t ctx, struct ffn_blk_threads *t) {
+#ifdef _OPENMP
+    t->saved = omp_get_max_threads();
+    if (t->saved != ctx->n_threads) omp_set_num_threads(ctx->n_threads);
+#else
+    (void)ctx;
+    t->saved = 1;
+#endif
+}
+
+void ffn_blk_threads_leave(const struct ffn_blk_threads *t) {
+#ifdef _OPENMP
+    if (omp_get_max_threads() != t->saved) omp_set_num_threads(t->saved);
+#else
+    (void)t;
+#endif
+}
+
+#ifdef FFN_HAVE_DNNL
+
+// Primitives one block keeps: a forward + backward at one token count needs ~8 shapes, and the
+// ragged last tile of the TILED schedule a few more. The least recently used one goes.
+#define FFN_MM_CACHE_MAX 48
+
+struct ffn_mm_key {
+    int64_t M, N, K;
+    int64_t sa[2], sb[2], sc[2];
+    int32_t ta, tb, tc;  // enum ffn_dtype
+    int32_t bias, acc, nthr;
+};
+
+struct ffn_mm_entry {
+    struct ffn_mm_key key;
+    dnnl_primitive_t prim;
+    dnnl_memory_t a, b, c, bias;
+    uint64_t last_use;
+    char impl[48];
+};
+
+struct ffn_mm_cache {
+    dnnl_engine_t eng;
+    dnnl_stream_t st;
+    int n;
+    uint64_t clock;
+    struct ffn_mm_entry e[FFN_MM_CACHE_MAX];
+};
+
+static dnnl_data_type_t ffn__dt(enum ffn_dtype dt) {
+    return dt == FFN_DTYPE_BF16 ? dnnl_bf16 : dt == FFN_DTYPE_F16 ? dnnl_f16 : dnnl_f32;
+}
+
+static const char *ffn__dt_name(int32_t dt) { return ffn_dtype_name((enum ffn_dtype)dt); }
+
+enum ffn_status ffn_mm_cache_create(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache **out) {
+    struct ffn_mm_cache *c = calloc(1, sizeof *c);
+    if (!c) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    dnnl_status_t s = dnnl_engine_create(&c->eng, dnnl_cpu, 0);
+    if (s == dnnl_success) {
+        s = dnnl_stream_create(&c->st, c->eng, dnnl_stream_default_flags);
+        if (s != dnnl_success) dnnl_engine_destroy(c->eng);
+    }
+    if (s != dnnl_success) {
+        free(c);
+        return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: oneDNN could not create a CPU engine "
+                         "(status %d)", fn, (int)s);
+    }
+    *out = c;
+    return FFN_STATUS_OK;
+}
+
+static void ffn__entry_free(struct ffn_mm_entry *e) {
+    dnnl_primitive_destroy(e->prim);
+    dnnl_memory_destroy(e->a);
+    dnnl_memory_destroy(e->b);
+    dnnl_memory_destroy(e->c);
+    if (e->bias) dnnl_memory_destroy(e->bias);
+    memset(e, 0, sizeof *e);
+}
+
+void ffn_mm_cache_destroy(struct ffn_mm_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) ffn__entry_free(&c->e[i]);
+    dnnl_stream_destroy(c->st);
+    dnnl_engine_destroy(c->eng);
+    free(c);
+}
+
+bool ffn_mm_has_dtype(struct ffn_mm_cache *c, enum ffn_dtype dt) {
+    // Asks oneDNN for a small matmul descriptor of that dtype: no JIT is compiled for it.
+    dnnl_memory_desc_t a, b, o;
+    dnnl_dims_t da = {16, 32}, db = {32, 16}, dc = {16, 16};
+    if (dnnl_memory_desc_init_by_tag(&a, 2, da, ffn__dt(dt), dnnl_ab) ||
+        dnnl_memory_desc_init_by_tag(&b, 2, db, ffn__dt(dt), dnnl_ba) ||
+        dnnl_memory_desc_init_by_tag(&o, 2, dc, dnnl_f32, dnnl_ab))
+        return false;
+    dnnl_matmul_desc_t md;
+    if (dnnl_matmul_desc_init(&md, &a, &b, NULL, &o)) return false;
+    dnnl_primitive_desc_t pd;
+    if (dnnl_primitive_desc_create(&pd, &md, NULL, c->eng, NULL)) return false;
+    dnnl_primitive_desc_destroy(pd);
+    return true;
+}
+
+// Creates the primitive and its memory objects for `k` into e (handles set per call).
+static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm_key *k,
+                                     struct ffn_mm_entry *e) {
+    memset(e, 0, sizeof *e);
+    dnnl_memory_desc_t a, b, o, bias;
+    dnnl_dims_t da = {k->M, k->K}, db = {k->K, k->N}, dc = {k->M, k->N}, dbias = {1, k->N};
+    dnnl_dims_t sa = {k->sa[0], k->sa[1]}, sb = {k->sb[0], k->sb[1]}, sc = {k->sc[0], k->sc[1]};
+    dnnl_dims_t sbias = {k->N, 1};
+    dnnl_status_t s;
+    if ((s = dnnl_memory_desc_init_by_strides(&a, 2, da, ffn__dt(k->ta), sa)) ||
+        (s = dnnl_memory_desc_init_by_strides(&b, 2, db, ffn__dt(k->tb), sb)) ||
+        (s = dnnl_memory_desc_init_by_strides(&o, 2, dc, ffn__dt(k->tc), sc)) ||
+        (s = dnnl_memory_desc_init_by_strides(&bias, 2, dbias, dnnl_f32, sbias)))
+        return s;
+    dnnl_matmul_desc_t md;
+    if ((s = dnnl_matmul_desc_init(&md, &a, &b, k->bias ? &bias : NULL, &o))) return s;
+    dnnl_primitive_attr_t attr;
+    if ((s = dnnl_primitive_attr_create(&attr))) return s;
+    // f32 stays f32: the process default may have been set to bf16 (ONEDNN_DEFAULT_FPMATH_MODE).
+    s = dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict);
+    dnnl_post_ops_t po = NULL;
+    if (!s && k->acc) {
+        // C = A·B + C: the sum post-op reads the old C (in its dtype) and adds in f32.
+        if (!(s = dnnl_post_ops_create(&po)) && !(s = dnnl_post_ops_append_sum(po, 1.0f)))
+            s = dnnl_primitive_attr_set_post_ops(attr, po);
+    }
+    dnnl_primitive_desc_t pd = NULL;
+    if (!s) s = dnnl_primitive_desc_create(&pd, &md, attr, c->eng, NULL);
+    if (po) dnnl_post_ops_destroy(po);
+    dnnl_primitive_attr_destroy(attr);
+    if (s) return s;
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl)
+        snprintf(e->impl, sizeof e->impl, "%s", impl);
+    s = dnnl_primitive_create(&e->prim, pd);
+    dnnl_primitive_desc_destroy(pd);
+    if (s) return s;
+    if ((s = dnnl_memory_create(&e->a, &a, c->eng, DNNL_MEMORY_NONE)) ||
+        (s = dnnl_memory_create(&e->b, &b, c->eng, DNNL_MEMORY_NONE)) ||
+        (s = dnnl_memory_create(&e->c, &o, c->eng, DNNL_MEMORY_NONE)) ||
+        (k->bias && (s = dnnl_memory_create(&e->bias, &bias, c->eng, DNNL_MEMORY_NONE)))) {
+        ffn__entry_free(e);
+        return s;
+    }
+    e->key = *k;
+    return dnnl_success;
+}
+
+enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
+                           int64_t N, int64_t K, const struct ffn_mm_op *A,
+                           const struct ffn_mm_op *B, const struct ffn_mm_op *C, const float *bias,
+                           bool accumulate, const char **impl_out) {
+    if (M == 0 || N == 0) return FFN_STATUS_OK;
+    struct ffn_mm_key k;
+    memset(&k, 0, sizeof k);  // the key is compared bytewise
+    k.M = M, k.N = N, k.K = K;
+    // A single row may come with any row stride; oneDNN recognises it as dense (and picks its
+    // fast kernels) only with the dense one.
+    k.sa[0] = M == 1 && A->s1 == 1 ? K : A->s0, k.sa[1] = A->s1;
+    k.sb[0] = B->s0, k.sb[1] = B->s1;
+    k.sc[0] = M == 1 && C->s1 == 1 ? N : C->s0, k.sc[1] = C->s1;
+    k.ta = A->dt, k.tb = B->dt, k.tc = C->dt;
+    k.bias = bias != NULL, k.acc = accumulate;
+#ifdef _OPENMP
+    k.nthr = omp_get_max_threads();
+#endif
+    struct ffn_mm_entry *e = NULL;
+    for (int i = 0; i < c->n && !e; i++)
+        if (!memcmp(&c->e[i].key, &k, sizeof k)) e = &c->e[i];
+    if (!e) {
+        if (c->n == FFN_MM_CACHE_MAX) {
+            int lru = 0;
+            for (int i = 1; i < c->n; i++)
+                if (c->e[i].last_use < c->e[lru].last_use) lru = i;
+            ffn__entry_free(&c->e[lru]);
+            c->e[lru] = c->e[--c->n];
+        }
+        e = &c->e[c->n];
+        const dnnl_status_t s = ffn__entry_make(c, &k, e);
+        if (s != dnnl_success)
+            return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: oneDNN matmul [%" PRId64 ", %" PRId64
+                             "] x [%" PRId64 ", %" PRId64 "] (%s x %s -> %s%s%s): status %d", fn,
+                             M, K, K, N, ffn__dt_name(k.ta), ffn__dt_name(k.tb),
+                             ffn__dt_name(k.tc), k.bias ? ", bias" : "", k.acc ? ", +C" : "",
+                             (int)s);
+        c->n++;
+    }
+    e->last_use = ++c->clock;
+    dnnl_memory_set_data_handle(e->a, (void *)A->p);
+    dnnl_memory_set_data_handle(e->b, (void *)B->p);
+    dnnl_memory_set_data_handle(e->c, (void *)C->p);
+    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, e->a}, {DNNL_ARG_WEIGHTS, e->b}, {DNNL_ARG_DST, e->c}};
+    int nargs = 3;
+    if (bias) {
+        dnnl_memory_set_data_handle(e->bias, (void *)bias);
+        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias};
+    }
+    dnnl_status_t s = dnnl_primitive_execute(e->prim, c->st, nargs, args);
+    if (s == dnnl_success) s = dnnl_stream_wait(c->st);
+    if (s != dnnl_success)
+        return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: oneDNN matmul execution failed (status %d)",
+                         fn, (int)s);
+    if (impl_out) *impl_out = e->impl;
+    return FFN_STATUS_OK;
+}
+
+#else  // no oneDNN in this build: blocks are refused at create (block.c)
+
+enum ffn_status ffn_mm_cache_create(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache **out) {
+    *out = NULL;
+    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: this build has no oneDNN (install "
+                     "libdnnl-dev, e.g. with scripts/deps.sh, and reconfigure)", fn);
+}
+
+void ffn_mm_cache_destroy(struct ffn_mm_cache *c) { (void)c; }
+
+bool ffn_mm_has_dtype(struct ffn_mm_cache *c, enum ffn_dtype dt) {
+    (void)c, (void)dt;
+    return false;
+}
+
+enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
+                           int64_t N, int64_t K, const struct ffn_mm_op *A,
+                           const struct ffn_mm_op *B, const struct ffn_mm_op *C, const float *bias,
+                           bool accumulate, const char **impl_out) {
+    (void)c, (void)M, (void)N, (void)K, (void)A, (void)B, (void)C, (void)bias, (void)accumulate;
+    (void)impl_out;
+    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: this build has no oneDNN", fn);
+}
+
+#endif  // FFN_HAVE_DNNL

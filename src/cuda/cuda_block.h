@@ -1,0 +1,53 @@
+// cuda_block.h — internals of the CUDA FFN block shared by its host code (cuda_block.c, C) and
+// its kernels (block_kernels.cu, CUDA C), and the two hooks it takes from the backend
+// (cuda_backend.c). Nothing here names a CUDA type. Never installed.
+#ifndef FFN_CUDA_BLOCK_H
+#define FFN_CUDA_BLOCK_H
+
+#include <stdint.h>
+
+#include "ffn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// out[r, c] = in[r, c] + bias[c·bs] (bias optional) (+ out[r, c] when acc), for r < rows,
+// c < cols, rounded once to out's dtype; row strides in elements. Dtypes: enum ffn_dtype.
+struct ffn_cu_cvt {
+    const void *in;
+    void *out;
+    const void *bias;
+    int64_t rows, cols, ldi, ldo, bs;
+    int32_t in_dt, out_dt, bias_dt, acc;
+};
+
+// C[M, N] = A[M, K]·B[K, N] (+ bias[j·bs]) (+ C when acc): A(i, k) at A + i·a0 + k·a1, B(k, j) at
+// B + k·b0 + j·b1 (elements of dtype dt), C(i, j) at C + i·c0 + j (dtype c_dt).
+struct ffn_cu_gemm {
+    const void *A, *B, *bias;
+    void *C;
+    int64_t M, N, K, a0, a1, b0, b1, c0, bs;
+    int32_t dt, c_dt, bias_dt, acc;
+};
+
+// Launchers (block_kernels.cu): a cudaError_t as int, 0 on success; streams as void *.
+int ffn_cu_convert_launch(void *stream, const struct ffn_cu_cvt *a);
+// Column sums of A [rows, n] (dtype dt, row stride lda) into g[j·gs] (dtype gdt; + g when acc),
+// through `part` (part_cap doubles of device memory, ≥ n).
+int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t lda, int64_t rows, int64_t n,
+                         double *part, int64_t part_cap, void *g, int gdt, int64_t gs, int acc);
+int ffn_cu_gemm_naive_launch(void *stream, const struct ffn_cu_gemm *a);
+
+#ifndef __CUDACC__
+// From cuda_backend.c: the pointer check of the element-wise calls (device memory of ctx's
+// device, inside its allocation), for a view `name` of a function `fn`.
+enum ffn_status ffn_cuda_check_view(ffn_ctx_t ctx, const char *fn, const char *name,
+                                    const struct ffn_tensor *t);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // FFN_CUDA_BLOCK_H

@@ -1,0 +1,951 @@
+// test_cuda_block.c — FFN blocks on the CUDA backend (src/cuda/cuda_block.c).
+//   --grid      every activation × plain/gated × bias × gate/up layout × orientation of each
+//               tensor × memory policy × dtype set (f32; bf16 weights with f32 or bf16
+//               activations, gradients and saved pre-activations; f32 weights under
+//               FFN_BLOCK_MATH_BF16 and _TF32; f16 weights), d=6 m=8 on 5 tokens: y against the
+//               tests' own double-precision block (tests/block/block_ref.h), every gradient
+//               (weights, biases, dx) against central finite differences of its loss, and the
+//               GPU block against the CPU block (oneDNN) on the same inputs; every layout of the
+//               same weights gives the same y; accumulation into gradients; outputs poisoned
+//               first (an unwritten element fails). Then d=64 m=128 on 48 tokens and d=40 m=72 on
+//               33 tokens (cuBLASLt's tensor-core kernels; odd leading dimensions) against the CPU
+//               block and the reference forward.
+//   --hf DIR    a Hugging Face fixture (tests/data/hf/<arch>): the block built from the
+//               checkpoint's tensors copied to the device, forward + backward under both
+//               policies, y, dx and every weight gradient against the transformers reference
+//               (float64): in f32, and in bf16 (weights, activations, gradients rounded).
+//   --misuse    host pointers, views past their allocation, overlapping views, a block on
+//               another backend's context, a backward without a forward, mixed gate/up dtypes,
+//               streams switched between forward and backward, n_tokens 0: clear errors or
+//               right results, never a crash.
+//   --epilogue  cuBLASLt's GeLU epilogues (test_cuda_block_epi.cu) against ffn's reference.
+// Without a CUDA device it prints "skipped: no CUDA device" and exits 77 (ctest: skipped).
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "block_ref.h"
+
+#define SKIP 77
+#define D 6
+#define M 8
+#define T 5
+#define GROUPS 2
+#define SEED 20250114u
+#define TOL_REL 1e-4
+#define TOL_ABS 2e-5
+#define TOL_SAME 1e-6
+#define TOL_BF16 2e-2  // as tests/block/test_block_grad.c (2^-9 per rounding, up to 4 of them)
+#define TOL_TF32 5e-3  // tf32 rounds each GEMM input to 11 bits: 2^-11, a quarter of bf16's
+#define TOL_HF_F32 2e-5
+#define TOL_HF_BF16 3e-2  // ffn verify's bf16 tolerance (the CPU's worst fixture: 7e-3)
+#define MAX_FAILS 12
+#define NLEN(a) (sizeof(a) / sizeof((a)[0]))
+
+int ffn_test_epilogue(int stride, bool verbose);  // test_cuda_block_epi.cu
+
+static int n_fail, n_checks;
+static double worst;
+static int only_act = -1;  // --only-act: one activation in the grids
+static int n_log_warn, n_log_fallback;
+
+// The library's log: warnings (a cuBLASLt algorithm that refused its problem) printed, the GEMM
+// configurations that go to a fallback counted and the first few printed.
+static void log_cb(int level, const char *msg, void *user) {
+    (void)user;
+    if (level <= 1 && ++n_log_warn <= 20) printf("  log: %s\n", msg);
+    if (level == 2 && strstr(msg, "no cuBLASLt algorithm") && ++n_log_fallback <= 12)
+        printf("  log: %s\n", msg);
+}
+static uint64_t rng_state = SEED;
+
+static double rnd(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+static bool fail_msg(void) { return ++n_fail <= MAX_FAILS; }
+
+static void check_tol(const char *cfg, const char *what, int64_t k, double want, double got,
+                      double scale, double tol_abs, double tol_rel) {
+    n_checks++;
+    const double err = fabs(got - want), s = scale > 1 ? scale : 1;
+    if (err / (tol_abs * s) > worst) worst = err / (tol_abs * s);
+    if (err <= tol_abs * s + tol_rel * fabs(want) && !isnan(got)) return;
+    if (fail_msg())
+        printf("FAIL %s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)\n", cfg, what,
+               k, want, got, err, scale);
+}
+
+#define CUDA_OK(call)                                                                     \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        if (e_ != cudaSuccess) {                                                          \
+            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static void *dev_put(const void *host, size_t bytes) {
+    void *p = NULL;
+    CUDA_OK(cudaMalloc(&p, bytes ? bytes : 1));
+    if (host && bytes) CUDA_OK(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice));
+    return p;
+}
+
+static void dev_get(void *host, const void *dev, size_t bytes) {
+    CUDA_OK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+}
+
+// --- dtypes -------------------------------------------------------------------------------------
+
+struct dtypes {
+    const char *name;
+    enum ffn_dtype w, act, grad, save;
+    enum ffn_block_math math;
+    double tol;  // 0: f32 tolerances
+    bool cpu;    // the CPU block runs it too
+};
+
+static const struct dtypes dsets[] = {
+    {"f32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, 0, true},
+    {"w=bf16", FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
+    {"all-bf16", FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
+    {"math=bf16", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_BF16, FFN_BLOCK_MATH_BF16, TOL_BF16, true},
+    {"math=tf32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_TF32, TOL_TF32, false},
+    {"w=f16", FFN_DTYPE_F16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
+};
+
+static double round_to(enum ffn_dtype dt, double v) {
+    if (dt == FFN_DTYPE_BF16) return ffn_bf16_to_f32(ffn_f32_to_bf16((float)v));
+    if (dt == FFN_DTYPE_F16) return ffn_f16_to_f32(ffn_f32_to_f16((float)v));
+    return (float)v;
+}
+
+static void to_dtype(void *dst, const float *src, int64_t n, enum ffn_dtype dt) {
+    for (int64_t k = 0; k < n; k++) {
+        if (dt == FFN_DTYPE_F32) ((float *)dst)[k] = src[k];
+        else ((uint16_t *)dst)[k] = dt == FFN_DTYPE_BF16 ? ffn_f32_to_bf16(src[k]) : ffn_f32_to_f16(src[k]);
+    }
+}
+
+static void to_f32(float *dst, const void *src, int64_t n, enum ffn_dtype dt) {
+    for (int64_t k = 0; k < n; k++)
+        dst[k] = dt == FFN_DTYPE_F32    ? ((const float *)src)[k]
+                 : dt == FFN_DTYPE_BF16 ? ffn_bf16_to_f32(((const uint16_t *)src)[k])
+                                        : ffn_f16_to_f32(((const uint16_t *)src)[k]);
+}
+
+static double max_abs(const double *a, int64_t n) {
+    double s = 0;
+    for (int64_t k = 0; k < n; k++) s = fabs(a[k]) > s ? fabs(a[k]) : s;
+    return s;
+}
+
+// --- one block run on a backend -----------------------------------------------------------------
+
+// The stored tensors of one configuration (f32 values in the stored index layout) and what a
+// run produces, all as f32 on the host. Member order: gate, up, gate_up, down, then the biases.
+struct stored {
+    int64_t d, m, t;
+    enum ffn_act act;
+    bool gated, bias;
+    enum ffn_gate_up_layout layout;
+    enum ffn_weight_orient o_first, o_down;
+    float *w[8];  // NULL: absent
+    int64_t n[8];
+    float *x, *dy;
+};
+
+struct result {
+    float *y, *dx, *g[8];
+};
+
+static void result_alloc(struct result *r, const struct stored *s) {
+    r->y = malloc((size_t)(s->t * s->d) * 4);
+    r->dx = malloc((size_t)(s->t * s->d) * 4);
+    for (int k = 0; k < 8; k++) r->g[k] = s->w[k] ? malloc((size_t)s->n[k] * 4) : NULL;
+}
+
+static void result_free(struct result *r) {
+    free(r->y), free(r->dx);
+    for (int k = 0; k < 8; k++) free(r->g[k]);
+}
+
+// Runs forward (policy) + backward of `s` on ctx (its backend), dtypes `dt`, into r. twice: a
+// second forward + backward accumulating into the gradients (r then holds twice the gradient).
+// Returns false (and counts a failure) when a call fails.
+static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes *dt,
+                      enum ffn_block_policy policy, bool twice, const char *name,
+                      struct result *r, char *impl, size_t impl_size) {
+    const bool cuda = ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA;
+    const int64_t td = s->t * s->d;
+    const size_t wes = ffn_dtype_size(dt->w), aes = ffn_dtype_size(dt->act), ges = ffn_dtype_size(dt->grad);
+    void *hw[8] = {0}, *dw[8] = {0}, *hg[8] = {0}, *dg[8] = {0};
+    for (int k = 0; k < 8; k++) {
+        if (!s->w[k]) continue;
+        hw[k] = malloc((size_t)s->n[k] * wes);
+        to_dtype(hw[k], s->w[k], s->n[k], dt->w);
+        hg[k] = malloc((size_t)s->n[k] * ges);
+        memset(hg[k], 0xff, (size_t)s->n[k] * ges);  // NaN: an unwritten gradient fails
+        dw[k] = cuda ? dev_put(hw[k], (size_t)s->n[k] * wes) : hw[k];
+        dg[k] = cuda ? dev_put(hg[k], (size_t)s->n[k] * ges) : hg[k];
+    }
+    void *hx = malloc((size_t)td * aes), *hdy = malloc((size_t)td * aes);
+    void *hy = malloc((size_t)td * aes), *hdx = malloc((size_t)td * aes);
+    to_dtype(hx, s->x, td, dt->act);
+    to_dtype(hdy, s->dy, td, dt->act);
+    memset(hy, 0xff, (size_t)td * aes);
+    memset(hdx, 0xff, (size_t)td * aes);
+    void *dx_ = cuda ? dev_put(hx, (size_t)td * aes) : hx, *ddy = cuda ? dev_put(hdy, (size_t)td * aes) : hdy;
+    void *dy_ = cuda ? dev_put(hy, (size_t)td * aes) : hy, *ddx = cuda ? dev_put(hdx, (size_t)td * aes) : hdx;
+
+    struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
+    spec.d_model = s->d, spec.d_ff = s->m, spec.act = s->act, spec.gated = s->gated;
+    spec.gate_up_layout = s->gated ? s->layout : FFN_GATE_UP_SEPARATE;
+    spec.tp_groups = GROUPS;
+    spec.bias_gate = s->gated && s->bias;
+    spec.bias_up = spec.bias_down = s->bias;
+    struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
+    struct ffn_weight *wm[8] = {&w.gate, &w.up, &w.gate_up, &w.down, &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
+    for (int k = 0; k < 8; k++)
+        if (dw[k]) *wm[k] = ffn_weight_dense(dw[k], dt->w, k == 3 ? s->o_down : s->o_first);
+    struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
+    g.dtype = dt->grad;
+    void **gm[8] = {&g.gate, &g.up, &g.gate_up, &g.down, &g.b_gate, &g.b_up, &g.b_gate_up, &g.b_down};
+    for (int k = 0; k < 8; k++) *gm[k] = dg[k];
+    struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
+    o.math = dt->math;
+    o.save_dtype = dt->save;
+    ffn_block_t blk = NULL;
+    bool ok = true;
+    const struct ffn_tensor tx = ffn_tensor_2d(dx_, dt->act, s->t, s->d, s->d);
+    const struct ffn_tensor ty = ffn_tensor_2d(dy_, dt->act, s->t, s->d, s->d);
+    const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt->act, s->t, s->d, s->d);
+    const struct ffn_tensor tdx = ffn_tensor_2d(ddx, dt->act, s->t, s->d, s->d);
+    if (ffn_block_create(ctx, &spec, &w, &o, &blk) || ffn_block_forward(ctx, blk, &ty, &tx, policy) ||
+        ffn_block_backward(ctx, blk, &g, &tdx, &tdy)) {
+        ok = false;
+    } else if (twice) {
+        g.accumulate = true;
+        if (ffn_block_forward(ctx, blk, &ty, &tx, policy) || ffn_block_backward(ctx, blk, &g, &tdx, &tdy))
+            ok = false;
+    }
+    if (ok && ffn_ctx_synchronize(ctx)) ok = false;
+    if (!ok && fail_msg())
+        printf("FAIL %s (%s): %s\n", name, cuda ? "cuda" : "cpu", ffn_ctx_last_error(ctx));
+    if (ok && impl) {
+        struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
+        ffn_block_info(ctx, blk, s->t, &info);
+        snprintf(impl, impl_size, "%s", info.gemm_impl);
+        if (cuda && info.cache_bytes != 0 && fail_msg())
+            printf("FAIL %s: a CUDA block reports %zu cache bytes (weights are used as they lie)\n",
+                   name, info.cache_bytes);
+    }
+    ffn_block_destroy(blk);
+    if (ok) {
+        if (cuda) {
+            dev_get(hy, dy_, (size_t)td * aes);
+            dev_get(hdx, ddx, (size_t)td * aes);
+            for (int k = 0; k < 8; k++)
+                if (dg[k]) dev_get(hg[k], dg[k], (size_t)s->n[k] * ges);
+        }
+        to_f32(r->y, hy, td, dt->act);
+        to_f32(r->dx, hdx, td, dt->act);
+        for (int k = 0; k < 8; k++)
+            if (r->g[k]) to_f32(r->g[k], hg[k], s->n[k], dt->grad);
+    } else {
+        n_fail++;
+    }
+    for (int k = 0; k < 8; k++) {
+        if (cuda && dw[k]) cudaFree(dw[k]), cudaFree(dg[k]);
+        free(hw[k]), free(hg[k]);
+    }
+    if (cuda) cudaFree(dx_), cudaFree(ddy), cudaFree(dy_), cudaFree(ddx);
+    free(hx), free(hdy), free(hy), free(hdx);
+    return ok;
+}
+
+// --- the configuration grid ----------------------------------------------------------------------
+
+// Logical weights in double (block_ref.h), the stored layout of one configuration.
+static void store(struct stored *s, const struct ref_ffn *f, int64_t t, const double *x,
+                  const double *dy, enum ffn_gate_up_layout layout, enum ffn_weight_orient of,
+                  enum ffn_weight_orient od) {
+    const int64_t d = f->d, m = f->m;
+    memset(s, 0, sizeof *s);
+    s->d = d, s->m = m, s->t = t, s->act = f->act, s->gated = f->gated, s->bias = f->bias;
+    s->layout = layout, s->o_first = of, s->o_down = od;
+    const bool fused = f->gated && layout != FFN_GATE_UP_SEPARATE;
+    const int64_t n[8] = {m * d, m * d, 2 * m * d, d * m, m, m, 2 * m, d};
+    const bool has[8] = {f->gated && !fused, !fused, fused, true, f->bias && f->gated && !fused,
+                         f->bias && !fused, f->bias && fused, f->bias};
+    for (int k = 0; k < 8; k++) {
+        s->n[k] = n[k];
+        s->w[k] = has[k] ? calloc((size_t)n[k], 4) : NULL;
+    }
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < d; i++) {
+            if (fused) {
+                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, false, j), i, 0)] = (float)f->Wg[j * d + i];
+                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, true, j), i, 0)] = (float)f->Wu[j * d + i];
+            } else {
+                if (f->gated) s->w[0][ref_idx(of, m, d, j, i, 0)] = (float)f->Wg[j * d + i];
+                s->w[1][ref_idx(of, m, d, j, i, 0)] = (float)f->Wu[j * d + i];
+            }
+            s->w[3][ref_idx(od, d, m, i, j, 0)] = (float)f->Wd[i * m + j];
+        }
+    if (f->bias) {
+        for (int64_t j = 0; j < m; j++) {
+            if (fused) {
+                s->w[6][ref_fused_pos(layout, GROUPS, m, false, j)] = (float)f->bg[j];
+                s->w[6][ref_fused_pos(layout, GROUPS, m, true, j)] = (float)f->bu[j];
+            } else {
+                if (f->gated) s->w[4][j] = (float)f->bg[j];
+                s->w[5][j] = (float)f->bu[j];
+            }
+        }
+        for (int64_t i = 0; i < d; i++) s->w[7][i] = (float)f->bd[i];
+    }
+    s->x = malloc((size_t)(t * d) * 4);
+    s->dy = malloc((size_t)(t * d) * 4);
+    for (int64_t k = 0; k < t * d; k++) s->x[k] = (float)x[k], s->dy[k] = (float)dy[k];
+}
+
+static void stored_free(struct stored *s) {
+    for (int k = 0; k < 8; k++) free(s->w[k]);
+    free(s->x), free(s->dy);
+}
+
+// A gradient of the run against logical-layout values want[] (n_out × n_in, row-major [out][in]
+// for matrices), reading the stored layout. member k of r; scale: the largest |want|.
+static void check_grads(const char *name, const struct stored *s, const struct result *r,
+                        const double *gWg, const double *gWu, const double *gWd, const double *gbg,
+                        const double *gbu, const double *gbd, double tol, double factor,
+                        bool vs_cpu) {
+    const int64_t d = s->d, m = s->m;
+    const bool fused = s->gated && s->layout != FFN_GATE_UP_SEPARATE;
+    const double ta = tol > 0 ? tol : TOL_ABS, tr = tol > 0 ? 0.0 : TOL_REL;
+    const double sg = s->gated ? max_abs(gWg, m * d) : 0, su = max_abs(gWu, m * d), sd = max_abs(gWd, d * m);
+    char what[64];
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < d; i++) {
+            const int64_t k = j * d + i;
+            double gg = 0, gu;
+            if (fused) {
+                gg = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, false, j), i, 0)];
+                gu = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, true, j), i, 0)];
+            } else {
+                if (s->gated) gg = r->g[0][ref_idx(s->o_first, m, d, j, i, 0)];
+                gu = r->g[1][ref_idx(s->o_first, m, d, j, i, 0)];
+            }
+            snprintf(what, sizeof what, "%sdW_up", vs_cpu ? "cpu:" : "");
+            check_tol(name, what, k, factor * gWu[k], gu, factor * su, ta, tr);
+            if (s->gated) {
+                snprintf(what, sizeof what, "%sdW_gate", vs_cpu ? "cpu:" : "");
+                check_tol(name, what, k, factor * gWg[k], gg, factor * sg, ta, tr);
+            }
+            snprintf(what, sizeof what, "%sdW_down", vs_cpu ? "cpu:" : "");
+            check_tol(name, what, i * m + j, factor * gWd[i * m + j],
+                      r->g[3][ref_idx(s->o_down, d, m, i, j, 0)], factor * sd, ta, tr);
+        }
+    if (!s->bias) return;
+    const double sbg = s->gated ? max_abs(gbg, m) : 0, sbu = max_abs(gbu, m), sbd = max_abs(gbd, d);
+    for (int64_t j = 0; j < m; j++) {
+        double bg = 0, bu;
+        if (fused) {
+            bg = r->g[6][ref_fused_pos(s->layout, GROUPS, m, false, j)];
+            bu = r->g[6][ref_fused_pos(s->layout, GROUPS, m, true, j)];
+        } else {
+            if (s->gated) bg = r->g[4][j];
+            bu = r->g[5][j];
+        }
+        check_tol(name, vs_cpu ? "cpu:db_up" : "db_up", j, factor * gbu[j], bu, factor * sbu, ta, tr);
+        if (s->gated) check_tol(name, vs_cpu ? "cpu:db_gate" : "db_gate", j, factor * gbg[j], bg, factor * sbg, ta, tr);
+    }
+    for (int64_t i = 0; i < d; i++)
+        check_tol(name, vs_cpu ? "cpu:db_down" : "db_down", i, factor * gbd[i], r->g[7][i], factor * sbd, ta, tr);
+}
+
+// The run's gradients in logical layout (for the GPU-vs-CPU comparison).
+static void logical_grads(const struct stored *s, const struct result *r, double *gWg, double *gWu,
+                          double *gWd, double *gbg, double *gbu, double *gbd) {
+    const int64_t d = s->d, m = s->m;
+    const bool fused = s->gated && s->layout != FFN_GATE_UP_SEPARATE;
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < d; i++) {
+            if (fused) {
+                gWg[j * d + i] = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, false, j), i, 0)];
+                gWu[j * d + i] = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, true, j), i, 0)];
+            } else {
+                gWg[j * d + i] = s->gated ? r->g[0][ref_idx(s->o_first, m, d, j, i, 0)] : 0;
+                gWu[j * d + i] = r->g[1][ref_idx(s->o_first, m, d, j, i, 0)];
+            }
+            gWd[i * m + j] = r->g[3][ref_idx(s->o_down, d, m, i, j, 0)];
+        }
+    for (int64_t j = 0; s->bias && j < m; j++) {
+        if (fused) {
+            gbg[j] = r->g[6][ref_fused_pos(s->layout, GROUPS, m, false, j)];
+            gbu[j] = r->g[6][ref_fused_pos(s->layout, GROUPS, m, true, j)];
+        } else {
+            gbg[j] = s->gated ? r->g[4][j] : 0;
+            gbu[j] = r->g[5][j];
+        }
+    }
+    for (int64_t i = 0; s->bias && i < d; i++) gbd[i] = r->g[7][i];
+}
+
+static const enum ffn_gate_up_layout layouts[] = {FFN_GATE_UP_SEPARATE, FFN_GATE_UP_FUSED,
+                                                  FFN_GATE_UP_FUSED_UP_FIRST,
+                                                  FFN_GATE_UP_INTERLEAVED, FFN_GATE_UP_BLOCKED};
+static const char *const lname[] = {"separate", "fused", "up_first", "interleaved", "blocked"};
+
+// The small grid: FD gradients of the reference, both backends.
+static void grid_small(ffn_ctx_t gpu, ffn_ctx_t cpu) {
+    static double Wg[M * D], Wu[M * D], Wd[D * M], bg[M], bu[M], bd[D], x[T * D], dy[T * D], y[T * D];
+    static double gWg[M * D], gWu[M * D], gWd[D * M], gbg[M], gbu[M], gbd[D], gx[T * D];
+    int n_cfg = 0;
+    for (size_t di = 0; di < NLEN(dsets); di++) {
+        const struct dtypes *dt = &dsets[di];
+        worst = 0;
+        char impl[64] = "";
+        for (int act = 0; act < FFN_ACT_COUNT; act++)
+            for (int gated = 0; gated < 2; gated++)
+                for (int bias = 0; bias < 2; bias++) {
+                    if (only_act >= 0 && act != only_act) continue;
+                    struct ref_ffn f = {D, M, (enum ffn_act)act, gated, bias, Wg, Wu, Wd, bg, bu, bd};
+                    for (int k = 0; k < M * D; k++) {
+                        Wg[k] = round_to(dt->w, 0.6 * rnd());
+                        Wu[k] = round_to(dt->w, 0.6 * rnd());
+                        Wd[k] = round_to(dt->w, 0.6 * rnd());
+                    }
+                    for (int k = 0; k < M; k++) {
+                        bg[k] = bias ? round_to(dt->w, 0.3 * rnd()) : 0;
+                        bu[k] = bias ? round_to(dt->w, 0.3 * rnd()) : 0;
+                    }
+                    for (int k = 0; k < D; k++) bd[k] = bias ? round_to(dt->w, 0.3 * rnd()) : 0;
+                    for (int k = 0; k < T * D; k++) {
+                        x[k] = round_to(dt->act, rnd());
+                        dy[k] = round_to(dt->act, rnd());
+                    }
+                    ref_forward(&f, T, x, y);
+                    if (gated) ref_fd(&f, T, x, dy, Wg, M * D, gWg);
+                    ref_fd(&f, T, x, dy, Wu, M * D, gWu);
+                    ref_fd(&f, T, x, dy, Wd, D * M, gWd);
+                    if (bias) {
+                        if (gated) ref_fd(&f, T, x, dy, bg, M, gbg);
+                        ref_fd(&f, T, x, dy, bu, M, gbu);
+                        ref_fd(&f, T, x, dy, bd, D, gbd);
+                    }
+                    ref_fd(&f, T, x, dy, x, T * D, gx);
+                    const double sy = max_abs(y, T * D), sx = max_abs(gx, T * D);
+                    float y0[T * D];
+                    bool have_y0 = false;
+                    for (int li = 0; li < (gated ? 5 : 1); li++)
+                        for (int of = 0; of < 2; of++)
+                            for (int od = 0; od < 2; od++)
+                                for (int pol = 0; pol < 2; pol++) {
+                                    char name[160];
+                                    snprintf(name, sizeof name, "[%s %s %s bias=%d %s first=%s down=%s %s]",
+                                             dt->name, gated ? ffn_glu_name((enum ffn_act)act) : ffn_act_name((enum ffn_act)act),
+                                             gated ? "gated" : "plain", bias, gated ? lname[li] : "-",
+                                             of ? "in_out" : "out_in", od ? "in_out" : "out_in",
+                                             pol ? "recompute" : "save");
+                                    const enum ffn_gate_up_layout lay = layouts[li];
+                                    if (gated && lay == FFN_GATE_UP_INTERLEAVED && of == FFN_WEIGHT_IN_OUT)
+                                        continue;  // refused as unsupported (tests/block checks it)
+                                    struct stored s;
+                                    store(&s, &f, T, x, dy, lay, (enum ffn_weight_orient)of, (enum ffn_weight_orient)od);
+                                    const enum ffn_block_policy policy = pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
+                                    // Accumulation once per (dtype set, case): the first layout.
+                                    const bool twice = li == 0 && of == 0 && od == 0 && pol == 0;
+                                    struct result rg, rc;
+                                    result_alloc(&rg, &s);
+                                    result_alloc(&rc, &s);
+                                    n_cfg++;
+                                    if (run_block(gpu, &s, dt, policy, twice, name, &rg, impl[0] ? NULL : impl, sizeof impl)) {
+                                        const double fac = twice ? 2.0 : 1.0;
+                                        const double ta = dt->tol > 0 ? dt->tol : TOL_ABS, tr = dt->tol > 0 ? 0 : TOL_REL;
+                                        for (int k = 0; k < T * D; k++) check_tol(name, "y", k, y[k], rg.y[k], sy, ta, tr);
+                                        for (int k = 0; k < T * D; k++) check_tol(name, "dx", k, gx[k], rg.dx[k], sx, ta, tr);
+                                        check_grads(name, &s, &rg, gWg, gWu, gWd, gbg, gbu, gbd, dt->tol, fac, false);
+                                        if (!have_y0) memcpy(y0, rg.y, sizeof y0), have_y0 = true;
+                                        for (int k = 0; k < T * D; k++)
+                                            check_tol(name, "y(vs first layout)", k, y0[k], rg.y[k], sy,
+                                                      dt->tol > 0 ? dt->tol : TOL_SAME, 0.0);
+                                        // The CPU block on the same inputs, once per case and layout.
+                                        if (dt->cpu && od == 0 && pol == 0 &&
+                                            run_block(cpu, &s, dt, policy, twice, name, &rc, NULL, 0)) {
+                                            static double cg[8][2 * M * D];
+                                            logical_grads(&s, &rc, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7]);
+                                            for (int k = 0; k < T * D; k++) {
+                                                check_tol(name, "cpu:y", k, rc.y[k], rg.y[k], sy, dt->tol > 0 ? dt->tol : TOL_ABS, 0);
+                                                check_tol(name, "cpu:dx", k, rc.dx[k], rg.dx[k], sx, dt->tol > 0 ? dt->tol : TOL_ABS, 0);
+                                            }
+                                            check_grads(name, &s, &rg, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7],
+                                                        dt->tol > 0 ? dt->tol : TOL_ABS, 1.0, true);
+                                        }
+                                    }
+                                    result_free(&rg);
+                                    result_free(&rc);
+                                    stored_free(&s);
+                                }
+                }
+        printf("  dtypes %-9s: largest error %.2f of the tolerance; first GEMM: %s\n", dt->name,
+               worst, impl);
+    }
+    printf("grid (d=%d m=%d tokens=%d): %d configurations\n", D, M, T, n_cfg);
+}
+
+// Larger shapes: cuBLASLt's tensor-core kernels, odd leading dimensions; against the CPU block
+// and the reference forward.
+static void grid_large(ffn_ctx_t gpu, ffn_ctx_t cpu, int64_t d, int64_t m, int64_t t) {
+    const int64_t nw = m * d;
+    double *Wg = malloc((size_t)nw * 8), *Wu = malloc((size_t)nw * 8), *Wd = malloc((size_t)nw * 8);
+    double *bg = malloc((size_t)m * 8), *bu = malloc((size_t)m * 8), *bd = malloc((size_t)d * 8);
+    double *x = malloc((size_t)(t * d) * 8), *dy = malloc((size_t)(t * d) * 8), *y = malloc((size_t)(t * d) * 8);
+    double *cg[8];
+    for (int k = 0; k < 8; k++) cg[k] = malloc((size_t)(2 * nw) * 8);
+    int n_cfg = 0;
+    static const int acts[] = {FFN_ACT_SILU, FFN_ACT_GELU_TANH, FFN_ACT_GELU_ERF};
+    for (size_t di = 0; di < NLEN(dsets); di++) {
+        const struct dtypes *dt = &dsets[di];
+        if (!dt->cpu) continue;
+        worst = 0;
+        char impl[64] = "";
+        for (size_t ai = 0; ai < NLEN(acts); ai++)
+            for (int gated = 0; gated < 2; gated++) {
+                if (only_act >= 0 && acts[ai] != only_act) continue;
+                const bool bias = !gated;  // GPT-2-like plain with biases, LLaMA-like gated without
+                struct ref_ffn f = {d, m, (enum ffn_act)acts[ai], gated, bias, Wg, Wu, Wd, bg, bu, bd};
+                const double ws = 1.0 / sqrt((double)d);
+                for (int64_t k = 0; k < nw; k++) {
+                    Wg[k] = round_to(dt->w, ws * rnd());
+                    Wu[k] = round_to(dt->w, ws * rnd());
+                    Wd[k] = round_to(dt->w, ws * rnd());
+                }
+                for (int64_t k = 0; k < m; k++) bg[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0, bu[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0;
+                for (int64_t k = 0; k < d; k++) bd[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0;
+                for (int64_t k = 0; k < t * d; k++) x[k] = round_to(dt->act, rnd()), dy[k] = round_to(dt->act, rnd());
+                ref_forward(&f, t, x, y);
+                const double sy = max_abs(y, t * d);
+                for (int li = 0; li < (gated ? 5 : 1); li++)
+                    for (int of = 0; of < 2; of++)
+                        for (int pol = 0; pol < 2; pol++) {
+                            const enum ffn_gate_up_layout lay = layouts[li];
+                            if (gated && lay == FFN_GATE_UP_INTERLEAVED && of == FFN_WEIGHT_IN_OUT) continue;
+                            char name[160];
+                            snprintf(name, sizeof name, "[%s d=%" PRId64 " m=%" PRId64 " T=%" PRId64 " %s %s first=%s %s]",
+                                     dt->name, d, m, t, gated ? ffn_glu_name(f.act) : ffn_act_name(f.act),
+                                     gated ? lname[li] : "plain", of ? "in_out" : "out_in", pol ? "recompute" : "save");
+                            struct stored s;
+                            store(&s, &f, t, x, dy, lay, (enum ffn_weight_orient)of, (enum ffn_weight_orient)of);
+                            const enum ffn_block_policy policy = pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
+                            struct result rg, rc;
+                            result_alloc(&rg, &s);
+                            result_alloc(&rc, &s);
+                            n_cfg++;
+                            const double tol = 2 * (dt->tol > 0 ? dt->tol : TOL_ABS);
+                            if (run_block(gpu, &s, dt, policy, false, name, &rg, impl[0] ? NULL : impl, sizeof impl) &&
+                                run_block(cpu, &s, dt, policy, false, name, &rc, NULL, 0)) {
+                                for (int64_t k = 0; k < t * d; k++) check_tol(name, "y", k, y[k], rg.y[k], sy, tol, 0);
+                                double sx = 0;
+                                for (int64_t k = 0; k < t * d; k++) sx = fabs(rc.dx[k]) > sx ? fabs(rc.dx[k]) : sx;
+                                for (int64_t k = 0; k < t * d; k++) check_tol(name, "cpu:dx", k, rc.dx[k], rg.dx[k], sx, tol, 0);
+                                logical_grads(&s, &rc, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7]);
+                                check_grads(name, &s, &rg, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7], tol, 1.0, true);
+                            }
+                            result_free(&rg);
+                            result_free(&rc);
+                            stored_free(&s);
+                        }
+            }
+        printf("  d=%" PRId64 " m=%" PRId64 " T=%" PRId64 " dtypes %-9s: largest error %.2f of the "
+               "tolerance; first GEMM: %s\n", d, m, t, dt->name, worst, impl);
+    }
+    printf("grid (d=%" PRId64 " m=%" PRId64 " tokens=%" PRId64 "): %d configurations\n", d, m, t, n_cfg);
+    free(Wg), free(Wu), free(Wd), free(bg), free(bu), free(bd), free(x), free(dy), free(y);
+    for (int k = 0; k < 8; k++) free(cg[k]);
+}
+
+// --- Hugging Face fixtures -----------------------------------------------------------------------
+
+struct arch {
+    const char *module, *prefix;
+    enum ffn_act act;
+    bool gated;
+    enum ffn_gate_up_layout layout;
+    enum ffn_weight_orient orient;
+    bool bias;
+    const char *names[4];  // gate, up, gate_up, down
+};
+
+static const struct arch arches[] = {
+    {"LlamaMLP", "model.layers.%s.mlp.", FFN_ACT_SILU, true, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN,
+     false, {"gate_proj", "up_proj", NULL, "down_proj"}},
+    {"GemmaMLP", "model.layers.%s.mlp.", FFN_ACT_GELU_TANH, true, FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN, false, {"gate_proj", "up_proj", NULL, "down_proj"}},
+    {"Phi3MLP", "model.layers.%s.mlp.", FFN_ACT_SILU, true, FFN_GATE_UP_FUSED, FFN_WEIGHT_OUT_IN,
+     false, {NULL, NULL, "gate_up_proj", "down_proj"}},
+    {"GPT2MLP", "transformer.h.%s.mlp.", FFN_ACT_GELU_TANH, false, FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_IN_OUT, true, {NULL, "c_fc", NULL, "c_proj"}},
+    {"T5DenseGatedActDense", "encoder.block.%s.layer.1.DenseReluDense.", FFN_ACT_GELU_TANH, true,
+     FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN, false, {"wi_0", "wi_1", NULL, "wo"}},
+};
+
+static int64_t numel(const struct ffn_file_tensor *t) {
+    int64_t n = 1;
+    for (int k = 0; k < t->n_dims; k++) n *= t->shape[k];
+    return n;
+}
+
+static void hf_compare(const char *cfg, const char *what, const float *want, const float *got,
+                       int64_t n, double tol_abs, double tol_rel) {
+    double scale = 0, w = 0;
+    for (int64_t k = 0; k < n; k++) scale = fabs(want[k]) > scale ? fabs(want[k]) : scale;
+    for (int64_t k = 0; k < n; k++) {
+        const double err = fabs((double)got[k] - want[k]);
+        w = err / (scale > 0 ? scale : 1) > w ? err / (scale > 0 ? scale : 1) : w;
+        n_checks++;
+        if (!(err <= tol_abs * scale + tol_rel * fabs(want[k])) && fail_msg())
+            printf("FAIL %s %s[%" PRId64 "]: expected %.9g got %.9g\n", cfg, what, k, want[k], got[k]);
+    }
+    printf("    %-28s max |err| / max |ref| = %.2e\n", what, w);
+}
+
+static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
+    char path[4096], name[512], pre[256];
+    ffn_safetensors_t model = NULL, io = NULL;
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    if (ffn_safetensors_open(gpu, path, &model)) {
+        printf("FAIL open %s: %s\n", path, ffn_ctx_last_error(gpu));
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/io.safetensors", dir);
+    if (ffn_safetensors_open(gpu, path, &io)) {
+        printf("FAIL open %s: %s\n", path, ffn_ctx_last_error(gpu));
+        return 1;
+    }
+    const char *module = ffn_safetensors_metadata(io, "module"), *layer = ffn_safetensors_metadata(io, "layer");
+    const struct arch *a = NULL;
+    for (size_t k = 0; module && k < NLEN(arches); k++)
+        if (!strcmp(arches[k].module, module)) a = &arches[k];
+    if (!a || !layer) {
+        printf("FAIL %s: unknown module\n", dir);
+        return 1;
+    }
+    snprintf(pre, sizeof pre, a->prefix, layer);
+    printf("fixture %s (%s, layer %s)\n", dir, module, layer);
+    struct ffn_file_tensor ft[8] = {0}, x, y, dy, dx;
+    for (int k = 0; k < 8; k++) {
+        const char *nm = a->names[k % 4];
+        if (!nm || (k >= 4 && !a->bias)) continue;
+        snprintf(name, sizeof name, "%s%s.%s", pre, nm, k < 4 ? "weight" : "bias");
+        if (ffn_safetensors_find(gpu, model, name, &ft[k]) || ft[k].dtype != FFN_FILE_DTYPE_F32) {
+            printf("FAIL %s: %s\n", dir, name);
+            return 1;
+        }
+    }
+    if (ffn_safetensors_find(gpu, io, "x", &x) || ffn_safetensors_find(gpu, io, "y", &y) ||
+        ffn_safetensors_find(gpu, io, "dy", &dy) || ffn_safetensors_find(gpu, io, "dx", &dx)) {
+        printf("FAIL %s: io tensors\n", dir);
+        return 1;
+    }
+    const int64_t t = x.shape[0], d = x.shape[1];
+    const int64_t m = a->orient == FFN_WEIGHT_OUT_IN ? ft[3].shape[1] : ft[3].shape[0];
+    struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
+    spec.d_model = d, spec.d_ff = m, spec.act = a->act, spec.gated = a->gated;
+    spec.gate_up_layout = a->layout;
+    spec.bias_up = spec.bias_down = a->bias;
+    spec.bias_gate = a->bias && a->gated;
+    for (int bf = 0; bf < 2; bf++) {
+        const enum ffn_dtype dt = bf ? FFN_DTYPE_BF16 : FFN_DTYPE_F32;
+        const size_t es = ffn_dtype_size(dt);
+        const double ta = bf ? TOL_HF_BF16 : TOL_HF_F32, tr = bf ? 0.0 : 1e-4;
+        struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
+        struct ffn_weight *wm[8] = {&w.gate, &w.up, &w.gate_up, &w.down, &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
+        void *dw[8] = {0}, *dg[8] = {0};
+        float *hg[8] = {0};
+        for (int k = 0; k < 8; k++) {
+            if (!ft[k].data) continue;
+            const int64_t n = numel(&ft[k]);
+            void *h = malloc((size_t)n * es);
+            to_dtype(h, ft[k].data, n, dt);
+            dw[k] = dev_put(h, (size_t)n * es);
+            free(h);
+            *wm[k] = ffn_weight_dense(dw[k], dt, a->orient);
+            wm[k]->rows = ft[k].n_dims == 2 ? ft[k].shape[0] : 1;
+            wm[k]->cols = ft[k].shape[ft[k].n_dims - 1];
+            dg[k] = dev_put(NULL, (size_t)n * es);
+            hg[k] = malloc((size_t)n * 4);
+        }
+        void *h = malloc((size_t)(t * d) * es);
+        to_dtype(h, x.data, t * d, dt);
+        void *dxin = dev_put(h, (size_t)(t * d) * es);
+        to_dtype(h, dy.data, t * d, dt);
+        void *ddy = dev_put(h, (size_t)(t * d) * es);
+        void *dyo = dev_put(NULL, (size_t)(t * d) * es), *ddx = dev_put(NULL, (size_t)(t * d) * es);
+        float *yo = malloc((size_t)(t * d) * 4), *dxo = malloc((size_t)(t * d) * 4);
+        struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
+        o.save_dtype = dt;
+        ffn_block_t blk = NULL;
+        if (ffn_block_create(gpu, &spec, &w, &o, &blk)) {
+            printf("FAIL %s %s create: %s\n", dir, ffn_dtype_name(dt), ffn_ctx_last_error(gpu));
+            n_fail++;
+        }
+        for (int pol = 0; blk && pol < 2; pol++) {
+            char cfg[128];
+            snprintf(cfg, sizeof cfg, "[%s %s %s]", a->module, ffn_dtype_name(dt), pol ? "recompute" : "save");
+            printf("  %s\n", cfg);
+            struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
+            g.dtype = dt;
+            void **gm[8] = {&g.gate, &g.up, &g.gate_up, &g.down, &g.b_gate, &g.b_up, &g.b_gate_up, &g.b_down};
+            for (int k = 0; k < 8; k++) {
+                *gm[k] = dg[k];
+                if (dg[k]) CUDA_OK(cudaMemset(dg[k], 0xff, (size_t)numel(&ft[k]) * es));
+            }
+            const struct ffn_tensor tx = ffn_tensor_2d(dxin, dt, t, d, d), ty = ffn_tensor_2d(dyo, dt, t, d, d);
+            const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt, t, d, d), tdx = ffn_tensor_2d(ddx, dt, t, d, d);
+            if (ffn_block_forward(gpu, blk, &ty, &tx, pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE) ||
+                ffn_block_backward(gpu, blk, &g, &tdx, &tdy) || ffn_ctx_synchronize(gpu)) {
+                printf("FAIL %s: %s\n", cfg, ffn_ctx_last_error(gpu));
+                n_fail++;
+                continue;
+            }
+            dev_get(h, dyo, (size_t)(t * d) * es);
+            to_f32(yo, h, t * d, dt);
+            dev_get(h, ddx, (size_t)(t * d) * es);
+            to_f32(dxo, h, t * d, dt);
+            hf_compare(cfg, "y", y.data, yo, t * d, ta, tr);
+            hf_compare(cfg, "dx", dx.data, dxo, t * d, ta, tr);
+            for (int k = 0; k < 8; k++) {
+                if (!dg[k]) continue;
+                const int64_t n = numel(&ft[k]);
+                void *hh = malloc((size_t)n * es);
+                dev_get(hh, dg[k], (size_t)n * es);
+                to_f32(hg[k], hh, n, dt);
+                free(hh);
+                snprintf(name, sizeof name, "grad.%s.%s", a->names[k % 4], k < 4 ? "weight" : "bias");
+                struct ffn_file_tensor ref;
+                if (ffn_safetensors_find(gpu, io, name, &ref)) {
+                    printf("FAIL %s: %s missing\n", dir, name);
+                    n_fail++;
+                    continue;
+                }
+                hf_compare(cfg, name, ref.data, hg[k], n, ta, tr);
+            }
+        }
+        ffn_block_destroy(blk);
+        for (int k = 0; k < 8; k++) {
+            if (dw[k]) cudaFree(dw[k]), cudaFree(dg[k]);
+            free(hg[k]);
+        }
+        cudaFree(dxin), cudaFree(ddy), cudaFree(dyo), cudaFree(ddx);
+        free(h), free(yo), free(dxo);
+    }
+    ffn_safetensors_close(model);
+    ffn_safetensors_close(io);
+    return 0;
+}
+
+// --- misuse -------------------------------------------------------------------------------------
+
+static void expect(const char *what, enum ffn_status got, enum ffn_status want, ffn_ctx_t ctx,
+                   const char *needle) {
+    n_checks++;
+    const char *msg = ffn_ctx_last_error(ctx);
+    if (got == want && (!needle || strstr(msg, needle))) {
+        printf("  ok   %-44s %s\n", what, msg);
+        return;
+    }
+    if (fail_msg())
+        printf("FAIL %s: status %d (want %d), message \"%s\" (want \"%s\")\n", what, (int)got,
+               (int)want, msg, needle ? needle : "");
+}
+
+static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
+    enum { d = 16, m = 24, t = 4 };
+    float hw[3][m * d], hx[t * d], hy[t * d];
+    for (int k = 0; k < m * d; k++) hw[0][k] = hw[1][k] = hw[2][k] = (float)(0.1 * rnd());
+    for (int k = 0; k < t * d; k++) hx[k] = (float)rnd();
+    float *dw = dev_put(hw, sizeof hw), *dx = dev_put(hx, sizeof hx), *dyb = dev_put(NULL, 2 * sizeof hx);
+    struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
+    spec.d_model = d, spec.d_ff = m;
+    struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
+    w.gate = ffn_weight_dense(dw, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    w.up = ffn_weight_dense(dw + m * d, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    w.down = ffn_weight_dense(dw + 2 * m * d, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    ffn_block_t blk = NULL, cblk = NULL;
+
+    // Host weights on a CUDA context; a weight view past its allocation; mixed gate/up dtypes.
+    struct ffn_block_weights hwts = w;
+    hwts.up = ffn_weight_dense(hw[1], FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    expect("host weight pointer", ffn_block_create(gpu, &spec, &hwts, NULL, &blk), FFN_STATUS_INVALID_ARG,
+           gpu, "weights.up");
+    struct ffn_block_weights past = w;
+    past.down = ffn_weight_dense(dw + 2 * m * d + 8, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    expect("weight past its allocation", ffn_block_create(gpu, &spec, &past, NULL, &blk),
+           FFN_STATUS_INVALID_ARG, gpu, "past the end");
+    struct ffn_block_weights mixed = w;
+    mixed.gate.dtype = FFN_DTYPE_BF16;
+    expect("gate bf16, up f32", ffn_block_create(gpu, &spec, &mixed, NULL, &blk), FFN_STATUS_UNSUPPORTED,
+           gpu, "one dtype");
+    struct ffn_block_opts bad = FFN_BLOCK_OPTS_INIT;
+    bad.save_dtype = FFN_DTYPE_F16;
+    expect("save_dtype f16", ffn_block_create(gpu, &spec, &w, &bad, &blk), FFN_STATUS_INVALID_ARG, gpu,
+           "save_dtype");
+    struct ffn_block_opts tf = FFN_BLOCK_OPTS_INIT;
+    tf.math = FFN_BLOCK_MATH_TF32;
+    expect("TF32 on the GPU", ffn_block_create(gpu, &spec, &w, &tf, &blk), FFN_STATUS_OK, gpu, NULL);
+    ffn_block_destroy(blk);
+    blk = NULL;
+    expect("create", ffn_block_create(gpu, &spec, &w, NULL, &blk), FFN_STATUS_OK, gpu, NULL);
+
+    const struct ffn_tensor tx = ffn_tensor_2d(dx, FFN_DTYPE_F32, t, d, d);
+    const struct ffn_tensor ty = ffn_tensor_2d(dyb, FFN_DTYPE_F32, t, d, d);
+    const struct ffn_tensor thost = ffn_tensor_2d(hy, FFN_DTYPE_F32, t, d, d);
+    const struct ffn_tensor tover = ffn_tensor_2d(dx + d, FFN_DTYPE_F32, t, d, d);
+    expect("host y", ffn_block_forward(gpu, blk, &thost, &tx, FFN_BLOCK_POLICY_NONE), FFN_STATUS_INVALID_ARG,
+           gpu, "host memory");
+    expect("host x", ffn_block_forward(gpu, blk, &ty, &thost, FFN_BLOCK_POLICY_NONE), FFN_STATUS_INVALID_ARG,
+           gpu, "host memory");
+    expect("y overlaps x", ffn_block_forward(gpu, blk, &tover, &tx, FFN_BLOCK_POLICY_NONE),
+           FFN_STATUS_INVALID_ARG, gpu, "overlaps");
+    // dyb holds 2·t rows: t rows from row t + 1 run one row past its end.
+    const struct ffn_tensor tpast = ffn_tensor_2d(dyb + (t + 1) * d, FFN_DTYPE_F32, t, d, d);
+    expect("y past its allocation", ffn_block_forward(gpu, blk, &tpast, &tx, FFN_BLOCK_POLICY_NONE),
+           FFN_STATUS_INVALID_ARG, gpu, "past the end");
+    const struct ffn_tensor tdy = ffn_tensor_2d(dyb, FFN_DTYPE_F32, t, d, d);
+    expect("backward without forward", ffn_block_backward(gpu, blk, NULL, NULL, &tdy),
+           FFN_STATUS_INVALID_ARG, gpu, "no pending");
+    // A CPU block on the CUDA context and the other way round.
+    struct ffn_block_weights cw = FFN_BLOCK_WEIGHTS_INIT;
+    cw.gate = ffn_weight_dense(hw[0], FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    cw.up = ffn_weight_dense(hw[1], FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    cw.down = ffn_weight_dense(hw[2], FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+    expect("cpu create", ffn_block_create(cpu, &spec, &cw, NULL, &cblk), FFN_STATUS_OK, cpu, NULL);
+    expect("cpu block on a cuda ctx", ffn_block_forward(gpu, cblk, &ty, &tx, FFN_BLOCK_POLICY_NONE),
+           FFN_STATUS_INVALID_ARG, gpu, "cpu context");
+    struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
+    expect("cuda block on a cpu ctx", ffn_block_info(cpu, blk, 4, &info), FFN_STATUS_INVALID_ARG, cpu,
+           "cuda context");
+    // A host gradient pointer.
+    float hgrad[m * d];
+    struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
+    g.up = hgrad;
+    expect("forward SAVE", ffn_block_forward(gpu, blk, &ty, &tx, FFN_BLOCK_POLICY_SAVE), FFN_STATUS_OK, gpu, NULL);
+    expect("host gradient", ffn_block_backward(gpu, blk, &g, NULL, &tdy), FFN_STATUS_INVALID_ARG, gpu,
+           "grads.up");
+
+    // Streams: forward on one stream, backward on another; the result equals one stream's.
+    cudaStream_t s1, s2;
+    CUDA_OK(cudaStreamCreate(&s1));
+    CUDA_OK(cudaStreamCreate(&s2));
+    float *dg1 = dev_put(NULL, sizeof hgrad), *dg2 = dev_put(NULL, sizeof hgrad);
+    float r1[m * d], r2[m * d];
+    for (int pass = 0; pass < 2; pass++) {
+        g.up = pass ? dg2 : dg1;
+        ffn_ctx_set_stream(gpu, s1);
+        enum ffn_status st = ffn_block_forward(gpu, blk, &ty, &tx, FFN_BLOCK_POLICY_RECOMPUTE);
+        if (pass) ffn_ctx_set_stream(gpu, s2);
+        if (!st) st = ffn_block_backward(gpu, blk, &g, NULL, &tdy);
+        if (!st) st = ffn_ctx_synchronize(gpu);
+        expect(pass ? "forward s1, backward s2" : "forward + backward on s1", st, FFN_STATUS_OK, gpu, NULL);
+    }
+    ffn_ctx_set_stream(gpu, NULL);
+    dev_get(r1, dg1, sizeof r1);
+    dev_get(r2, dg2, sizeof r2);
+    n_checks++;
+    if (memcmp(r1, r2, sizeof r1) && fail_msg()) printf("FAIL streams: the gradients differ\n");
+    // n_tokens 0: a no-op forward; the backward zeroes the gradients.
+    const struct ffn_tensor t0 = ffn_tensor_2d(dx, FFN_DTYPE_F32, 0, d, d), t0y = ffn_tensor_2d(dyb, FFN_DTYPE_F32, 0, d, d);
+    g.up = dg1;
+    enum ffn_status st = ffn_block_forward(gpu, blk, &t0y, &t0, FFN_BLOCK_POLICY_SAVE);
+    if (!st) st = ffn_block_backward(gpu, blk, &g, NULL, &t0y);
+    if (!st) st = ffn_ctx_synchronize(gpu);
+    expect("0 tokens", st, FFN_STATUS_OK, gpu, NULL);
+    dev_get(r1, dg1, sizeof r1);
+    for (int k = 0; k < m * d; k++)
+        if (r1[k] != 0.0f && fail_msg()) {
+            printf("FAIL 0 tokens: grads.up[%d] = %g, expected 0\n", k, r1[k]);
+            break;
+        }
+    ffn_block_destroy(blk);
+    ffn_block_destroy(cblk);
+    cudaStreamDestroy(s1), cudaStreamDestroy(s2);
+    cudaFree(dw), cudaFree(dx), cudaFree(dyb), cudaFree(dg1), cudaFree(dg2);
+}
+
+int main(int argc, char **argv) {
+    char why[256];
+    if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why)) {
+        printf("skipped: no CUDA device (%s)\n", why);
+        return SKIP;
+    }
+    bool grid = false, mis = false, epi = false, verbose = false;
+    int stride = 1;
+    const char *fixtures[16];
+    int n_fx = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--grid")) grid = true;
+        else if (!strcmp(argv[i], "--misuse")) mis = true;
+        else if (!strcmp(argv[i], "--epilogue")) epi = true;
+        else if (!strcmp(argv[i], "--verbose")) verbose = true;
+        else if (!strcmp(argv[i], "--stride") && i + 1 < argc) stride = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only-act") && i + 1 < argc) {
+            enum ffn_act a;
+            if (ffn_act_from_name(argv[++i], &a)) {
+                fprintf(stderr, "test_cuda_block: unknown activation '%s'\n", argv[i]);
+                return 2;
+            }
+            only_act = (int)a;
+        }
+        else if (!strcmp(argv[i], "--hf") && i + 1 < argc && n_fx < 16) fixtures[n_fx++] = argv[++i];
+        else {
+            fprintf(stderr, "usage: test_cuda_block [--grid [--only-act ACT]] [--misuse] [--hf DIR]... "
+                    "[--epilogue [--stride S] [--verbose]]\n");
+            return 2;
+        }
+    }
+    if (!grid && !mis && !epi && !n_fx) grid = mis = true;
+    struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
+    o.backend = FFN_BACKEND_CUDA;
+    o.log = log_cb;
+    ffn_ctx_t gpu, cpu;
+    if (ffn_ctx_create(&o, &gpu) || ffn_ctx_create(NULL, &cpu)) {
+        printf("FAIL: ffn_ctx_create\n");
+        return 1;
+    }
+    // No cuBLASLt: the blocks are refused with FFN_STATUS_UNSUPPORTED; say so and skip.
+    {
+        struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
+        spec.d_model = 1, spec.d_ff = 1;
+        float *p = dev_put(NULL, 16);
+        struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
+        w.gate = w.up = w.down = ffn_weight_dense(p, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
+        w.up.data = p + 1, w.down.data = p + 2;
+        ffn_block_t b;
+        enum ffn_status st = ffn_block_create(gpu, &spec, &w, NULL, &b);
+        if (st == FFN_STATUS_UNSUPPORTED) {
+            printf("skipped: %s\n", ffn_ctx_last_error(gpu));
+            return SKIP;
+        }
+        ffn_block_destroy(b);
+        cudaFree(p);
+    }
+    if (grid) {
+        grid_small(gpu, cpu);
+        grid_large(gpu, cpu, 64, 128, 48);
+        grid_large(gpu, cpu, 40, 72, 33);
+    }
+    for (int i = 0; i < n_fx; i++) n_fail += hf_fixture(gpu, fixtures[i]);
+    if (mis) misuse(gpu, cpu);
+    if (epi) n_fail += ffn_test_epilogue(stride, verbose);
+    ffn_ctx_destroy(gpu);
+    ffn_ctx_destroy(cpu);
+    printf("test_cuda_block: %d checks, %d failures; %d GEMM configurations without a cuBLASLt "
+           "algorithm (fallback), %d warnings\n", n_checks, n_fail, n_log_fallback, n_log_warn);
+    return n_fail ? 1 : 0;
+}

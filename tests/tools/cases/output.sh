@@ -1,0 +1,47 @@
+# Class 7 — outputs are written only to a regular file (replaced, keeping its permission bits) or
+# to a new name; a directory, FIFO or device is refused and left as it was. A symbolic link is
+# followed, as cp does: the regular file it points to is replaced and the link kept; a dangling
+# link or a link to anything else is refused. The real /dev nodes are never given as outputs:
+# device cases use a node made in the work folder (mknod, as root).
+L=$DATA/hf/llama
+IN=$L/io.safetensors
+t 0 "y written to $W/new.safetensors" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/new.safetensors"
+p "a new regular file" -- test -f "$W/new.safetensors"
+echo old >"$W/old.safetensors"
+chmod 640 "$W/old.safetensors"
+t 0 "y written to" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/old.safetensors"
+p "the file was replaced" -- bash -c '! grep -qx old "$1"' _ "$W/old.safetensors"
+p "it keeps its permission bits" -- bash -c '[ "$(stat -c %a "$1")" = 640 ]' _ "$W/old.safetensors"
+mkdir "$W/adir"
+t 2 "adir: is a directory; outputs are written only to regular files or new names" oneline -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/adir"
+mkfifo "$W/out.fifo"
+t 2 "out.fifo: is a FIFO (named pipe); outputs are written only" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/out.fifo"
+p "the FIFO is still a FIFO" -- test -p "$W/out.fifo"
+ln -s out.fifo "$W/to_fifo"
+t 2 "a symbolic link to a FIFO (named pipe)" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/to_fifo"
+p "the link is kept" -- test -L "$W/to_fifo"
+p "the FIFO is still a FIFO" -- test -p "$W/out.fifo"
+ln -s adir "$W/to_dir"
+t 2 "a symbolic link to a directory" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/to_dir"
+if [ "$ROOT" = 1 ]; then
+    mknod "$W/null" c 1 3
+    t 2 "null: is a character device; outputs are written only" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/null"
+    p "the device node is still a device node" -- test -c "$W/null"
+    ln -s null "$W/to_null"
+    t 2 "a symbolic link to a character device" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/to_null"
+    p "the link is kept" -- test -L "$W/to_null"
+    p "the device node is still a device node" -- test -c "$W/null"
+else
+    skip "device nodes as outputs: mknod needs root"
+fi
+echo target >"$W/target.safetensors"
+ln -s target.safetensors "$W/link.safetensors"
+t 0 "y written to" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/link.safetensors"
+p "the link is kept" -- test -L "$W/link.safetensors"
+p "the file it points to now holds y" -- "$FFN" verify "$L" "$IN" --layer 1
+p "the file it points to was replaced" -- bash -c '! grep -qx target "$1"' _ "$W/target.safetensors"
+ln -s missing.safetensors "$W/dangling.safetensors"
+t 2 "a symbolic link to a missing file; not written through a dangling link" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/dangling.safetensors"
+p "nothing was created through the link" -- test ! -e "$W/missing.safetensors"
+t 2 "cannot create: its directory does not exist" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/nope/y.safetensors"
+p "no temporary file is left" -- bash -c '! ls -a "$1" | grep -q "\.tmp"' _ "$W"
