@@ -339,6 +339,35 @@ FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *up,
                                          const struct ffn_tensor *dh);
 
+/// The four elementwise operations above, as a context's kernel table holds them: one kernel
+/// per operation and activation.
+enum ffn_op {
+    FFN_OP_ACT_FWD = 0,  // ffn_act_forward
+    FFN_OP_ACT_BWD,      // ffn_act_backward
+    FFN_OP_GLU_FWD,      // ffn_glu_forward
+    FFN_OP_GLU_BWD,      // ffn_glu_backward
+    FFN_OP_COUNT
+};
+
+/// "act_fwd", "act_bwd", "glu_fwd", "glu_bwd"; "?" for a value out of range.
+FFN_API const char *ffn_op_name(enum ffn_op op);
+
+/// The ISA of the kernel that runs `op` for `act` on a CPU context: ffn_ctx_isa() where that
+/// ISA has the kernel, else the lower ISA it comes from (the scalar reference at worst). A tool
+/// that labels measurements by kernel reads it here.
+/// @retval the ISA; FFN_ISA_AUTO for a NULL or non-CPU context, or `op` / `act` out of range
+FFN_API enum ffn_isa ffn_ctx_kernel_isa(ffn_ctx_t ctx, enum ffn_op op, enum ffn_act act);
+
+/// The reference definitions (docs/design.md) of act(x) and act'(x), evaluated in double by
+/// their stable forms: relative error ~1e-15 wherever the result is a normal float, so rounding
+/// to f32 gives the correctly rounded value except within ~1e-7 ulp of a rounding boundary.
+/// The scalar kernels (FFN_ISA_SCALAR) round these; the accuracy tools measure against them
+/// and MPFR. Special values as the kernels: NaN in, NaN out; the limits at ±inf.
+/// @retval the value; NaN for `act` out of range
+FFN_API double ffn_ref_act(enum ffn_act act, double x);
+/// act'(x) in double (see ffn_ref_act).
+FFN_API double ffn_ref_dact(enum ffn_act act, double x);
+
 // -------------------------------------------------------------------------------------------
 // FFN blocks on the CPU (src/block/)
 //
