@@ -20,10 +20,12 @@
 #define FFN_V_SCALEF_1OP 0  // scalef: a multiply and its test; masked operations: blends
 // Calls in cache (not cfg->stream) walk one range, and only the gated forward runs its pre stage
 // a vector ahead: with 16 registers more sub-ranges and the other pipelines spill (same-process
-// A/B at n = 16384: without, gelu_tanh forward 1.22x, SwiGLU backward 1.03x; with, the gated
-// forwards 1.04-1.10x). A streaming call keeps both: there memory waits dominate.
+// A/B at n = 16384, Intel Xeon (AMX): without, gelu_tanh forward 1.22x, SwiGLU backward 1.03x;
+// with, the gated forwards 1.04-1.10x). A streaming call keeps both: memory waits dominate.
 #define FFN_V_CACHE_WAYS 1
+#ifndef FFN_V_CACHE_AHEAD  // (a -D of an experiment: bench/ab.sh AB_NEW_CFLAGS)
 #define FFN_V_CACHE_AHEAD (1 << FFN_KOP_GLU_FWD)
+#endif
 
 typedef __m256 ffn__vf;
 typedef __m256i ffn__vi;
