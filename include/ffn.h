@@ -146,7 +146,11 @@ enum ffn_accuracy {
 
 // -------------------------------------------------------------------------------------------
 // Context: backend, chosen kernels, thread count, last error. No global mutable state: two
-// contexts are independent; one context must not be used by two threads at once.
+// contexts are independent; one context must not be used by two threads at once. ffn changes
+// no process-wide setting: the activations pass ffn_ctx_threads() to their parallel region; a
+// block call sets the calling thread's OpenMP count (omp_set_num_threads, a per-thread value
+// that oneDNN follows) and restores it before returning. The libraries keep their own
+// process-wide state (libgomp's thread pool, oneDNN's primitive cache) with their defaults.
 //
 // Backends. A context runs on one backend, chosen at create (opts.backend):
 //   FFN_BACKEND_CPU   host memory, SIMD kernels and OpenMP threads (the default).
