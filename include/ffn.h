@@ -972,6 +972,19 @@ FFN_API ffn_safetensors_t ffn_model_safetensors(ffn_model_t model);
 FFN_API ffn_gguf_t ffn_model_gguf(ffn_model_t model);
 /// The config.json text the model was opened with (NULL for GGUF).
 FFN_API const char *ffn_model_config_json(ffn_model_t model);
+/// A block for one FFN of a model (ffn_model_layer): spec from the layer (d_model, d_ff,
+/// activation, gated, gate/up layout, biases present), weights from its file tensors. Zero
+/// copy where the block can read a tensor in place (F32, BF16 or F16 data aligned to its
+/// element size): the block then reads the model's mapped memory, so the model must stay open
+/// while the block lives. Other tensors (Q8_0, Q4_0, F64, misaligned data) are converted once
+/// to f32 copies that the block owns and ffn_block_destroy frees. opts as ffn_block_create.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (NULL arguments, a tensor that does not fit
+///         the layer, as ffn_block_create reports it), FFN_STATUS_UNSUPPORTED (as
+///         ffn_block_create), FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_block_create_from_layer(ffn_ctx_t ctx,
+                                                    const struct ffn_model_layer *layer,
+                                                    const struct ffn_block_opts *opts,
+                                                    ffn_block_t *block_out);
 
 // -------------------------------------------------------------------------------------------
 // Scalar conversions (round to nearest even; NaN stays NaN, quiet)

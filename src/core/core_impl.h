@@ -128,6 +128,11 @@ struct ffn_block_hdr {
     const struct ffn_block_i *impl;
     enum ffn_backend backend;
     int device;  // CUDA: the device the block's memory is on; -1 on the CPU
+    // Host memory the block owns besides the backend's own (ffn_block_create_from_layer: f32
+    // copies of weights the block cannot read in place), freed by ffn_block_destroy. Both
+    // backends calloc their block, so a block made by ffn_block_create has none.
+    void *owned[8];
+    int n_owned;
 };
 
 extern const struct ffn_block_i ffn_block_cpu;  // src/block/block.c
