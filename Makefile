@@ -4,8 +4,11 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# 1: `make test` first checks that the C/C++/CUDA sources are formatted (scripts/format-check.sh)
+# and fails, naming the files, when one is not. 0: the check is skipped.
+FORMAT_CHECK ?= 0
 
-.PHONY: all deps build test test-fast test-asan demo demo-web bench fuzz clean format
+.PHONY: all deps build test test-fast test-asan demo demo-web bench fuzz clean format format-check
 
 all: build
 
@@ -19,6 +22,7 @@ build: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: deps
+	@if [ "$(FORMAT_CHECK)" = 1 ]; then scripts/format-check.sh; fi
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -55,5 +59,10 @@ fuzz:
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
 
+# clang-format over the tracked C/C++/CUDA sources (scripts/format-files.sh lists them); the
+# check alone, as `make test` runs it with FORMAT_CHECK=1.
 format:
-	clang-format -i include/*.h src/*/*.c src/*/*.h src/cpu/*/*.c tools/*.c tests/*/*.c
+	@scripts/format.sh
+
+format-check:
+	@scripts/format-check.sh

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # py_bench.py — ffn from Python against torch's own ops, on the same tensors and thread counts:
 #
-#   1. call overhead at small n: ffn.glu (SwiGLU combine) through the binding, against the bare
-#      ctypes call of ffn_glu_forward with views made once, and against torch's eager
-#      F.silu(gate) * up;
+#   1. call overhead at small n: ffn.glu (SwiGLU combine) through the binding (on torch tensors,
+#      and with out= on NumPy arrays sharing their memory), against the bare ctypes call of
+#      ffn_glu_forward with views made once, and against torch's eager F.silu(gate) * up;
 #   2. ffn.glu against torch's eager combine at sizes in and out of cache, f32 and bf16
 #      (GB/s counts 2 reads + 1 write);
 #   3. ffn.torch.GatedFFN (ffn_block_*) against a plain torch LLaMA MLP (nn.Linear x 3, silu,
@@ -98,9 +98,9 @@ def emit(rows, row, out):
 
 def bench_overhead(args, out, rows):
     print("\n## Call overhead at small n (SwiGLU combine, f32, 1 thread)\n")
-    print("| n | bare ctypes call | ffn.glu(out=h) | ffn.glu (allocates h) | torch "
-          "F.silu(g)*u | ffn.glu(out=h) - bare | ffn.glu(out=h) / torch |")
-    print("|---|---|---|---|---|---|---|")
+    print("| n | bare ctypes call | ffn.glu(out=h) | ffn.glu (allocates h) | ffn.glu(out=h) "
+          "NumPy | torch F.silu(g)*u | ffn.glu(out=h) - bare | ffn.glu(out=h) / torch |")
+    print("|---|---|---|---|---|---|---|---|")
     ctx = ffn.Context(threads=1)
     torch.set_num_threads(1)
     for n in args.small:
@@ -114,13 +114,15 @@ def bench_overhead(args, out, rows):
         bare, py, _ = paired(lambda: f(hd, silu, vh, vg, vu),
                              lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms, args.reps)
         alloc = timeit(lambda: ffn.glu(g, u, "silu", ctx=ctx), args.min_ms, args.reps)[0]
+        gn, un, hn = g.numpy(), u.numpy(), h.numpy()
+        npy = timeit(lambda: ffn.glu(gn, un, "silu", out=hn, ctx=ctx), args.min_ms, args.reps)[0]
         tt, _, ratio = paired(lambda: F.silu(g) * u,
                               lambda: ffn.glu(g, u, "silu", out=h, ctx=ctx), args.min_ms,
                               args.reps)  # ratio: time(ffn.glu) / time(torch)
-        print("| %d | %.2f us | %.2f us | %.2f us | %.2f us | %.2f us | %.2f |" % (
-            n, bare * 1e6, py * 1e6, alloc * 1e6, tt * 1e6, (py - bare) * 1e6, ratio))
+        print("| %d | %.2f us | %.2f us | %.2f us | %.2f us | %.2f us | %.2f us | %.2f |" % (
+            n, bare * 1e6, py * 1e6, alloc * 1e6, npy * 1e6, tt * 1e6, (py - bare) * 1e6, ratio))
         emit(rows, {"bench": "overhead", "n": n, "bare_s": bare, "ffn_out_s": py,
-                    "ffn_alloc_s": alloc, "torch_s": tt}, out)
+                    "ffn_alloc_s": alloc, "ffn_out_numpy_s": npy, "torch_s": tt}, out)
 
 
 def bench_glu(args, out, rows):

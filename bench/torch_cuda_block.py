@@ -15,6 +15,14 @@ CUDA events, the median over reps, a read of 4x the L2 cache before every timed 
   python3 bench/torch_cuda_block.py --ffn-json ffn.jsonl --json-out torch.jsonl   # + the table
   python3 bench/torch_cuda_block.py --table-only --ffn-json ffn.jsonl --torch-json torch.jsonl
 
+  python3 bench/torch_cuda_block.py --gemms --json-out torch-gemms.jsonl  # each GEMM alone
+  python3 bench/torch_cuda_block.py --gemm-table --ffn-json ffn.jsonl --torch-json torch-gemms.jsonl
+
+--gemms times each matrix product of a row alone (the names of ffn's stages: P0, P1, down,
+dW_down, dh, dW_P0, dW_P1, dx_P0, dx_P1), through PyTorch's default BLAS (cuBLAS) and with
+torch.backends.cuda.preferred_blas_library("cublaslt"); --gemm-table joins them with ffn's
+`bench block --gemms --stages` rows (the GEMM alone with ffn's pick and with cuBLASLt's first
+heuristic candidate, and the same GEMM inside the block).
 (also reachable as `bench/torch_cuda.py --blocks ...`). ffn's rows: `ffn bench block --backend
 cuda --json`. Not a correctness check.
 """
@@ -132,6 +140,137 @@ def gemms_fn(blk, x, dy, bwd, gated, bias):
     return fn
 
 
+def gemm_list(blk, x, dy, gated, bias):
+    """[(name, fn)]: each matrix product of a fwd+bwd row alone, named as ffn's stages."""
+    wu, wd = blk.up.weight, blk.down.weight
+    wg = blk.gate.weight if gated else None
+    t, d = x.shape
+    m = wu.shape[0]
+    o = dict(dtype=x.dtype, device="cuda")
+    pu, pg, h, y = (torch.randn(t, m, **o), torch.randn(t, m, **o), torch.randn(t, m, **o),
+                    torch.empty(t, d, **o))
+    dh, gwd, gwu, gwg, dx = (torch.empty(t, m, **o), torch.empty(d, m, **o), torch.empty(m, d, **o),
+                             torch.empty(m, d, **o), torch.empty(t, d, **o))
+    nu = "P1" if gated else "P0"
+    L = []
+    if gated:
+        L.append(("P0", lambda: torch.mm(x, wg.t(), out=pg)))
+    if bias:
+        L.append((nu, lambda: torch.addmm(blk.up.bias, x, wu.t(), out=pu)))
+        L.append(("down", lambda: torch.addmm(blk.down.bias, h, wd.t(), out=y)))
+    else:
+        L.append((nu, lambda: torch.mm(x, wu.t(), out=pu)))
+        L.append(("down", lambda: torch.mm(h, wd.t(), out=y)))
+    L.append(("dW_down", lambda: torch.mm(dy.t(), h, out=gwd)))
+    L.append(("dh", lambda: torch.mm(dy, wd, out=dh)))
+    if gated:
+        L.append(("dW_P0", lambda: torch.mm(pg.t(), x, out=gwg)))
+    L.append(("dW_P1" if gated else "dW_P0", lambda: torch.mm(pu.t(), x, out=gwu)))
+    if gated:
+        L.append(("dx_P0", lambda: torch.mm(pg, wg, out=dx)))
+        L.append(("dx_P1", lambda: dx.addmm_(pu, wu)))
+    else:
+        L.append(("dx_P0", lambda: torch.mm(pu, wu, out=dx)))
+    return L
+
+
+def run_gemms(args, out):
+    """Each GEMM alone, cuBLAS (PyTorch's default) and cuBLASLt (preferred_blas_library)."""
+    dev = torch.cuda.get_device_name(0)
+    timer = Timer()
+    torch.manual_seed(0x5EED)
+    libs = ["cublas", "cublaslt"]
+    for name, d, m, gated, bias in SHAPES:
+        if args.shape and name != args.shape:
+            continue
+        for t in args.tokens:
+            for dname in args.dtypes:
+                dt = torch.bfloat16 if dname == "bf16" else torch.float32
+                with torch.no_grad():
+                    blk = make_block(d, m, gated, bias, dt)
+                    x = torch.randn(t, d, dtype=dt, device="cuda")
+                    dy = torch.randn(t, d, dtype=dt, device="cuda")
+                    for lib in libs:
+                        try:
+                            torch.backends.cuda.preferred_blas_library(lib)
+                        except Exception as e:
+                            print(f"preferred_blas_library({lib}): {e}", file=sys.stderr)
+                            continue
+                        for gname, fn in gemm_list(blk, x, dy, gated, bias):
+                            med, host, reps = timer.time(fn, max(args.reps, 10) if args.reps else 0)
+                            row = {"impl": "torch_gemm1", "blas": lib, "backend": "cuda",
+                                   "shape": name, "tokens": t, "dtype": dname, "gemm": gname,
+                                   "seconds": med, "reps": reps, "device": dev,
+                                   "torch": torch.__version__}
+                            if out:
+                                out.write(json.dumps(row) + "\n")
+                                out.flush()
+                            print(f"torch {lib:8s} {name:11s} {t:5d} {dname:4s} {gname:8s} "
+                                  f"{med * 1e3:9.4f} ms", file=sys.stderr, flush=True)
+                    torch.backends.cuda.preferred_blas_library("cublas")
+                del blk, x, dy
+                torch.cuda.empty_cache()
+    try:
+        ws = os.environ.get("CUBLASLT_WORKSPACE_SIZE", "(unset)")
+        print(f"torch {torch.__version__}: CUBLASLT_WORKSPACE_SIZE={ws}, "
+              f"CUBLAS_WORKSPACE_CONFIG={os.environ.get('CUBLAS_WORKSPACE_CONFIG', '(unset)')}",
+              file=sys.stderr)
+    except Exception:
+        pass
+
+
+def gemm_table(ffn_rows, torch_rows):
+    """Per GEMM: ffn alone (its pick / the heuristic's first), ffn inside the block (its stage),
+    PyTorch alone through cuBLAS and through cuBLASLt (median GPU ms)."""
+    fg = {(r["shape"], int(r["tokens"]), r["math"], r["gemm"]): r for r in ffn_rows
+          if r.get("bench") == "block_gemm" and r["pass"] == "fwdbwd"}
+    st = {}
+    for r in ffn_rows:
+        if r.get("bench") == "block_stage" and r["pass"] == "fwdbwd":
+            st[(r["shape"], int(r["tokens"]), r["math"], r["stage"])] = r
+    tg = {}
+    for r in torch_rows:
+        if r.get("impl") == "torch_gemm1":
+            tg[(r["shape"], int(r["tokens"]), r["dtype"], r["gemm"], r["blas"])] = r
+    print("FFN block GEMMs one by one (median GPU ms, L2 evicted before each; 'in block' = the "
+          "block's own stage, events between stages)")
+    hdr = (f"{'shape':11s} {'T':>5s} {'dtype':5s} {'gemm':8s} {'M x N x K':>20s} {'op':2s} | "
+           f"{'ffn':>8s} {'first':>8s} {'pick':>6s} {'inblock':>8s} | {'cublas':>8s} "
+           f"{'cublasLt':>8s} | {'ffn/cublas':>10s}")
+    print(hdr)
+    print("-" * len(hdr))
+    tot = {}
+    for k in sorted(fg, key=lambda k: (k[0], k[1], k[2])):
+        f = fg[k]
+        s_ = st.get(k)
+        a = tg.get((k[0], k[1], k[2], k[3], "cublas"))
+        b = tg.get((k[0], k[1], k[2], k[3], "cublaslt"))
+        ms = lambda v: f"{v:8.4f}" if v is not None else f"{'-':>8s}"
+        ta = a["seconds"] * 1e3 if a else None
+        tb = b["seconds"] * 1e3 if b else None
+        row = tot.setdefault(k[:3], [0.0, 0.0, 0.0, 0.0, 0.0])
+        for i, v in enumerate([f["ms"], f["first_ms"], s_["ms"] if s_ else None, ta, tb]):
+            row[i] += v or 0.0
+        mnk = f"{f['M']}x{f['N']}x{f['K']}"
+        print(f"{k[0]:11s} {k[1]:5d} {k[2]:5s} {k[3]:8s} {mnk:>20s} {f['op']:2s} | "
+              f"{ms(f['ms'])} {ms(f['first_ms'])} {f['pick'] + 1:>2d}/{f['n_algos']:<3d} "
+              f"{ms(s_['ms'] if s_ else None)} | {ms(ta)} {ms(tb)} | "
+              f"{(f['ms'] / ta) if ta else float('nan'):10.3f}")
+    for k, v in sorted(tot.items()):
+        print(f"{k[0]:11s} {k[1]:5d} {k[2]:5s} {'all':8s} {'':>20s} {'':2s} | {v[0]:8.4f} "
+              f"{v[1]:8.4f} {'':6s} {v[2]:8.4f} | {v[3]:8.4f} {v[4]:8.4f} | "
+              f"{(v[0] / v[3]) if v[3] else float('nan'):10.3f}")
+    # The block's other stages (not GEMMs), fwd+bwd rows.
+    gemms = {"P0", "P1", "down", "dW_down", "dh", "dW_P0", "dW_P1", "dx_P0", "dx_P1"}
+    other = sorted(((k, r) for k, r in st.items() if not fg or k[3] not in gemms),
+                   key=lambda kr: (kr[0][:3], kr[1]["call"] != "forward", kr[1]["index"]))
+    if other:
+        print(("" if fg else "all ") + ("non-GEMM " if fg else "") +
+              "stages of the fwd+bwd rows (median GPU ms):")
+        for k, r in other:
+            print(f"  {k[0]:11s} {k[1]:5d} {k[2]:5s} {r['call']:8s} {k[3]:10s} {r['ms']:8.4f}")
+
+
 def step_fn(mod, params, x, dy, bwd):
     if not bwd:
         def fn():
@@ -199,9 +338,11 @@ def table(ffn_rows, torch_rows):
         dt = r.get("math", r["dtype"]) if r["dtype"] == "f32" else r["dtype"]
         return (r["shape"], int(r["tokens"]), dt + ("+epi" if r.get("gelu_epilogue") else ""),
                 r["pass"])
-    ffn = {key(r): r for r in ffn_rows if not r.get("header") and "shape" in r}
+    ffn = {key(r): r for r in ffn_rows if "bench" not in r and "shape" in r}
     tor = {}
     for r in torch_rows:
+        if "pass" not in r:  # --gemms rows
+            continue
         tor.setdefault((r["shape"], int(r["tokens"]), r["dtype"], r["pass"]), {})[r["impl"]] = r
     print("FFN block on the GPU: ffn vs the same GEMMs alone (cuBLASLt) vs PyTorch eager and "
           "torch.compile (median GPU ms; speedup = torch / ffn)")
@@ -236,6 +377,9 @@ def parse(argv):
     p.add_argument("--ffn-json", help="ffn's rows (`ffn bench block --backend cuda --json`)")
     p.add_argument("--json-out", help="write (append) the torch rows here as JSON lines")
     p.add_argument("--table-only", action="store_true")
+    p.add_argument("--gemms", action="store_true", help="each GEMM alone (torch_gemm1 rows)")
+    p.add_argument("--gemm-table", action="store_true",
+                   help="only the per-GEMM table from --ffn-json and --torch-json")
     p.add_argument("--torch-json", help="torch rows from an earlier run (with --table-only)")
     a = p.parse_args(argv)
     a.tokens = [int(v) for v in a.tokens.split(",")] if a.tokens else TOKENS
@@ -253,6 +397,18 @@ def main(argv):
             return [json.loads(l) for l in f if l.strip().startswith("{")]
 
     ffn_rows = rows_of(a.ffn_json)
+    if a.gemm_table:
+        gemm_table(ffn_rows, rows_of(a.torch_json))
+        return 0
+    if a.gemms:
+        if torch is None or not torch.cuda.is_available():
+            print("torch_cuda_block.py: no CUDA device for PyTorch", file=sys.stderr)
+            return 2
+        out = open(a.json_out, "a") if a.json_out else None
+        run_gemms(a, out)
+        if out:
+            out.close()
+        return 0
     if a.table_only:
         torch_rows = rows_of(a.torch_json)
     else:

@@ -164,7 +164,7 @@ enum ffn_accuracy {
 // build without CUDA, or a machine without a usable GPU, refuses a CUDA context with
 // FFN_STATUS_UNSUPPORTED and a message; CUDA errors (a failed launch, a sticky error from earlier
 // work, out of memory) come back as FFN_STATUS_BACKEND with CUDA's words in ffn_ctx_last_error.
-// FFN blocks (ffn_block_*) run on the CPU backend only, for now.
+// FFN blocks (ffn_block_*) run on both: oneDNN's matmul on the CPU, cuBLASLt on CUDA.
 // -------------------------------------------------------------------------------------------
 
 typedef struct ffn_ctx *ffn_ctx_t;
@@ -204,9 +204,12 @@ struct ffn_ctx_opts {
                                   // the caller keeps it alive while the context uses it
 };
 
+// The _INIT macros are laid out by hand (clang-format would put each brace on its own line).
+// clang-format off
 #define FFN_CTX_OPTS_INIT                                                                    \
     { sizeof(struct ffn_ctx_opts), FFN_ISA_AUTO, 0, FFN_ACCURACY_DEFAULT, false, NULL, NULL, \
       FFN_BACKEND_CPU, 0, NULL }
+// clang-format on
 
 /// Creates a context. `opts` may be NULL (defaults). A forced ISA that the CPU cannot run
 /// gives FFN_STATUS_UNSUPPORTED; so does an unknown $FFN_ISA value (named in the message,
@@ -455,9 +458,11 @@ struct ffn_block_spec {
     bool bias_down;                     // b_down [d_model]
 };
 
+// clang-format off
 #define FFN_BLOCK_SPEC_INIT \
     { sizeof(struct ffn_block_spec), 0, 0, FFN_ACT_SILU, true, FFN_GATE_UP_SEPARATE, 1, \
       false, false, false }
+// clang-format on
 
 /// One stored tensor. For a matrix, element (r, c) of the stored [R, C] array lies at
 /// data + (r*row_stride + c)*dtype_size, where R and C follow from the spec and `orient`
@@ -493,8 +498,10 @@ struct ffn_block_weights {
     struct ffn_weight b_gate, b_up, b_gate_up, b_down;
 };
 
+// clang-format off
 #define FFN_BLOCK_WEIGHTS_INIT { sizeof(struct ffn_block_weights), {0}, {0}, {0}, {0}, \
                                  {0}, {0}, {0}, {0} }
+// clang-format on
 
 /// Weight gradients, dense, each in the layout and orientation of its weight (same shape as the
 /// matching `ffn_block_weights` member), every member of one dtype: f32 (default) or bf16. A
@@ -508,9 +515,11 @@ struct ffn_block_grads {
     enum ffn_dtype dtype;  // of every member: FFN_DTYPE_F32 or FFN_DTYPE_BF16
 };
 
+// clang-format off
 #define FFN_BLOCK_GRADS_INIT \
     { sizeof(struct ffn_block_grads), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, \
       FFN_DTYPE_F32 }
+// clang-format on
 
 /// How the activation meets the GEMM that feeds it.
 enum ffn_block_schedule {
@@ -543,9 +552,11 @@ struct ffn_block_opts {
                                        // FFN_DTYPE_F32 (default) or FFN_DTYPE_BF16 (half the bytes)
 };
 
+// clang-format off
 #define FFN_BLOCK_OPTS_INIT \
     { sizeof(struct ffn_block_opts), FFN_BLOCK_SCHEDULE_AUTO, 0, 0, FFN_BLOCK_MATH_STRICT, \
       FFN_DTYPE_F32 }
+// clang-format on
 
 /// What a forward keeps for the backward.
 enum ffn_block_policy {
@@ -625,8 +636,10 @@ struct ffn_block_info {
                                        // "brg:avx512_core_amx_bf16"); "" before the first call
 };
 
+// clang-format off
 #define FFN_BLOCK_INFO_INIT \
     { sizeof(struct ffn_block_info), 0, 0, 0, 0, 0, 0, 0, 0, FFN_DTYPE_F32, "" }
+// clang-format on
 
 /// Fills `info` for a batch of n_tokens (≥ 0). `info->size` must be set (FFN_BLOCK_INFO_INIT).
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
@@ -661,7 +674,9 @@ struct ffn_block_cost {
     double intensity_fwd, intensity_bwd;  // FLOP per byte
 };
 
+// clang-format off
 #define FFN_BLOCK_COST_INIT { sizeof(struct ffn_block_cost), 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+// clang-format on
 
 /// Fills `cost` for `spec` (d_model, d_ff, gated and the bias flags are read) at n_tokens.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
@@ -1068,9 +1083,11 @@ struct ffn_tp_plan_opts {
     enum ffn_tp_down_bias down_bias;
 };
 
+// clang-format off
 #define FFN_TP_PLAN_OPTS_INIT \
     { sizeof(struct ffn_tp_plan_opts), 1, FFN_GATE_UP_LAYOUT_COUNT, FFN_WEIGHT_ORIENT_COUNT, \
       FFN_TP_DOWN_BIAS_RANK0 }
+// clang-format on
 
 /// A sharding plan: the whole block as stored, the world size and every rank's layout. The
 /// same on every rank (the rank is an argument of the functions that need it).
@@ -1086,10 +1103,12 @@ struct ffn_tp_plan {
     enum ffn_tp_down_bias down_bias;
 };
 
+// clang-format off
 #define FFN_TP_PLAN_INIT                                                                     \
     { sizeof(struct ffn_tp_plan), 0, 1, FFN_BLOCK_SPEC_INIT, FFN_WEIGHT_OUT_IN,               \
       FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN,          \
       FFN_WEIGHT_OUT_IN, FFN_WEIGHT_OUT_IN, FFN_TP_DOWN_BIAS_RANK0 }
+// clang-format on
 
 /// Makes the plan that splits the block (spec, weights) over `world` ranks. Only the weights'
 /// orientations are read (weights may be NULL: every tensor [out, in]); opts may be NULL.
@@ -1149,7 +1168,9 @@ struct ffn_tp_cost {
     double sent_bytes_bwd;       //   2·(P-1)/P · payload (reduce-scatter, then all-gather)
 };
 
+// clang-format off
 #define FFN_TP_COST_INIT { sizeof(struct ffn_tp_cost), 0, 0, 0, 0, 0, 0 }
+// clang-format on
 
 /// Fills `cost` (size set: FFN_TP_COST_INIT). act_dtype: the dtype of y and dx on the wire.
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
@@ -1207,7 +1228,9 @@ struct ffn_comm_nccl_opts {
                          // owner must then ncclCommAbort its ncclComm_t); 0: no limit
 };
 
+// clang-format off
 #define FFN_COMM_NCCL_OPTS_INIT { sizeof(struct ffn_comm_nccl_opts), NULL, 0.0 }
+// clang-format on
 
 /// Wraps the caller's NCCL communicator: `nccl_comm` points to an ncclComm_t (made by the caller,
 /// e.g. ncclCommInitRank; ffn never creates, finalises, aborts or destroys it). `ctx` must be a
@@ -1285,7 +1308,9 @@ struct ffn_comm_stats {
     double control_seconds;
 };
 
+// clang-format off
 #define FFN_COMM_STATS_INIT { sizeof(struct ffn_comm_stats), 0, 0, 0, 0, 0, 0, 0 }
+// clang-format on
 
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
 FFN_API enum ffn_status ffn_comm_stats(ffn_ctx_t ctx, ffn_comm_t comm,

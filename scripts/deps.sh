@@ -10,6 +10,8 @@ pkgs=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libopenblas-dev li
 pkgs+=(python3-numpy python3-torch python3-pip)
 # Tensor parallelism across processes (src/tp/comm_mpi.c, tests/tp under mpirun): Open MPI.
 pkgs+=(libopenmpi-dev openmpi-bin)
+# The format check of `make test` (scripts/format-check.sh) and scripts/format.sh: clang-format.
+pkgs+=(clang-format)
 # Extra groups, selected by arguments: `deps.sh bench` adds PyTorch and gnuplot.
 for extra in "$@"; do
   case "$extra" in

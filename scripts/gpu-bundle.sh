@@ -14,7 +14,9 @@
 #             logs under $OUT, a summary table last (scripts/gpu-summary.py, copied as summary.py)
 # Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
 # BUILD (default build-cuda) and JOBS (default 2) can be set; the bundle's size is checked
-# against 30 MiB.
+# against 30 MiB. LEAN=1 keeps only what the element-wise groups need (ffn, test_cuda,
+# test_cuda_math, cuda_lab: tests' kernel steps, ulp, bench, var, glut, flat, lab, sass), each
+# binary carrying the kernels' fatbin.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: scripts/gpu-bundle.sh OUTDIR}
@@ -78,6 +80,10 @@ done | sort -u | while read -r name path; do
     fi
 done
 
+if [ -n "${LEAN:-}" ]; then
+    rm -rf "$out/data" "$out/python" "$out/tests" "$out/lib/libffn.so" "$out/bin/test_cuda_block" \
+        "$out/bin/test_cuda_fault" "$out/bin/test_tp_nccl"
+fi
 # Large libraries and binaries travel compressed (oneDNN is ~40 MB, ~7 MB as xz; each binary
 # carries the kernels' fatbin); run.sh unpacks them.
 find "$out/lib" "$out/bin" -type f -size +4M -exec xz -T0 -6 {} \;

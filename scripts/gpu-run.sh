@@ -16,7 +16,9 @@
 # STEPS picks what runs: space- or comma-separated group names or step names (shell patterns
 # allowed). Groups: tests (the CUDA kernel tests), python (the package on CUDA tensors), tp (NCCL),
 # ulp (exhaustive sweeps), bench, torch, blocks (block tests, block benchmarks, PyTorch blocks),
-# and the design groups var, lab, sass. Default: all but the design groups. The block steps'
+# and the design groups var, glut (the gated forward's table against the direct kernel; the
+# copy with random data), flat (the flat kernel's forms: tests under each, every op against the
+# copy; flat-summary.txt), lab, sass. Default: all but the design groups. The block steps'
 # files are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
 # (block-torch.log) and block-summary.txt (its table printed last).
 set -u
@@ -161,6 +163,60 @@ if want var; then
     done
 fi
 
+# --- the 16-bit gated forwards: through the table of act(gate) (the default from 2^25 elements on)
+# against the direct kernel, every size; the copy's speed with random data (design) ----------
+if want glut; then
+    # The 16-bit gated forwards and unary backwards through their tables, every gate / x.
+    step ulp_glut 60 ulp-glut.jsonl tools.log env FFN_CUDA_GLU_LUT=1 "$here/bin/ffn" ulp \
+        --backend cuda --op swiglu --op geglu_tanh --op geglu_erf --op quick_geglu --op glu \
+        --dir fwd --json
+    step ulp_glut_bwd 60 ulp-glut.jsonl tools.log env FFN_CUDA_GLU_LUT=1 "$here/bin/ffn" ulp \
+        --backend cuda --op silu --op gelu_tanh --op gelu_erf --op quick_gelu --op sigmoid \
+        --dir bwd --json
+    for v in 0 1; do
+        step bench_glut$v 60 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v "$here/bin/ffn" \
+            bench act --backend cuda --json --dir fwd --glu --op swiglu --op geglu_tanh \
+            --op geglu_erf --op quick_geglu --op glu --dtype bf16 --dtype f16 \
+            --n 1572864,16777216,117440512
+        step bench_glut_bwd$v 60 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v \
+            "$here/bin/ffn" bench act --backend cuda --json --dir bwd --unary --op silu \
+            --op gelu_tanh --op gelu_erf --op quick_gelu --op sigmoid --dtype bf16 --dtype f16 \
+            --n 1572864,16777216,117440512
+    done
+    step bench_glut_t1024 30 bench-glut-t1024.jsonl tools.log env FFN_CUDA_GLU_LUT=1 \
+        FFN_CUDA_GLUT_THREADS=1024 "$here/bin/ffn" bench act --backend cuda --json --glu \
+        --dir fwd --dtype bf16 --dtype f16 --n 16777216,117440512
+    step bench_copy_random 60 bench-copy.jsonl tools.log env FFN_BENCH_COPY_SRC=random \
+        "$here/bin/ffn" bench act --backend cuda --json --dir fwd --op identity --op relu \
+        --op silu --op gelu_tanh --op swiglu --op bilinear --dtype f32 --dtype bf16 \
+        --n 16777216,117440512
+fi
+
+# --- the flat kernel's forms (ew_kernel.cuh; FFN_CUDA_FLAT_FORM=U,W: U chunks a thread and step,
+# W = 0 one pass, W > 0 W waves of resident blocks looping): the kernel tests under two forms and
+# the layout tests under four (looping grids capped at 3 blocks, so that every thread takes many
+# steps and the last one partly), then every op, direction and dtype through the direct kernel
+# (tables off) under each form, and once as the defaults run it (design) -----------------------
+flat_forms="1,0 2,0 4,0 1,1 2,1 4,1 2,4 4,4"
+if want flat; then
+    # (test_cuda --only-kernels compares every form's bits with one pass's itself.)
+    for f in 4,0 1,1 2,1 4,1; do
+        case $f in 2,1 | 4,1)
+            step flat_kernels_${f/,/_} 90 tests.log tests.log env FFN_CUDA_FLAT_FORM=$f \
+                FFN_CUDA_FLAT_BLOCKS=3 "$here/bin/test_cuda" --only-kernels ;;
+        esac
+        step flat_layouts_${f/,/_} 60 tests.log tests.log env FFN_CUDA_FLAT_FORM=$f \
+            FFN_CUDA_FLAT_BLOCKS=3 "$here/bin/test_cuda" --only-layouts
+    done
+    step flat_big 60 tests.log tests.log "$here/bin/test_cuda" --big
+    for f in $flat_forms; do
+        step flat_bench_${f/,/_} 40 bench-flat-${f/,/_}.jsonl tools.log env FFN_CUDA_FLAT_FORM=$f \
+            FFN_CUDA_LUT=0 FFN_CUDA_GLU_LUT=0 "$here/bin/ffn" bench act --backend cuda --json
+    done
+    step flat_bench_default 40 bench-flat-default.jsonl tools.log "$here/bin/ffn" bench act \
+        --backend cuda --json
+fi
+
 # --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------
 if want lab && [ -x "$here/bin/cuda_lab" ]; then
     step lab 120 lab.txt lab.txt "$here/bin/cuda_lab" all
@@ -190,8 +246,32 @@ step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GE
     "$tb" --grid --only-act gelu_tanh
 step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
     "$tb" --grid --only-act silu
-step block_bench 120 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
-    cuda --json
+step block_bench 150 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
+    cuda --json --stages --gemms
+# The GEMM choice: the heuristic's first only (no timed pick), and the fastest of 32 candidates.
+step block_bench_algos8 60 bench-block-algos8.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=8 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
+step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
+    "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
+# The element-wise passes: GPT-2's GeLU forward (25M elements) without the 16-bit lookup table
+# (from 2^25 elements, the former default; 2^23 now), the crossover of table and math for the
+# 16-bit forwards, and LLaMA's SwiGLU forward with bf16_parity.
+step block_bench_lut25 40 bench-block-lut25.jsonl block-tools.log env FFN_CUDA_LUT=33554432 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --shape gpt2-small
+step block_act_lut_math 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=0 \
+    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
+    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
+step block_act_lut_table 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=1 \
+    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
+    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
+step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
+    --backend cuda --json --stages --parity --shape llama3-8b
+# dx of LLaMA's two planes accumulated in bf16 (rounded twice) instead of staged in f32.
+step block_bench_dx2 40 bench-block-dx2.jsonl block-tools.log env FFN_CUDA_BLOCK_DX_ROUND=2 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --shape llama3-8b --tokens 8192
+step block_torch_gemms 90 block-torch.log block-torch.log python3 \
+    "$here/bench/torch_cuda_block.py" --gemms --tokens 512,8192 --json-out \
+    "$OUT/bench-block-torch-gemms.jsonl"
 step block_bench_epilogue 40 bench-block.jsonl block-tools.log env FFN_CUDA_GELU_EPILOGUE=1 \
     "$here/bin/ffn" bench block --backend cuda --json --shape gpt2-small
 step block_torch_eager 120 block-torch.log block-torch.log python3 \
@@ -216,16 +296,172 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== ffn vs GEMMs alone vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --table-only --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch.jsonl" 2>&1
+        echo "== GEMMs one by one: ffn (the heuristic's first, or FFN_CUDA_GEMM_ALGOS candidates timed) vs PyTorch"
+        python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
+            --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
+        if [ -s "$OUT/bench-block-act.jsonl" ]; then
+            echo "== GeLU-tanh bf16 forward: the kernel's math (FFN_CUDA_LUT=0) then the table (=1)"
+            python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "op" in r and "seconds" in r:
+        print("%-9s n=%9d %8.2f us %7.0f GB/s %.3f of copy" % (r["op"], r["n"],
+              r["seconds"] * 1e6, r["gbps"], r["ratio"]))' "$OUT/bench-block-act.jsonl" 2>&1
+        fi
+        for v in algos8 algos32 lut25 parity dx2; do
+            [ -s "$OUT/bench-block-$v.jsonl" ] || continue
+            echo "== GEMMs one by one and stages, variant $v"
+            python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
+                "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
+            echo "== ffn rows, variant $v (algos8/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
+            python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l) if l.startswith("{") else {}
+    if "shape" in r and "bench" not in r:
+        print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms gemms %.3f ms" % (
+              r["seconds"] * 1e3, r["gemm_seconds"] * 1e3), "ratio %.3f floor %.3f" % (
+              r["ratio_to_gemm"], r["floor_ratio"]), r["impl"])' "$OUT/bench-block-$v.jsonl" 2>&1
+        done
         echo "== ffn rows (the first GEMM's implementation)"
         python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}
-    if "shape" in r:
+    if "shape" in r and "bench" not in r:
         print(r["shape"], r["tokens"], r["math"], r["pass"], "%.3f ms" % (r["seconds"] * 1e3),
               "ratio %.3f floor %.3f host %.0f us" % (r["ratio_to_gemm"], r["floor_ratio"],
               r["host_us"]), r["impl"])' "$OUT/bench-block.jsonl" 2>&1
     } >"$OUT/block-summary.txt"
     cat "$OUT/block-summary.txt"
+fi
+# The variants of the glut group, one line a row: GB/s and the ratio to the same-run copy.
+if [ -s "$OUT/bench-glut1.jsonl" ] || [ -s "$OUT/ulp-glut.jsonl" ] ||
+    [ -s "$OUT/bench-copy.jsonl" ]; then
+    python3 - "$OUT" <<'PY' | tee "$OUT/glut-summary.txt"
+import json, os, sys
+def rows(name):
+    p = os.path.join(sys.argv[1], name)
+    if not os.path.exists(p):
+        return []
+    return [json.loads(l) for l in open(p) if l.startswith("{") and '"op"' in l]
+print("== ulp through the tables (FFN_CUDA_GLU_LUT=1; every gate / x): gated fwd, unary bwd")
+for r in rows("ulp-glut.jsonl"):
+    if r["dtype"] != "f32":
+        print("%-12s %-3s %-5s max %.4f (bound %g) cr %.6f %s" % (r["op"], r["dir"], r["dtype"],
+              r["max_ulp"], r["bound"], r["cr_frac"], "ok" if r["pass"] else "FAIL"))
+print("== 16-bit gated fwd / unary bwd: direct kernel (FFN_CUDA_GLU_LUT=0) vs table (=1)")
+key = lambda r: (r["op"] + " " + r["dir"], r["dtype"], r["n"])
+off = {key(r): r for r in rows("bench-glut0.jsonl")}
+on = {key(r): r for r in rows("bench-glut1.jsonl")}
+for k in sorted(off):
+    a, b = off[k], on.get(k)
+    if b:
+        print("%-16s %-5s %10d | direct %7.1f %.3f | table %7.1f %.3f" % (k + (a["gbps"],
+              a["ratio"], b["gbps"], b["ratio"])))
+t = {key(r): r for r in rows("bench-glut-t1024.jsonl")}
+if t:
+    print("== the table with 1024 threads a block (FFN_CUDA_GLUT_THREADS=1024) vs 512")
+    for k in sorted(t):
+        if k in on:
+            print("%-16s %-5s %10d | 512: %7.1f %.3f | 1024: %7.1f %.3f" % (k + (on[k]["gbps"],
+                  on[k]["ratio"], t[k]["gbps"], t[k]["ratio"])))
+print("== the copy with random data (FFN_BENCH_COPY_SRC=random): GB/s, copy GB/s, ratio")
+for r in rows("bench-copy.jsonl"):
+    print("%-12s %-3s %-5s %10d | %7.1f %7.1f %.3f" % (r["op"], r["dir"], r["dtype"], r["n"],
+          r["gbps"], r["copy_gbps"], r["ratio"]))
+PY
+fi
+# The flat group: tests under each form, every row's ratio to the copy under each form, the best
+# form per class of the rule (cuda_backend.c ffn__flat_rule) as a table to paste.
+if ls "$OUT"/bench-flat-*.jsonl >/dev/null 2>&1 || grep -qP '^step\tflat_' "$OUT/run.log"; then
+    python3 - "$OUT" "$flat_forms" <<'PY' | tee "$OUT/flat-summary.txt"
+import json, math, os, re, sys
+out, forms = sys.argv[1], sys.argv[2].split()
+print("== flat group: steps (FFN_CUDA_FLAT_FORM=U,W; tests: looping grids of 3 blocks)")
+for l in open(os.path.join(out, "run.log")):
+    if l.startswith("step\tflat_"):
+        f = l.split("\t")
+        print("%-24s %-7s rc %s %4s s" % (f[1], f[2], f[3], f[4].strip()))
+tl = os.path.join(out, "tests.log")
+if os.path.exists(tl):
+    for l in open(tl):
+        if "FAIL" in l or re.match(r"^(kernels|layouts|big|flat forms)", l):
+            print("  " + l.rstrip()[:140])
+def rows(name):
+    p = os.path.join(out, name)
+    if not os.path.exists(p):
+        return {}
+    d = {}
+    for l in open(p):
+        if l.startswith("{") and '"op"' in l:
+            r = json.loads(l)
+            d[(r["op"], r["dir"], r["dtype"], r["n"])] = r
+    return d
+B = {f: rows("bench-flat-%s.jsonl" % f.replace(",", "_")) for f in forms}
+D = rows("bench-flat-default.jsonl")
+forms = [f for f in forms if B[f]]
+if not forms:
+    sys.exit(0)
+keys = sorted(set().union(*[set(B[f]) for f in forms]))
+print("== ratio to the same-run copy, direct kernel (FFN_CUDA_LUT=0 FFN_CUDA_GLU_LUT=0) under each")
+print("   form U,W; default = the defaults (tables on, the rule's form); * = best form")
+print("%-12s %-3s %-4s %9s |" % ("op", "dir", "dt", "n") + "".join(" %5s" % f for f in forms) +
+      " | best  default")
+for k in keys:
+    v = [B[f][k]["ratio"] if k in B[f] else float("nan") for f in forms]
+    b = max(range(len(forms)), key=lambda i: v[i] if v[i] == v[i] else -1)
+    d = D.get(k)
+    print("%-12s %-3s %-4s %9d |" % k + "".join(" %5.3f" % x for x in v) + " | %-5s %s" % (
+          forms[b], "%.3f" % d["ratio"] if d else "-"))
+print("== host_us (median over rows) per form; default run")
+for f in forms:
+    h = sorted(r["host_us"] for r in B[f].values())
+    print("  %-5s %.2f us (max %.2f)" % (f, h[len(h) // 2], h[-1]))
+if D:
+    h = sorted(r["host_us"] for r in D.values())
+    print("  deflt %.2f us (max %.2f)" % (h[len(h) // 2], h[-1]))
+# The rule's classes: op x 16-bit x the activation's math (none: ReLU, identity; light: the
+# sigma family; heavy: tanh/erf-GeLU). The identity forward of one dtype is a cudaMemcpy, not the
+# kernel. Geometric mean of the ratios at n >= 16M, then at the smallest n.
+acts = {"relu": 0, "identity": 0, "silu": 1, "sigmoid": 1, "quick_gelu": 1, "gelu_tanh": 2,
+        "gelu_erf": 2}
+kop = {(False, "fwd"): "FFN_KOP_ACT_FWD", (False, "bwd"): "FFN_KOP_ACT_BWD",
+       (True, "fwd"): "FFN_KOP_GLU_FWD", (True, "bwd"): "FFN_KOP_GLU_BWD"}
+def cls(r):
+    if r["act"] not in acts or (r["op"] == "identity" and r["dir"] == "fwd"):
+        return None
+    return (kop[(bool(r["glu"]), r["dir"])], r["dtype"] != "f32", acts[r["act"]])
+def gm(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+best = {}
+for big in (True, False):
+    print("== geometric mean of the ratios per class of the rule, n %s" % (
+          ">= 16M (the choice)" if big else "= the smallest"))
+    print("%-16s %-5s %-5s |" % ("op", "dt", "act") + "".join(" %5s" % f for f in forms) +
+          " | best")
+    classes = sorted(set(filter(None, (cls(r) for r in B[forms[0]].values()))))
+    nmin = min(k[3] for k in keys)
+    for c in classes:
+        g = []
+        for f in forms:
+            g.append(gm([r["ratio"] for k, r in B[f].items() if cls(r) == c and
+                         ((k[3] >= 16777216) if big else (k[3] == nmin))]))
+        # The first form (in the order above: simplest first) within 1% of the best one, so
+        # that run-to-run noise does not pick a form.
+        top = max(x for x in g if x == x)
+        b = next(i for i in range(len(forms)) if g[i] == g[i] and g[i] >= 0.99 * top)
+        if big:
+            best[c] = forms[b]
+        print("%-16s %-5s %-5s |" % (c[0], "16bit" if c[1] else "f32",
+              ("none", "light", "heavy")[c[2]]) + "".join(" %5.3f" % x for x in g) +
+              " | %s" % forms[b])
+if best:
+    print("== the rule measured at n >= 16M: per class the first form within 1% of the best")
+    print("   (src/cuda/cuda_backend.c ffn__flat_rule):")
+    for op in ("FFN_KOP_ACT_FWD", "FFN_KOP_ACT_BWD", "FFN_KOP_GLU_FWD", "FFN_KOP_GLU_BWD"):
+        f = lambda h: ", ".join("{%s}" % best.get((op, h, m), "1,0").replace(",", ", ")
+                                for m in range(3))
+        print("    [%s] = {{%s}, {%s}}," % (op, f(False), f(True)))
+PY
 fi
 # The device tool returns at most 8 files: pack the rest.
 if [ "$(find "$OUT" -maxdepth 1 -type f | wc -l)" -gt 8 ]; then

@@ -405,272 +405,358 @@ static bool ffn__report(const char *name, const struct ffn__err *e, double tol) 
     return ok;
 }
 
-int ffn_cmd_verify(int argc, char **argv) {
+// --- the command, step by step -------------------------------------------------------------------
+
+// One run of the command: what it opened, read, computed and found. Every step below returns
+// false (after printing why) when the input is bad; the result is then exit status 2.
+struct ffn__verify {
     struct ffn__opts o;
-    const int prc = ffn__parse(argc, argv, &o);
-    if (prc >= 0) return prc;
     ffn_ctx_t ctx;
-    if (ffn_ctx_create(NULL, &ctx)) {
-        fprintf(stderr, "ffn verify: cannot create a context\n");
-        return 2;
-    }
-    int rc = 2;
-    ffn_model_t model = NULL;
-    ffn_safetensors_t io = NULL;
-    float *x = NULL, *y_ref = NULL, *dy = NULL, *dx_ref = NULL, *y = NULL, *dx = NULL;
-    float *g[8] = {0};  // ffn's gradients in storage layout (order of struct ffn_model_layer)
-    struct ffn__canon ours = {0};
-    struct ffn_tool_block b = {0};
-    struct ffn_tool_tpb tb = {0};
-    if (ffn_tool_tp_start("ffn verify", ctx, &o.tp)) goto done;
-    if (ffn_model_open(ctx, o.model, &model) || ffn_safetensors_open(ctx, o.io, &io)) {
-        fprintf(stderr, "ffn verify: %s\n", ffn_tool_errmsg(ctx));
-        goto done;
-    }
-    const struct ffn_model_desc *desc = ffn_model_desc(model);
-    char mp[1024], iop[1024];  // the paths as printed (escaped once)
-    ffn_text_escape(mp, sizeof mp, o.model);
-    ffn_text_escape(iop, sizeof iop, o.io);
-    const bool expert_given = o.expert >= 0;
-    int64_t meta_layer, meta_expert;
-    if (!ffn__meta_int(io, o.io, "layer", FFN_TOOL_MAX_LAYER, &meta_layer) ||
-        !ffn__meta_int(io, o.io, "expert", FFN_TOOL_MAX_EXPERT, &meta_expert))
-        goto done;
-    if (o.layer < 0) o.layer = meta_layer;
-    if (o.expert < 0) o.expert = meta_expert;
-    if (o.layer < 0) {
-        fprintf(stderr, "ffn verify: %s: no __metadata__.layer; give --layer L\n", iop);
-        goto done;
-    }
-    if (desc->n_experts && o.expert < 0) {
-        fprintf(stderr, "ffn verify: %s has %" PRId64 " experts per layer; give --expert E\n", mp,
-                desc->n_experts);
-        goto done;
-    }
-    if (!desc->n_experts && o.expert >= 0) {
-        fprintf(stderr, "ffn verify: %s %" PRId64 ": %s has no experts (a dense model)\n",
-                expert_given ? "--expert" : "__metadata__.expert", o.expert, mp);
-        goto done;
-    }
+    ffn_model_t model;
+    ffn_safetensors_t io;
+    const struct ffn_model_desc *desc;
     struct ffn_model_layer l;
-    if (ffn_model_layer(ctx, model, o.layer, desc->n_experts ? o.expert : -1, &l)) {
-        fprintf(stderr, "ffn verify: %s: %s\n", mp, ffn_tool_errmsg(ctx));
-        goto done;
+    char mp[1024], iop[1024];  // the paths as printed (escaped once)
+    int64_t T, d, m;           // tokens, d_model, d_ff
+    bool train;                // the reference holds dy: the backward is checked too
+    double tol;
+    float *x, *y_ref, *dy, *dx_ref, *y, *dx;
+    float *g[8];              // ffn's gradients in storage layout (order of struct ffn_model_layer)
+    struct ffn__canon ours;   // the same, canonical ([out, in] per role)
+    struct ffn_tool_block b;  // one process
+    struct ffn_tool_tpb tb;   // --tp
+    bool all_ok;
+    int n_checked;
+};
+
+// Step 1: the model, the reference file, and the layer (and expert) to check: --layer / --expert,
+// else the reference's __metadata__.
+static bool ffn__open_layer(struct ffn__verify *v) {
+    if (ffn_model_open(v->ctx, v->o.model, &v->model) ||
+        ffn_safetensors_open(v->ctx, v->o.io, &v->io)) {
+        fprintf(stderr, "ffn verify: %s\n", ffn_tool_errmsg(v->ctx));
+        return false;
     }
-    const int64_t d = l.d_model, m = l.d_ff;
+    v->desc = ffn_model_desc(v->model);
+    ffn_text_escape(v->mp, sizeof v->mp, v->o.model);
+    ffn_text_escape(v->iop, sizeof v->iop, v->o.io);
+    const bool expert_given = v->o.expert >= 0;
+    int64_t meta_layer, meta_expert;
+    if (!ffn__meta_int(v->io, v->o.io, "layer", FFN_TOOL_MAX_LAYER, &meta_layer) ||
+        !ffn__meta_int(v->io, v->o.io, "expert", FFN_TOOL_MAX_EXPERT, &meta_expert))
+        return false;
+    if (v->o.layer < 0) v->o.layer = meta_layer;
+    if (v->o.expert < 0) v->o.expert = meta_expert;
+    if (v->o.layer < 0) {
+        fprintf(stderr, "ffn verify: %s: no __metadata__.layer; give --layer L\n", v->iop);
+        return false;
+    }
+    if (v->desc->n_experts && v->o.expert < 0) {
+        fprintf(stderr, "ffn verify: %s has %" PRId64 " experts per layer; give --expert E\n",
+                v->mp, v->desc->n_experts);
+        return false;
+    }
+    if (!v->desc->n_experts && v->o.expert >= 0) {
+        fprintf(stderr, "ffn verify: %s %" PRId64 ": %s has no experts (a dense model)\n",
+                expert_given ? "--expert" : "__metadata__.expert", v->o.expert, v->mp);
+        return false;
+    }
+    if (ffn_model_layer(v->ctx, v->model, v->o.layer, v->desc->n_experts ? v->o.expert : -1,
+                        &v->l)) {
+        fprintf(stderr, "ffn verify: %s: %s\n", v->mp, ffn_tool_errmsg(v->ctx));
+        return false;
+    }
+    v->d = v->l.d_model, v->m = v->l.d_ff;
+    return true;
+}
+
+// Step 2: the reference tensors x and y [tokens, d], and when present dy, dx (same shape) and
+// the grad.<param> tensors (shapes checked against the layer).
+static bool ffn__read_reference(struct ffn__verify *v) {
+    const int64_t d = v->d;
     struct ffn_file_tensor tx, ty, tdy, tdx;
-    if (!(x = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "x", &tx)) ||
-        !(y_ref = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "y", &ty)))
-        goto done;
+    if (!(v->x = ffn_tool_read_f32(v->ctx, "ffn verify", v->io, v->o.io, "x", &tx)) ||
+        !(v->y_ref = ffn_tool_read_f32(v->ctx, "ffn verify", v->io, v->o.io, "y", &ty)))
+        return false;
     if (tx.n_dims != 2 || tx.shape[1] != d) {
         char sh[96];
         ffn__shape(sh, sizeof sh, &tx);
         fprintf(stderr,
                 "ffn verify: %s: x is %s; it must be [tokens, %" PRId64 "] (d of %s layer %" PRId64
                 ")\n",
-                iop, sh, d, mp, o.layer);
-        goto done;
+                v->iop, sh, d, v->mp, v->o.layer);
+        return false;
     }
-    const int64_t T = tx.shape[0];
+    const int64_t T = v->T = tx.shape[0];
     if (T == 0) {
-        fprintf(stderr, "ffn verify: %s: x has 0 tokens: there is nothing to compare\n", iop);
-        goto done;
+        fprintf(stderr, "ffn verify: %s: x has 0 tokens: there is nothing to compare\n", v->iop);
+        return false;
     }
-    if (!ffn__want_td(o.io, &ty, T, d)) goto done;
-    const bool train = ffn_safetensors_find(NULL, io, "dy", &tdy) == FFN_STATUS_OK;
-    if (train) {
-        if (!ffn__want_td(o.io, &tdy, T, d)) goto done;
-        if (!(dy = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "dy", &tdy))) goto done;
-        if (ffn_safetensors_find(NULL, io, "dx", &tdx) == FFN_STATUS_OK) {
-            if (!ffn__want_td(o.io, &tdx, T, d)) goto done;
-            if (!(dx_ref = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, "dx", &tdx))) goto done;
-        }
-        if (!ffn__grads_shapes_ok(io, o.io, d, m, desc->hf_in_out)) goto done;
+    if (!ffn__want_td(v->o.io, &ty, T, d)) return false;
+    v->train = ffn_safetensors_find(NULL, v->io, "dy", &tdy) == FFN_STATUS_OK;
+    if (!v->train) return true;
+    if (!ffn__want_td(v->o.io, &tdy, T, d)) return false;
+    if (!(v->dy = ffn_tool_read_f32(v->ctx, "ffn verify", v->io, v->o.io, "dy", &tdy)))
+        return false;
+    if (ffn_safetensors_find(NULL, v->io, "dx", &tdx) == FFN_STATUS_OK) {
+        if (!ffn__want_td(v->o.io, &tdx, T, d)) return false;
+        if (!(v->dx_ref = ffn_tool_read_f32(v->ctx, "ffn verify", v->io, v->o.io, "dx", &tdx)))
+            return false;
     }
-    const double tol = o.tol > 0 ? o.tol : ffn__default_tol(&l);
-    y = malloc((size_t)(T * d) * sizeof *y);
-    dx = malloc((size_t)(T * d) * sizeof *dx);
-    if (!y || !dx) {
-        fprintf(stderr, "ffn verify: out of memory for y and dx [%" PRId64 ", %" PRId64
-                "] (%.1f MiB)\n", T, d, 2.0 * (double)(T * d) * 4.0 / (1 << 20));
-        goto done;
+    return ffn__grads_shapes_ok(v->io, v->o.io, d, v->m, v->desc->hf_in_out);
+}
+
+// Step 3: the tolerance, the output buffers and the block (or the tensor-parallel block).
+static bool ffn__make_block(struct ffn__verify *v) {
+    const int64_t T = v->T, d = v->d;
+    v->tol = v->o.tol > 0 ? v->o.tol : ffn__default_tol(&v->l);
+    v->y = malloc((size_t)(T * d) * sizeof *v->y);
+    v->dx = malloc((size_t)(T * d) * sizeof *v->dx);
+    if (!v->y || !v->dx) {
+        fprintf(stderr,
+                "ffn verify: out of memory for y and dx [%" PRId64 ", %" PRId64 "] (%.1f MiB)\n", T,
+                d, 2.0 * (double)(T * d) * 4.0 / (1 << 20));
+        return false;
     }
-    if (o.tp.world ? ffn_tool_tpb_make(ctx, &o.tp, o.model, &l, &tb)
-                   : ffn_tool_block_make(ctx, &l, NULL, &b)) {
-        fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", mp, o.layer,
-                ffn_tool_block_errmsg(ctx));
-        goto done;
+    if (v->o.tp.world ? ffn_tool_tpb_make(v->ctx, &v->o.tp, v->o.model, &v->l, &v->tb)
+                      : ffn_tool_block_make(v->ctx, &v->l, NULL, &v->b)) {
+        fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", v->mp, v->o.layer,
+                ffn_tool_block_errmsg(v->ctx));
+        return false;
     }
+    return true;
+}
+
+// Step 4: what is checked against what, and the table's header.
+static void ffn__print_header(const struct ffn__verify *v) {
+    const struct ffn_model_desc *desc = v->desc;
     char dt[48];
-    ffn_tool_layer_dtype(&l, dt, sizeof dt);
-    const char *module = ffn_safetensors_metadata(io, "module");
-    printf("ffn verify: %s layer %" PRId64, mp, o.layer);
-    if (desc->n_experts) printf(" expert %" PRId64, o.expert);
+    ffn_tool_layer_dtype(&v->l, dt, sizeof dt);
+    const char *module = ffn_safetensors_metadata(v->io, "module");
+    printf("ffn verify: %s layer %" PRId64, v->mp, v->o.layer);
+    if (desc->n_experts) printf(" expert %" PRId64, v->o.expert);
     printf(" (%s, %s, %s weights, %s) against %s%s%s%s, %" PRId64 " tokens\n",
-           ffn_tool_esc(desc->arch), ffn_tool_ffn_name(l.act, l.gated), dt,
-           ffn_tool_layout_name(&l), iop, module ? " (" : "", module ? ffn_tool_esc(module) : "",
-           module ? ")" : "", T);
+           ffn_tool_esc(desc->arch), ffn_tool_ffn_name(v->l.act, v->l.gated), dt,
+           ffn_tool_layout_name(&v->l), v->iop, module ? " (" : "",
+           module ? ffn_tool_esc(module) : "", module ? ")" : "", v->T);
     if (desc->note[0]) printf("note: %s\n", ffn_tool_esc(desc->note));
     // The block multiplies in the weights' own dtype (bf16 as stored; f16 through an exact f32
     // copy: the CPU matmul has no f16 kernel), accumulating in f32.
     struct ffn_block_info binfo = FFN_BLOCK_INFO_INIT;
-    if (b.block && !ffn_block_info(ctx, b.block, T, &binfo))
+    if (v->b.block && !ffn_block_info(v->ctx, v->b.block, v->T, &binfo))
         printf("computed in %s (f32 accumulation)\n", ffn_dtype_name(binfo.compute_dtype));
-    if (o.tp.world)
-        printf("tensor-parallel over %" PRId64 " ranks%s%s; gradients gathered back to the "
-               "checkpoint's layout\n", o.tp.world, o.tp.shards ? ", weights from " : " (sharded "
-               "in memory)", o.tp.shards ? ffn_tool_esc(o.tp.shards) : "");
+    if (v->o.tp.world)
+        printf("tensor-parallel over %" PRId64
+               " ranks%s%s; gradients gathered back to the "
+               "checkpoint's layout\n",
+               v->o.tp.world, v->o.tp.shards ? ", weights from " : " (sharded in memory)",
+               v->o.tp.shards ? ffn_tool_esc(v->o.tp.shards) : "");
     printf("  %-28s %-12s %-12s %-10s\n", "tensor", "max abs err", "max rel err", "tolerance");
+}
 
-    // Forward (and keep what the backward needs).
-    struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);
-    struct ffn_tensor vy = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
-    const enum ffn_block_policy pol = train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
-    if (o.tp.world ? ffn_tp_block_forward(ctx, tb.block, &vy, &vx, pol)
-                   : ffn_block_forward(ctx, b.block, &vy, &vx, pol)) {
-        fprintf(stderr, "ffn verify: forward failed: %s\n", ffn_tool_errmsg(ctx));
-        goto done;
+// Step 5: the forward (keeping what the backward needs), y compared. False when it fails to run.
+static bool ffn__check_forward(struct ffn__verify *v) {
+    const int64_t T = v->T, d = v->d;
+    struct ffn_tensor vx = ffn_tensor_2d(v->x, FFN_DTYPE_F32, T, d, d);
+    struct ffn_tensor vy = ffn_tensor_2d(v->y, FFN_DTYPE_F32, T, d, d);
+    const enum ffn_block_policy pol = v->train ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
+    if (v->o.tp.world ? ffn_tp_block_forward(v->ctx, v->tb.block, &vy, &vx, pol)
+                      : ffn_block_forward(v->ctx, v->b.block, &vy, &vx, pol)) {
+        fprintf(stderr, "ffn verify: forward failed: %s\n", ffn_tool_errmsg(v->ctx));
+        return false;
     }
     struct ffn__err ey = {0};
-    ffn__acc(&ey, y, y_ref, T * d);
-    bool all_ok = ffn__report("y", &ey, tol);
-    const bool fwd_ok = all_ok;
-    int n_checked = 1;
+    ffn__acc(&ey, v->y, v->y_ref, T * d);
+    v->all_ok = ffn__report("y", &ey, v->tol);
+    v->n_checked = 1;
+    return true;
+}
 
-    if (train) {
-        // Gradient buffers in the weights' storage layout.
-        struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
-        const struct ffn_file_tensor *ts[8] = {&l.gate,   &l.up,   &l.gate_up,   &l.down,
-                                               &l.b_gate, &l.b_up, &l.b_gate_up, &l.b_down};
-        void **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
-                           &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
-        for (int i = 0; i < 8; i++) {
-            if (!ts[i]->name) continue;
-            if (!(g[i] = ffn__canon_alloc(ffn_file_tensor_numel(ts[i])))) {
-                fprintf(stderr, "ffn verify: out of memory for the gradient of %s (%" PRId64
-                        " values)\n", ffn_tool_esc(ts[i]->name), ffn_file_tensor_numel(ts[i]));
-                goto done;
-            }
-            *slots[i] = g[i];
+// Step 6: the backward into gradient buffers in the weights' storage layout; dx compared.
+static bool ffn__run_backward(struct ffn__verify *v) {
+    const int64_t T = v->T, d = v->d;
+    const struct ffn_model_layer *l = &v->l;
+    struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
+    const struct ffn_file_tensor *ts[8] = {&l->gate,   &l->up,   &l->gate_up,   &l->down,
+                                           &l->b_gate, &l->b_up, &l->b_gate_up, &l->b_down};
+    void **slots[8] = {&gr.gate,   &gr.up,   &gr.gate_up,   &gr.down,
+                       &gr.b_gate, &gr.b_up, &gr.b_gate_up, &gr.b_down};
+    for (int i = 0; i < 8; i++) {
+        if (!ts[i]->name) continue;
+        if (!(v->g[i] = ffn__canon_alloc(ffn_file_tensor_numel(ts[i])))) {
+            fprintf(stderr,
+                    "ffn verify: out of memory for the gradient of %s (%" PRId64 " values)\n",
+                    ffn_tool_esc(ts[i]->name), ffn_file_tensor_numel(ts[i]));
+            return false;
         }
-        struct ffn_tensor vdy = ffn_tensor_2d(dy, FFN_DTYPE_F32, T, d, d);
-        struct ffn_tensor vdx = ffn_tensor_2d(dx, FFN_DTYPE_F32, T, d, d);
-        if (o.tp.world ? ffn_tool_tpb_backward(ctx, &o.tp, &tb, &gr, &vdx, &vdy)
-                       : ffn_block_backward(ctx, b.block, &gr, &vdx, &vdy)) {
-            fprintf(stderr, "ffn verify: backward failed: %s\n", ffn_tool_errmsg(ctx));
-            goto done;
-        }
-        if (dx_ref) {
-            struct ffn__err e = {0};
-            ffn__acc(&e, dx, dx_ref, T * d);
-            all_ok &= ffn__report("dx", &e, tol);
-            n_checked++;
-        }
-        // Ours, canonical: every buffer allocated (and checked) before any is filled.
-        const enum ffn_weight_orient ow = l.orient;
-        const bool gf = l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
-        if (g[0] || g[2]) ours.v[R_GATE] = ffn__canon_alloc(m * d);
-        if (g[1] || g[2]) ours.v[R_UP] = ffn__canon_alloc(m * d);
-        if (g[3]) ours.v[R_DOWN] = ffn__canon_alloc(d * m);
-        if (g[6]) ours.v[R_BGATE] = ffn__canon_alloc(m), ours.v[R_BUP] = ffn__canon_alloc(m);
-        if (((g[0] || g[2]) && !ours.v[R_GATE]) || ((g[1] || g[2]) && !ours.v[R_UP]) ||
-            (g[3] && !ours.v[R_DOWN]) || (g[6] && (!ours.v[R_BGATE] || !ours.v[R_BUP]))) {
-            fprintf(stderr, "ffn verify: out of memory for the weight gradients (d = %" PRId64
-                    ", m = %" PRId64 ")\n", d, m);
-            goto done;
-        }
-        if (g[0]) ffn__extract(ours.v[R_GATE], g[0], ow, m, d, 0, m);
-        if (g[1]) ffn__extract(ours.v[R_UP], g[1], ow, m, d, 0, m);
-        if (g[2]) {
-            ffn__extract(ours.v[R_GATE], g[2], ow, m, d, gf ? 0 : m, 2 * m);
-            ffn__extract(ours.v[R_UP], g[2], ow, m, d, gf ? m : 0, 2 * m);
-        }
-        if (g[3]) ffn__extract(ours.v[R_DOWN], g[3], ow, d, m, 0, d);
-        if (g[4]) ours.v[R_BGATE] = g[4], g[4] = NULL;
-        if (g[5]) ours.v[R_BUP] = g[5], g[5] = NULL;
-        if (g[6]) {
-            memcpy(ours.v[R_BGATE], g[6] + (gf ? 0 : m), (size_t)m * sizeof(float));
-            memcpy(ours.v[R_BUP], g[6] + (gf ? m : 0), (size_t)m * sizeof(float));
-        }
-        if (g[7]) ours.v[R_BDOWN] = g[7], g[7] = NULL;
-
-        // Each reference gradient, compared in its role (shapes were checked above).
-        for (int64_t i = 0; i < ffn_safetensors_count(io); i++) {
-            struct ffn_file_tensor t;
-            ffn_safetensors_get(NULL, io, i, &t);
-            int roles[2];
-            bool bias;
-            if (strncmp(t.name, "grad.", 5)) continue;
-            if (!ffn__grad_roles(t.name, roles, &bias)) {
-                printf("  %-28s skipped: not a parameter of an FFN that ffn knows\n",
-                       ffn_tool_esc(t.name));
-                continue;
-            }
-            enum ffn_weight_orient ro;
-            int64_t out;
-            ffn__grad_shape(&t, roles, bias, d, m, desc->hf_in_out, &ro, &out);
-            float *rv = ffn_tool_read_f32(ctx, "ffn verify", io, o.io, t.name, NULL);
-            if (!rv) goto done;
-            struct ffn__err e = {0};
-            bool ok = true;
-            for (int k = 0; k < 2 && ok && roles[k] >= 0; k++) {
-                const int r = roles[k];
-                if (!ours.v[r]) {
-                    printf("  %-28s FAIL: the model has no such parameter\n",
-                           ffn_tool_esc(t.name));
-                    ok = false;
-                    break;
-                }
-                const int64_t ro_rows = r == R_DOWN || r == R_BDOWN ? d : m;
-                const int64_t n = bias ? ro_rows : ro_rows * (r == R_DOWN ? m : d);
-                float *cv = ffn__canon_alloc(n);
-                if (!cv) {
-                    fprintf(stderr, "ffn verify: out of memory for a copy of %s (%" PRId64
-                            " values)\n", ffn_tool_esc(t.name), n);
-                    free(rv);
-                    goto done;
-                }
-                if (bias)
-                    memcpy(cv, rv + (k ? m : 0), (size_t)n * sizeof(float));
-                else
-                    ffn__extract(cv, rv, ro, ro_rows, r == R_DOWN ? m : d, k ? m : 0, out);
-                ffn__acc(&e, ours.v[r], cv, n);
-                free(cv);
-            }
-            free(rv);
-            if (ok)
-                all_ok &= ffn__report(ffn_tool_esc(t.name), &e, tol);
-            else
-                all_ok = false;
-            n_checked++;
-        }
+        *slots[i] = v->g[i];
     }
+    struct ffn_tensor vdy = ffn_tensor_2d(v->dy, FFN_DTYPE_F32, T, d, d);
+    struct ffn_tensor vdx = ffn_tensor_2d(v->dx, FFN_DTYPE_F32, T, d, d);
+    if (v->o.tp.world ? ffn_tool_tpb_backward(v->ctx, &v->o.tp, &v->tb, &gr, &vdx, &vdy)
+                      : ffn_block_backward(v->ctx, v->b.block, &gr, &vdx, &vdy)) {
+        fprintf(stderr, "ffn verify: backward failed: %s\n", ffn_tool_errmsg(v->ctx));
+        return false;
+    }
+    if (v->dx_ref) {
+        struct ffn__err e = {0};
+        ffn__acc(&e, v->dx, v->dx_ref, T * d);
+        v->all_ok &= ffn__report("dx", &e, v->tol);
+        v->n_checked++;
+    }
+    return true;
+}
+
+// Step 7: ffn's gradients in canonical form, by role: every buffer allocated (and checked)
+// before any is filled.
+static bool ffn__canonical_grads(struct ffn__verify *v) {
+    const int64_t d = v->d, m = v->m;
+    float **g = v->g;
+    struct ffn__canon *ours = &v->ours;
+    const enum ffn_weight_orient ow = v->l.orient;
+    const bool gf = v->l.layout != FFN_GATE_UP_FUSED_UP_FIRST;
+    if (g[0] || g[2]) ours->v[R_GATE] = ffn__canon_alloc(m * d);
+    if (g[1] || g[2]) ours->v[R_UP] = ffn__canon_alloc(m * d);
+    if (g[3]) ours->v[R_DOWN] = ffn__canon_alloc(d * m);
+    if (g[6]) ours->v[R_BGATE] = ffn__canon_alloc(m), ours->v[R_BUP] = ffn__canon_alloc(m);
+    if (((g[0] || g[2]) && !ours->v[R_GATE]) || ((g[1] || g[2]) && !ours->v[R_UP]) ||
+        (g[3] && !ours->v[R_DOWN]) || (g[6] && (!ours->v[R_BGATE] || !ours->v[R_BUP]))) {
+        fprintf(stderr,
+                "ffn verify: out of memory for the weight gradients (d = %" PRId64 ", m = %" PRId64
+                ")\n",
+                d, m);
+        return false;
+    }
+    if (g[0]) ffn__extract(ours->v[R_GATE], g[0], ow, m, d, 0, m);
+    if (g[1]) ffn__extract(ours->v[R_UP], g[1], ow, m, d, 0, m);
+    if (g[2]) {
+        ffn__extract(ours->v[R_GATE], g[2], ow, m, d, gf ? 0 : m, 2 * m);
+        ffn__extract(ours->v[R_UP], g[2], ow, m, d, gf ? m : 0, 2 * m);
+    }
+    if (g[3]) ffn__extract(ours->v[R_DOWN], g[3], ow, d, m, 0, d);
+    if (g[4]) ours->v[R_BGATE] = g[4], g[4] = NULL;
+    if (g[5]) ours->v[R_BUP] = g[5], g[5] = NULL;
+    if (g[6]) {
+        memcpy(ours->v[R_BGATE], g[6] + (gf ? 0 : m), (size_t)m * sizeof(float));
+        memcpy(ours->v[R_BUP], g[6] + (gf ? m : 0), (size_t)m * sizeof(float));
+    }
+    if (g[7]) ours->v[R_BDOWN] = g[7], g[7] = NULL;
+    return true;
+}
+
+// Step 8, per reference gradient: grad.<param> compared with ours in its role (or its two roles,
+// for a fused gate_up; shapes were checked in step 2). False on out of memory.
+static bool ffn__check_grad(struct ffn__verify *v, const struct ffn_file_tensor *t) {
+    const int64_t d = v->d, m = v->m;
+    int roles[2];
+    bool bias;
+    if (!ffn__grad_roles(t->name, roles, &bias)) {
+        printf("  %-28s skipped: not a parameter of an FFN that ffn knows\n",
+               ffn_tool_esc(t->name));
+        return true;
+    }
+    enum ffn_weight_orient ro;
+    int64_t out;
+    ffn__grad_shape(t, roles, bias, d, m, v->desc->hf_in_out, &ro, &out);
+    float *rv = ffn_tool_read_f32(v->ctx, "ffn verify", v->io, v->o.io, t->name, NULL);
+    if (!rv) return false;
+    struct ffn__err e = {0};
+    bool ok = true;
+    for (int k = 0; k < 2 && ok && roles[k] >= 0; k++) {
+        const int r = roles[k];
+        if (!v->ours.v[r]) {
+            printf("  %-28s FAIL: the model has no such parameter\n", ffn_tool_esc(t->name));
+            ok = false;
+            break;
+        }
+        const int64_t ro_rows = r == R_DOWN || r == R_BDOWN ? d : m;
+        const int64_t n = bias ? ro_rows : ro_rows * (r == R_DOWN ? m : d);
+        float *cv = ffn__canon_alloc(n);
+        if (!cv) {
+            fprintf(stderr, "ffn verify: out of memory for a copy of %s (%" PRId64 " values)\n",
+                    ffn_tool_esc(t->name), n);
+            free(rv);
+            return false;
+        }
+        if (bias)
+            memcpy(cv, rv + (k ? m : 0), (size_t)n * sizeof(float));
+        else
+            ffn__extract(cv, rv, ro, ro_rows, r == R_DOWN ? m : d, k ? m : 0, out);
+        ffn__acc(&e, v->ours.v[r], cv, n);
+        free(cv);
+    }
+    free(rv);
+    if (ok)
+        v->all_ok &= ffn__report(ffn_tool_esc(t->name), &e, v->tol);
+    else
+        v->all_ok = false;
+    v->n_checked++;
+    return true;
+}
+
+// Step 9: non-finite outputs named, a failed forward diagnosed (the usual converter mistakes),
+// the result line. Returns the exit status.
+static int ffn__conclude(struct ffn__verify *v, bool fwd_ok) {
+    const int64_t T = v->T, d = v->d;
     int64_t first;
-    const int64_t bad_y = ffn_tool_nonfinite(y, T * d, &first);
+    const int64_t bad_y = ffn_tool_nonfinite(v->y, T * d, &first);
     if (bad_y) {
-        const int64_t bad_w = ffn_tool_layer_nonfinite(ctx, &l);
+        const int64_t bad_w = ffn_tool_layer_nonfinite(v->ctx, &v->l);
         printf("non-finite output: y has %" PRId64 " NaN/inf values (first at [%" PRId64
                ", %" PRId64 "]); the layer's weights hold %" PRId64 " non-finite values\n",
                bad_y, first / d, first % d, bad_w);
     }
     if (!fwd_ok && !bad_y) {
-        struct ffn__job j = {ctx, &l, T, x, y_ref};
-        ffn__diagnose(&j, tol, y);
+        struct ffn__job j = {v->ctx, &v->l, T, v->x, v->y_ref};
+        ffn__diagnose(&j, v->tol, v->y);
     }
     char nv[32];
     ffn_tool_commas(nv, sizeof nv, ffn__n_values);
     printf("result: %s (%d tensors, %s values compared, tolerance %.2g on max rel error)\n",
-           all_ok ? "PASS" : "FAIL", n_checked, nv, tol);
-    rc = all_ok ? 0 : 1;
-done:
-    ffn_tool_block_free(&b);
-    ffn_tool_tpb_free(&tb);
-    for (int i = 0; i < 8; i++) free(g[i]);
-    ffn__canon_free(&ours);
-    free(x), free(y_ref), free(dy), free(dx_ref), free(y), free(dx);
-    ffn_safetensors_close(io);
-    ffn_model_close(model);
-    ffn_tool_tp_stop(&o.tp);
-    ffn_ctx_destroy(ctx);
+           v->all_ok ? "PASS" : "FAIL", v->n_checked, nv, v->tol);
+    return v->all_ok ? 0 : 1;
+}
+
+static void ffn__verify_free(struct ffn__verify *v) {
+    ffn_tool_block_free(&v->b);
+    ffn_tool_tpb_free(&v->tb);
+    for (int i = 0; i < 8; i++) free(v->g[i]);
+    ffn__canon_free(&v->ours);
+    free(v->x), free(v->y_ref), free(v->dy), free(v->dx_ref), free(v->y), free(v->dx);
+    ffn_safetensors_close(v->io);
+    ffn_model_close(v->model);
+    ffn_tool_tp_stop(&v->o.tp);
+    ffn_ctx_destroy(v->ctx);
+}
+
+// Runs the steps in order; exit status 2 when one finds the input bad.
+static int ffn__verify_run(struct ffn__verify *v) {
+    if (ffn_tool_tp_start("ffn verify", v->ctx, &v->o.tp)) return 2;
+    if (!ffn__open_layer(v) || !ffn__read_reference(v) || !ffn__make_block(v)) return 2;
+    ffn__print_header(v);
+    if (!ffn__check_forward(v)) return 2;
+    const bool fwd_ok = v->all_ok;
+    if (v->train) {
+        if (!ffn__run_backward(v) || !ffn__canonical_grads(v)) return 2;
+        for (int64_t i = 0; i < ffn_safetensors_count(v->io); i++) {
+            struct ffn_file_tensor t;
+            ffn_safetensors_get(NULL, v->io, i, &t);
+            if (strncmp(t.name, "grad.", 5)) continue;
+            if (!ffn__check_grad(v, &t)) return 2;
+        }
+    }
+    return ffn__conclude(v, fwd_ok);
+}
+
+int ffn_cmd_verify(int argc, char **argv) {
+    struct ffn__verify v = {0};
+    const int prc = ffn__parse(argc, argv, &v.o);
+    if (prc >= 0) return prc;
+    if (ffn_ctx_create(NULL, &v.ctx)) {
+        fprintf(stderr, "ffn verify: cannot create a context\n");
+        return 2;
+    }
+    const int rc = ffn__verify_run(&v);
+    ffn__verify_free(&v);
     return rc;
 }

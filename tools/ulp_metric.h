@@ -1,7 +1,7 @@
 // ulp_metric.h — the ulp metric of the accuracy tools and tests (docs/numerics.md, "The ulp
 // metric") and the bound table, as inline functions that compile both as C (tools/oracle.c, which
 // exports them as ffn_count_ulp, ffn_ulp_error, ...) and as CUDA device code (the GPU sweep of
-// `ffn ulp --backend cuda`, tools/cuda/ulp_cuda.cu): one definition of what an ulp error is.
+// `ffn ulp --backend cuda`, tools/cuda/ulp_kernels.cu): one definition of what an ulp error is.
 #ifndef FFN_ULP_METRIC_H
 #define FFN_ULP_METRIC_H
 

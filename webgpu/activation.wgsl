@@ -181,18 +181,21 @@ fn sc_times2(s: Sc, a: f32, b: f32) -> f32 {
 }
 
 // =================================================================================================
-// Exact products and sums in f32 arithmetic (double-f32), correct under any compiler: one that
-// contracts a * b + c into an fma, and one whose fma() is two roundings.
-// - The Veltkamp split c = 4097 a, h = c - (c - a) does not survive contraction (c - a fused gives
-//   4096 a exactly, then h = a and l = 0: the "exact" product loses its error term; this was the
-//   GeLU tails' 100-200 ulp on an NVIDIA GPU). hi12 splits on the bits instead: a has 24
-//   significant bits, h keeps the top 12 and l = a - h the rest, exactly, with no product at all.
-// - Every rounded product that an error-free sum or difference later consumes goes through
-//   opaque(), so the compiler cannot fuse it there; products of 12-bit halves are exact, and a
-//   fused exact product rounds the same as an unfused one.
-// - Constants that enter an error-free transformation go through opaque() too: a compiler may
-//   reassociate with constants ((C + b) - C -> b: SwiftShader does), which cancels the error term.
-// - FFN_FMA_EXACT (probed by the host) selects e = fma(a, b, -p) when fma is fused.
+// Exact products and sums in f32 arithmetic (double-f32), correct under any compiler. Vulkan lets a
+// driver apply the identities of real arithmetic to every float operation without a NoContraction
+// decoration, and Tint emits none: contraction of a * b + c into an fma, reassociation, and
+// cancellation such as (a + b) - a -> b, which NVIDIA's compiler does (it zeroed every two-sum's
+// error term: the GeLU family's 60-225 ulp on an H200, reproduced exactly on SwiftShader by
+// substituting error terms of 0). Hence:
+// - every intermediate of an error-free transformation (sums, differences, rounded products,
+//   constants) passes through opaque(): the compiler sees an integer OR with an unknown value, so no
+//   identity spans two steps and every step is computed as written;
+// - the split of a factor works on its bits (hi12; the Veltkamp split c = 4097 a, h = c - (c - a)
+//   collapses to h = a under contraction): the products of 12-bit halves are exact, so a fused one
+//   rounds as an unfused one;
+// - FFN_FMA_EXACT (probed by the host) selects e = fma(a, b, -p) when fma is fused;
+// - GPUs flush subnormals: the split products need every half normal, so the fast paths take only
+//   operands of at least 2^-100 there (FAST_MIN, SILU_FAST), where even a low half is normal.
 // =================================================================================================
 
 fn opaque(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) | ffn_zero); }
@@ -204,14 +207,19 @@ fn fmx(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }
 // The top 12 of the 24 significant bits of a (normal a).
 fn hi12(a: f32) -> f32 { return bitcast<f32>(bitcast<u32>(a) & 0xfffff000u); }
 
-// a * b = p + e exactly (Dekker; |a|, |b| < 2^100, a * b normal): no fma needed.
+// a * b = p + e exactly (Dekker; 2^-100 < |a|, |b| < 2^100, a * b normal): no fma needed. Each
+// partial sum is exact and laundered, so that no factorisation (ah bh + ah bl -> ah b) or
+// reordering can join two of them.
 fn two_prod_split(a: f32, b: f32) -> vec2<f32> {
     let p = opaque(a * b);
     let ah = hi12(a);
-    let al = a - ah;
+    let al = opaque(a - ah);
     let bh = hi12(b);
-    let bl = b - bh;
-    return vec2<f32>(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+    let bl = opaque(b - bh);
+    let e1 = opaque(ah * bh - p);
+    let e2 = opaque(e1 + ah * bl);
+    let e3 = opaque(e2 + al * bh);
+    return vec2<f32>(p, e3 + al * bl);
 }
 
 fn two_prod(a: f32, b: f32) -> vec2<f32> {
@@ -222,22 +230,29 @@ fn two_prod(a: f32, b: f32) -> vec2<f32> {
     return two_prod_split(a, b);
 }
 
-// a + b = s + e exactly (Knuth).
+// a + b = s + e exactly (Knuth). Unlaundered, (a + b) - a -> b and then s - b -> a give e = 0.
 fn two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = a + b;
-    let bb = s - a;
-    return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+    let s = opaque(a + b);
+    let bb = opaque(s - a);
+    let ea = opaque(a - opaque(s - bb));
+    let eb = opaque(b - bb);
+    return vec2<f32>(s, ea + eb);
+}
+// a + b = s + e exactly when |a| >= |b| or a = 0 (Dekker).
+fn fast_two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = opaque(a + b);
+    return vec2<f32>(s, b - opaque(s - a));
 }
 
 // a / b to within 0.5 ulp + 2^-40 relative (b normal, result normal): WGSL's division may err by
 // 2.5 ulp, so one correction step, q + (a - q b) / b, with the remainder a - q b exact (fma, or
 // a - p - e from two_prod; a - p is exact since p is within a few ulps of a).
 fn div_rn(a: f32, b: f32) -> f32 {
-    let r = 1.0 / b;
+    let r = opaque(1.0 / b);  // (1 / b) b must not fold to 1
     let q = opaque(a * r);
     if (FFN_FMA_EXACT) { return fma(fmx(-q, b, a), r, q); }
     let p = two_prod_split(q, b);
-    return fma((a - p.x) - p.y, r, q);
+    return fma(opaque(a - p.x) - p.y, r, q);
 }
 
 // =================================================================================================
@@ -253,7 +268,7 @@ const LN2_LO: f32 = -0.00021219444170128554;     // ln 2 - LN2_HI
 
 fn exp_sc(th: f32, tl: f32) -> Sc {
     let n = round(th * LOG2E);
-    let r = ((th - n * LN2_HI) - n * LN2_LO) + tl;
+    let r = (opaque(th - n * LN2_HI) - n * LN2_LO) + tl;  // no n (LN2_HI + LN2_LO)
     // e^r = 1 + r + r^2 (1/2 + r/6 + r^2/24 + ... + r^6/8!)
     var p = 2.4801587642286904e-05;
     p = p * r + 0.00019841270113829523;
@@ -334,9 +349,7 @@ fn gelu_t(x: f32) -> vec2<f32> {
     let b = two_prod(opaque(M_HI), x3.x);
     let bl = M_HI * x3l + (M_LO * x3.x + b.y);
     let s = two_sum(a.x, b.x);
-    let lo = s.y + (al + bl);
-    let t = s.x + lo;
-    return vec2<f32>(t, lo - (t - s.x));
+    return fast_two_sum(s.x, s.y + (al + bl));
 }
 
 fn gelu_tanh_sc(x: f32) -> Sc {
@@ -391,10 +404,10 @@ fn erfc_small(ah: f32, al: f32) -> f32 {
         if (ah < 0.25) {
             r = 1.0 - (ah + ah * y);
         } else {
-            r = 0.5 - (ah * y + (ah - 0.5));  // ah - 0.5 is exact
+            r = 0.5 - opaque(ah * y + opaque(ah - 0.5));  // ah - 0.5 is exact
         }
     } else {
-        let s = (ah - 1.0) + al;  // ah - 1 is exact
+        let s = opaque(ah - 1.0) + al;  // ah - 1 is exact
         let p = -0.0023621185682713985 + s * (0.41485610604286194 + s * (-0.37220788002014160
                 + s * (0.31834661960601807 + s * (-0.11089469492435455 + s * (0.035478305071592331
                 + s * (-0.0021663755178451538))))));
@@ -431,9 +444,7 @@ fn erfc_rs(a: f32) -> f32 {
 fn erf_arg(x: f32) -> vec2<f32> {
     let ax = abs(x);
     let p = two_prod(ax, opaque(INV_SQRT2_HI));
-    let lo = p.y + ax * INV_SQRT2_LO;
-    let h = p.x + lo;
-    return vec2<f32>(h, lo - (h - p.x));
+    return fast_two_sum(p.x, p.y + ax * INV_SQRT2_LO);
 }
 
 // -x^2/2 as (hi, lo), exact (|x| < 2^60).
@@ -611,8 +622,12 @@ fn pack_h2(lo: f32, hi: f32) -> u32 {
 //   f32 bounds of docs/numerics.md;
 // - f16 storage ("_lp"): relative error below 2^-14 before the result is rounded to f16, so the f16
 //   result stays within 1 ulp of the reference; builtin exp2 (3 + 2|x| ulp at |x| <= 116:
-//   < 2^-15) and division (2.5 ulp). Results of 65500 or more take the general path, where the
-//   rounding to f16 may overflow.
+//   < 2^-15) and division (2.5 ulp, for divisors below 2^126). Inputs are f16 values, so no input
+//   is tiny and no product of two underflows: a lane is right when |y| < 65500 (false for NaN and
+//   inf, which every special input or overflow yields; larger results take the general path, where
+//   the rounding to f16 may overflow), and only the divisions' domain limits x (SiLU, GeLU-tanh).
+//   Where the formula underflows (x far below 0), y is a zero or a tiny float of the right sign,
+//   which the rounding to f16 turns into the right zero.
 // =================================================================================================
 
 alias V4 = vec4<f32>;
@@ -625,16 +640,19 @@ struct DF4 { hi: V4, lo: V4 }          // double-f32, hi + lo
 const ONE4: V4 = V4(1.0);
 const ZERO4: V4 = V4(0.0);
 
-// 2^-126 <= |x| < lim (false for 0, subnormals, inf and NaN), on the bits.
+// 2^-64 <= |x| < lim (false for 0, tiny values, inf and NaN), on the bits. The lower bound keeps
+// every operand of the split products and every correction term of the divisions normal (a GPU
+// flushes subnormals); the rare tiny inputs take the general path.
+const FAST_MIN_BITS: u32 = 0x1f800000u;  // 2^-64
 fn in_range4(x: V4, lim: f32) -> B4 {
-    return ((bitcast<U4>(x) & U4(ABS_MASK)) - U4(0x00800000u)) < U4(bitcast<u32>(lim) - 0x00800000u);
+    return ((bitcast<U4>(x) & U4(ABS_MASK)) - U4(FAST_MIN_BITS)) < U4(bitcast<u32>(lim) - FAST_MIN_BITS);
 }
 // x is a normal float (not 0, subnormal, inf or NaN).
 fn normal4(x: V4) -> B4 {
     return ((bitcast<U4>(x) & U4(ABS_MASK)) - U4(0x00800000u)) < U4(0x7f000000u);
 }
-// y is normal and below 65500 in magnitude (its rounding to f16 cannot overflow).
-fn f16ok4(y: V4) -> B4 { return normal4(y) & (abs(y) < V4(65500.0)); }
+// y is finite and below 65500 in magnitude (its rounding to f16 cannot overflow); for f16 storage.
+fn f16ok4(y: V4) -> B4 { return abs(y) < V4(65500.0); }
 // +0 or -0 with the signs of v.
 fn sign0_4(v: V4) -> V4 { return bitcast<V4>(bitcast<U4>(v) & U4(SIGN_MASK)); }
 
@@ -643,38 +661,41 @@ fn c4(v: f32) -> V4 { return opaque4(V4(v)); }  // a constant the compiler canno
 fn fmx4(a: V4, b: V4, c: V4) -> V4 { return fma(a, b, c); }
 fn hi12_4(a: V4) -> V4 { return bitcast<V4>(bitcast<U4>(a) & U4(0xfffff000u)); }
 
+// The error-free transformations of two_prod_split and fast_two_sum, four lanes at a time
+// (every intermediate laundered, operands of the split at least 2^-100).
 fn two_prod4(a: V4, b: V4) -> DF4 {
     let p = opaque4(a * b);
     if (FFN_FMA_EXACT) { return DF4(p, fmx4(a, b, -p)); }
     let ah = hi12_4(a);
-    let al = a - ah;
+    let al = opaque4(a - ah);
     let bh = hi12_4(b);
-    let bl = b - bh;
-    return DF4(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+    let bl = opaque4(b - bh);
+    let e1 = opaque4(ah * bh - p);
+    let e2 = opaque4(e1 + ah * bl);
+    let e3 = opaque4(e2 + al * bh);
+    return DF4(p, e3 + al * bl);
 }
-fn two_sum4(a: V4, b: V4) -> DF4 {
-    let s = a + b;
-    let bb = s - a;
-    return DF4(s, (a - (s - bb)) + (b - bb));
+// a + b = s + e exactly for a, b >= 0: Dekker's fast two-sum with the larger first (7 operations
+// instead of two_sum's 11).
+fn two_sum_pos4(a: V4, b: V4) -> DF4 {
+    let big = max(a, b);
+    let small = min(a, b);
+    let s = opaque4(big + small);
+    return DF4(s, small - opaque4(s - big));
 }
-// a + b = s + e exactly when |a| >= |b| (Dekker).
-fn fast_two_sum4(a: V4, b: V4) -> DF4 {
-    let s = a + b;
-    return DF4(s, b - (s - a));
-}
-// 1 / d and a / d to within 0.5 ulp + 2^-40 (see div_rn).
+// 1 / d and a / d to within 0.5 ulp + 2^-40 (see div_rn), 1 <= |d| < 2^100 and |a / d| > 2^-100.
 fn rcp_acc4(d: V4) -> V4 {
-    let r = 1.0 / d;
+    let r = opaque4(1.0 / d);
     if (FFN_FMA_EXACT) { return fma(fmx4(-r, d, ONE4), r, r); }
     let p = two_prod4(r, d);
-    return fma((1.0 - p.hi) - p.lo, r, r);
+    return fma(opaque4(1.0 - p.hi) - p.lo, r, r);
 }
 fn div_acc4(a: V4, d: V4) -> V4 {
-    let r = 1.0 / d;
+    let r = opaque4(1.0 / d);
     let q = opaque4(a * r);
     if (FFN_FMA_EXACT) { return fma(fmx4(-q, d, a), r, q); }
     let p = two_prod4(q, d);
-    return fma((a - p.hi) - p.lo, r, q);
+    return fma(opaque4(a - p.hi) - p.lo, r, q);
 }
 
 // e^(th + tl) for -87 <= th <= 87 (a normal result), |tl| <= 2^-20 |th|: n = round(th / ln 2) by
@@ -683,10 +704,10 @@ fn div_acc4(a: V4, d: V4) -> V4 {
 // (|r| <= 0.347: truncation 2^-27). Max error 1.0 ulp (C model of this code over [-87, 87]).
 const EXP_SHIFTER: f32 = 12582912.0;
 fn exp_acc4(th: V4, tl: V4) -> V4 {
-    let shifter = c4(EXP_SHIFTER);  // (th L + S) - S must not fold to th L
-    let k = fma(th, V4(LOG2E), shifter);
+    let shifter = c4(EXP_SHIFTER);
+    let k = opaque4(fma(th, V4(LOG2E), shifter));  // (th L + S) - S must not fold to th L
     let n = k - shifter;
-    let r = fma(-n, V4(LN2_LO), fma(-n, V4(LN2_HI), th)) + tl;
+    let r = fma(-n, V4(LN2_LO), opaque4(fma(-n, V4(LN2_HI), th))) + tl;  // no n (LN2_HI + LN2_LO)
     var p = V4(1.9841270113829523e-04);
     p = fma(p, r, V4(1.3888889225199819e-03));
     p = fma(p, r, V4(8.333333767950535e-03));
@@ -697,9 +718,7 @@ fn exp_acc4(th: V4, tl: V4) -> V4 {
     return q * bitcast<V4>((bitcast<U4>(k) + 127u) << U4(23u));  // q * 2^n
 }
 
-// Lane j of v, and v with lane j replaced (j >= 4: v unchanged).
-fn lane4(v: V4, j: u32) -> f32 { return select(select(v.x, v.y, j == 1u), select(v.z, v.w, j == 3u), j >= 2u); }
-fn lane8(a: V4, b: V4, j: u32) -> f32 { return lane4(select(a, b, j >= 4u), j & 3u); }
+// v with lane j replaced (j >= 4: v unchanged).
 fn with_lane4(v: V4, j: u32, r: f32) -> V4 { return select(v, V4(r), U4(j) == U4(0u, 1u, 2u, 3u)); }
 // Bit l set for every lane l where b is true.
 fn bits4(b: B4) -> u32 { return select(0u, 1u, b.x) | select(0u, 2u, b.y) | select(0u, 4u, b.z) | select(0u, 8u, b.w); }
@@ -718,17 +737,14 @@ fn units2(u0: u32, st: u32, nu: u32) -> Units2 {
     let i1 = u0 + st;
     return Units2(vec2<u32>(u0, i1), vec2<u32>(u0, i1) < vec2<u32>(nu), min(i1, nu) + st);
 }
-// Lanes (elements) below n of a vec4 unit i, and of the f16 pairs i.x, i.y (lanes lo, hi, lo, hi).
-fn vec4_lanes(i: u32, ok: bool, n: u32) -> B4 { return (U4(4u * i) + U4(0u, 1u, 2u, 3u) < U4(n)) & B4(ok); }
-fn pair_lanes(i: vec2<u32>, ok: vec2<bool>, n: u32) -> B4 {
-    return (U4(2u * i.x, 2u * i.x + 1u, 2u * i.y, 2u * i.y + 1u) < U4(n)) & B4(ok.x, ok.x, ok.y, ok.y);
-}
 
 // --- SiLU ------------------------------------------------------------------------------------------
-// silu(x) = x / (1 + e^-x); silu'(x) = s (1 + x e^-x s), s = 1 / (1 + e^-x). |x| < 80: e^-x and
-// every result normal. Max error (C model): 2.24 ulp forward (so at most 2 ulp from the correctly
-// rounded value), 3.65 backward.
-const SILU_FAST: f32 = 80.0;
+// silu(x) = x / (1 + e^-x); silu'(x) = s (1 + x e^-x s), s = 1 / (1 + e^-x). |x| < 64: e^-x, s
+// >= 2^-92 and the low halves of s and x s in the split products all normal (up to |x| = 80 every
+// result is normal, but from |x| = 71 on a flushed low half of s cost an NVIDIA GPU 1e4 ulp when
+// the division's correction was fused). Max error (C model): 2.24 ulp forward (so at most 2 ulp
+// from the correctly rounded value), 3.65 backward.
+const SILU_FAST: f32 = 64.0;
 
 fn silu_f4(x: V4, v: V4) -> R4 {
     let ok = in_range4(x, SILU_FAST);
@@ -756,31 +772,24 @@ fn silu_g4(g: V4, u: V4, dh: V4) -> R42 {
     let du = (xs * s) * dh;
     return R42(dg, du, ok & normal4(m) & normal4(dg) & normal4(du));
 }
+// f16 storage: x > -64 keeps 1 + e^-x below 2^93 (the division's domain).
 fn silu_f4_lp(x: V4, v: V4) -> R4 {
-    let ok = in_range4(x, SILU_FAST);
-    let xs = select(ONE4, x, ok);
-    let e = exp2(xs * -LOG2E);
-    let y = xs / (1.0 + e) * v;
-    return R4(y, ok & f16ok4(y));
+    let e = exp2(x * -LOG2E);
+    let y = x / (1.0 + e) * v;
+    return R4(y, (x > V4(-SILU_FAST)) & f16ok4(y));
 }
 fn silu_d4_lp(x: V4, a: V4, b: V4) -> R4 {
-    let ok = in_range4(x, SILU_FAST);
-    let xs = select(ONE4, x, ok);
-    let e = exp2(xs * -LOG2E);
+    let e = exp2(x * -LOG2E);
     let s = 1.0 / (1.0 + e);
-    let m = a * b;
-    let y = (fma(xs, e * s, ONE4) * s) * m;
-    return R4(y, ok & normal4(m) & f16ok4(y));
+    let y = (fma(x, e * s, ONE4) * s) * (a * b);
+    return R4(y, (x > V4(-SILU_FAST)) & f16ok4(y));
 }
 fn silu_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
-    let ok = in_range4(g, SILU_FAST);
-    let xs = select(ONE4, g, ok);
-    let e = exp2(xs * -LOG2E);
+    let e = exp2(g * -LOG2E);
     let s = 1.0 / (1.0 + e);
-    let m = dh * u;
-    let dg = (fma(xs, e * s, ONE4) * s) * m;
-    let du = (xs * s) * dh;
-    return R42(dg, du, ok & normal4(m) & f16ok4(dg) & f16ok4(du));
+    let dg = (fma(g, e * s, ONE4) * s) * (dh * u);
+    let du = (g * s) * dh;
+    return R42(dg, du, (g > V4(-SILU_FAST)) & f16ok4(dg) & f16ok4(du));
 }
 
 // --- GeLU, tanh form ---------------------------------------------------------------------------------
@@ -794,7 +803,7 @@ const GELU_FAST: f32 = 9.0;
 fn gelu_t4(x: V4) -> DF4 {
     let x2 = two_prod4(x, x);
     let m = two_prod4(c4(M_HI), x2.hi);
-    let g = two_sum4(c4(K_HI), m.hi);
+    let g = two_sum_pos4(c4(K_HI), m.hi);
     let gl = g.lo + (m.lo + fma(V4(M_HI), x2.lo, fma(V4(M_LO), x2.hi, V4(K_LO))));
     let t = two_prod4(x, g.hi);
     return DF4(t.hi, fma(x, gl, t.lo));
@@ -832,35 +841,28 @@ fn gelu_tanh_g4(g: V4, u: V4, dh: V4) -> R42 {
     let du = (xs * s) * dh;
     return R42(dg, du, ok & normal4(m) & normal4(dg) & normal4(du));
 }
-// t in plain f32: relative error 3 2^-24, so |t| 2^-22 < 2^-16 absolute.
-fn gelu_tanh_e4_lp(xs: V4) -> V4 {
-    let t = xs * fma(V4(M_HI), xs * xs, V4(K_HI));
+// f16 storage. t in plain f32: relative error 3 2^-24, so below 2^-16 absolute for |x| < 9; x > -9
+// keeps 1 + e^-t below 2^96 (the division's domain); for x >= 9, e^-t < 2^-95.
+fn gelu_tanh_e4_lp(x: V4) -> V4 {
+    let t = x * fma(V4(M_HI), x * x, V4(K_HI));
     return exp2(t * -LOG2E);
 }
 fn gelu_tanh_f4_lp(x: V4, v: V4) -> R4 {
-    let ok = in_range4(x, GELU_FAST);
-    let xs = select(ONE4, x, ok);
-    let y = xs / (1.0 + gelu_tanh_e4_lp(xs)) * v;
-    return R4(y, ok & f16ok4(y));
+    let y = x / (1.0 + gelu_tanh_e4_lp(x)) * v;
+    return R4(y, (x > V4(-GELU_FAST)) & f16ok4(y));
 }
 fn gelu_tanh_d4_lp(x: V4, a: V4, b: V4) -> R4 {
-    let ok = in_range4(x, GELU_FAST);
-    let xs = select(ONE4, x, ok);
-    let e = gelu_tanh_e4_lp(xs);
+    let e = gelu_tanh_e4_lp(x);
     let s = 1.0 / (1.0 + e);
-    let m = a * b;
-    let y = gelu_tanh_dsig4(xs, e, s) * m;
-    return R4(y, ok & normal4(m) & f16ok4(y));
+    let y = gelu_tanh_dsig4(x, e, s) * (a * b);
+    return R4(y, (x > V4(-GELU_FAST)) & f16ok4(y));
 }
 fn gelu_tanh_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
-    let ok = in_range4(g, GELU_FAST);
-    let xs = select(ONE4, g, ok);
-    let e = gelu_tanh_e4_lp(xs);
+    let e = gelu_tanh_e4_lp(g);
     let s = 1.0 / (1.0 + e);
-    let m = dh * u;
-    let dg = gelu_tanh_dsig4(xs, e, s) * m;
-    let du = (xs * s) * dh;
-    return R42(dg, du, ok & normal4(m) & f16ok4(dg) & f16ok4(du));
+    let dg = gelu_tanh_dsig4(g, e, s) * (dh * u);
+    let du = (g * s) * dh;
+    return R42(dg, du, (g > V4(-GELU_FAST)) & f16ok4(dg) & f16ok4(du));
 }
 
 // --- GeLU, erf form ----------------------------------------------------------------------------------
@@ -868,18 +870,17 @@ fn gelu_tanh_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
 // a = |x| / sqrt 2, branch-free (both forms computed, one selected per lane):
 // - |x| < 1/sqrt2 (a < 1/2): Phi(x) = 1/2 + x P(x^2), gelu'(x) = 1/2 + x D(x^2), P and D
 //   polynomials of degree 5 (relative error 2^-25; 1/2 + x P never cancels by more than 2x);
-// - otherwise, with erfc(a) = e^(-a^2 + g(a)) / a, g(a) = ln(a erfcx(a)) in [-1.2, -0.57]:
-//   T = x erfc(a) / 2 (x > 0) = e^(-x^2/2 + g(a) - ln2/2), a single exp of a double-f32 argument
-//   (g's error of 2^-25.7 is absolute there, so relative in T); gelu = -T (x < 0), x - T (x > 0).
-//   Backward: gelu' = [x > 0] + E (x / sqrt(2 pi) - W(a) / (sqrt2 x)), E = e^(-x^2/2), W = a
-//   erfcx(a) (relative error 2^-26.6).
-// g and W are polynomials in y = (a - K) / (a + K) (K = 0.7 and 1.5), fitted here (weighted least
-// squares on Chebyshev nodes, coefficients rounded to f32 one at a time and the rest refitted).
-// Max error (C model): 1.83 ulp forward, 4.06 backward (absolute near gelu's zero at x = -0.752).
+// - otherwise T = x erfc(a) / 2 (x > 0) = E H(a), E = e^(-x^2/2) (the exp of the exact double-f32
+//   -x^2/2), H = a erfcx(a) / sqrt2 (relative error 2^-24.7); gelu = -T (x < 0), x - T (x > 0).
+//   Backward: gelu' = [x > 0] + E (x / sqrt(2 pi) - H(a) / x).
+// H is a polynomial in y = (a - 1.5) / (a + 1.5), fitted here (weighted least squares on Chebyshev
+// nodes, coefficients rounded to f32 one at a time and the rest refitted). Max error (C model):
+// 2.83 ulp forward (at x = -1.83; the form T = e^(-x^2/2 + g(a) - ln2/2), g = ln(a erfcx(a)), one
+// exp of a double-f32 sum, gave 1.97 ulp for ~20 more operations per element), 4.06 backward
+// (absolute near gelu's zero at x = -0.752).
 const ERF_FAST: f32 = 9.0;
 const ERF_SMALL: f32 = 0.70710678118654752;
-const LN2H_HI: f32 = -0.3465735912322998;        // -ln2/2, split
-const LN2H_LO: f32 = 9.523271060629668e-10;
+const LN2H_HI: f32 = -0.3465735912322998;        // -ln2/2
 
 fn erf_p4(u: V4) -> V4 {  // (Phi(x) - 1/2) / x, u = x^2 in [0, 1/2]
     var p = V4(-4.132294998271391e-05);
@@ -897,29 +898,16 @@ fn erf_d4(u: V4) -> V4 {  // (gelu'(x) - 1/2) / x
     p = fma(p, u, V4(-0.2659623920917511));
     return fma(p, u, V4(0.7978845834732056));
 }
-fn erf_g4(y: V4) -> V4 {  // ln(a erfcx(a)), y = (a - 0.7) / (a + 0.7), a in [1/2, 6.37]
-    var p = V4(-0.02487499825656414);
-    p = fma(p, y, V4(0.06212159991264343));
-    p = fma(p, y, V4(-0.09531736373901367));
-    p = fma(p, y, V4(0.14575958251953125));
-    p = fma(p, y, V4(-0.1544218361377716));
-    p = fma(p, y, V4(0.20452767610549927));
-    p = fma(p, y, V4(-0.2719314992427826));
-    p = fma(p, y, V4(0.2557784914970398));
-    p = fma(p, y, V4(-0.6511468291282654));
-    p = fma(p, y, V4(0.9563116431236267));
-    return fma(p, y, V4(-0.9992614388465881));
-}
-fn erf_w4(y: V4) -> V4 {  // a erfcx(a), y = (a - 1.5) / (a + 1.5), a in [1/2, 6.37]
-    var p = V4(1.274055684916675e-03);
-    p = fma(p, y, V4(6.894783000461757e-04));
-    p = fma(p, y, V4(-5.137839820235968e-03));
-    p = fma(p, y, V4(-8.830596692860126e-03));
-    p = fma(p, y, V4(1.9826006144285202e-02));
-    p = fma(p, y, V4(6.169810891151428e-02));
-    p = fma(p, y, V4(-0.21611420810222626));
-    p = fma(p, y, V4(0.22845305502414703));
-    return fma(p, y, V4(0.48237812519073486));
+fn erf_h4(y: V4) -> V4 {  // a erfcx(a) / sqrt2, y = (a - 1.5) / (a + 1.5), a in [1/2, 6.37]
+    var p = V4(9.287858265452087e-04);
+    p = fma(p, y, V4(4.8103020526468754e-04));
+    p = fma(p, y, V4(-3.6526883486658335e-03));
+    p = fma(p, y, V4(-6.241109222173691e-03));
+    p = fma(p, y, V4(1.4023891650140285e-02));
+    p = fma(p, y, V4(4.362674802541733e-02));
+    p = fma(p, y, V4(-0.1528162658214569));
+    p = fma(p, y, V4(0.16154071688652039));
+    return fma(p, y, V4(0.3410928547382355));
 }
 // Lower-degree fits for f16 storage (relative 2^-22.8, 2^-20.4; absolute 2^-17.6; relative 2^-16.8).
 fn erf_p4_lp(u: V4) -> V4 {
@@ -952,31 +940,30 @@ fn gelu_erf_f4(x: V4, v: V4) -> R4 {
     let xs = select(ONE4, x, ok);
     let z = abs(xs);
     let gs = xs * fma(xs, erf_p4(xs * xs), V4(0.5));
-    let a = z * INV_SQRT2_HI;
-    let gp = erf_g4(div_acc4(a - 0.7, a + 0.7));
-    let x2 = two_prod4(xs, xs);
-    let c = fast_two_sum4(gp, c4(LN2H_HI));  // |gp| >= 0.57 > ln2/2
-    let s = two_sum4(-0.5 * x2.hi, c.hi);
-    let t = exp_acc4(s.hi, s.lo + (-0.5 * x2.lo + (c.lo + LN2H_LO)));
+    let t = gelu_erf_e4(xs) * gelu_erf_h4(z);
     let gt = select(xs - t, -t, xs < ZERO4);
     let y = select(gt, gs, z < V4(ERF_SMALL)) * v;
     return R4(y, ok & normal4(y));
 }
-// gelu' on the tail: [x > 0] + E (x / sqrt(2 pi) - W / (sqrt2 x)).
-fn gelu_erf_dtail4(xs: V4, e: V4, w: V4) -> V4 {
-    return fma(e, fma(xs, V4(INV_SQRT_2PI), -div_acc4(w * INV_SQRT2_HI, xs)), select(ZERO4, ONE4, xs > ZERO4));
+// E = e^(-x^2/2), H(|x| / sqrt2) and gelu' on the tail: [x > 0] + E (x / sqrt(2 pi) - H / x).
+fn gelu_erf_e4(xs: V4) -> V4 {
+    let x2 = two_prod4(xs, xs);
+    return exp_acc4(-0.5 * x2.hi, -0.5 * x2.lo);
+}
+fn gelu_erf_h4(z: V4) -> V4 {
+    let a = z * INV_SQRT2_HI;
+    return erf_h4(div_acc4(a - 1.5, a + 1.5));
+}
+fn gelu_erf_dtail4(xs: V4, e: V4, h: V4) -> V4 {
+    return fma(e, fma(xs, V4(INV_SQRT_2PI), -div_acc4(h, xs)), select(ZERO4, ONE4, xs > ZERO4));
 }
 fn gelu_erf_d4(x: V4, a: V4, b: V4) -> R4 {
     let ok = in_range4(x, ERF_FAST);
     let xs = select(ONE4, x, ok);
     let z = abs(xs);
     let ds = fma(xs, erf_d4(xs * xs), V4(0.5));
-    let x2 = two_prod4(xs, xs);
-    let e = exp_acc4(-0.5 * x2.hi, -0.5 * x2.lo);
-    let aa = z * INV_SQRT2_HI;
-    let w = erf_w4(div_acc4(aa - 1.5, aa + 1.5));
     let m = a * b;
-    let y = select(gelu_erf_dtail4(xs, e, w), ds, z < V4(ERF_SMALL)) * m;
+    let y = select(gelu_erf_dtail4(xs, gelu_erf_e4(xs), gelu_erf_h4(z)), ds, z < V4(ERF_SMALL)) * m;
     return R4(y, ok & normal4(m) & normal4(y));
 }
 fn gelu_erf_g4(g: V4, u: V4, dh: V4) -> R42 {
@@ -986,87 +973,103 @@ fn gelu_erf_g4(g: V4, u: V4, dh: V4) -> R42 {
     let u2 = xs * xs;
     let ds = fma(xs, erf_d4(u2), V4(0.5));
     let gs = xs * fma(xs, erf_p4(u2), V4(0.5));
-    let x2 = two_prod4(xs, xs);
-    let e = exp_acc4(-0.5 * x2.hi, -0.5 * x2.lo);
-    let aa = z * INV_SQRT2_HI;
-    let w = erf_w4(div_acc4(aa - 1.5, aa + 1.5));
-    let t = (e * w) * INV_SQRT2_HI;  // x erfc(a) / 2 for x > 0
+    let e = gelu_erf_e4(xs);
+    let h = gelu_erf_h4(z);
+    let t = e * h;  // x erfc(a) / 2 for x > 0
     let small = z < V4(ERF_SMALL);
     let m = dh * u;
-    let dg = select(gelu_erf_dtail4(xs, e, w), ds, small) * m;
+    let dg = select(gelu_erf_dtail4(xs, e, h), ds, small) * m;
     let du = select(select(xs - t, -t, xs < ZERO4), gs, small) * dh;
     return R42(dg, du, ok & normal4(m) & normal4(dg) & normal4(du));
 }
+// f16 storage, any x: beyond |x| = 9 the polynomials leave their range, but there T < e^-39, so
+// y = x - T or -T is x or a tiny float of the right sign (zero in f16); inf gives NaN (a/a).
 fn gelu_erf_f4_lp(x: V4, v: V4) -> R4 {
-    let ok = in_range4(x, ERF_FAST);
-    let xs = select(ONE4, x, ok);
+    let xs = x;
     let z = abs(xs);
     let gs = xs * fma(xs, erf_p4_lp(xs * xs), V4(0.5));
     let a = z * INV_SQRT2_HI;
     let gp = erf_g4_lp((a - 0.7) / (a + 0.7));
     let t = exp2((fma(-0.5 * xs, xs, gp) + LN2H_HI) * LOG2E);
     let y = select(select(xs - t, -t, xs < ZERO4), gs, z < V4(ERF_SMALL)) * v;
-    return R4(y, ok & f16ok4(y));
+    return R4(y, f16ok4(y));
 }
 fn gelu_erf_e4_lp(xs: V4) -> V4 { return exp2((-0.5 * xs) * xs * LOG2E); }
 fn gelu_erf_w4_lp(z: V4) -> V4 {
     let a = z * INV_SQRT2_HI;
     return erf_w4_lp((a - 1.5) / (a + 1.5));
 }
+// e q + [x > 0], written so that an underflowed e (x < -13) keeps the sign of gelu'(x) < 0.
 fn gelu_erf_dtail4_lp(xs: V4, e: V4, w: V4) -> V4 {
-    return fma(e, fma(xs, V4(INV_SQRT_2PI), -(w * INV_SQRT2_HI) / xs), select(ZERO4, ONE4, xs > ZERO4));
+    let q = fma(xs, V4(INV_SQRT_2PI), -(w * INV_SQRT2_HI) / xs);
+    return select(e * q, fma(e, q, ONE4), xs > ZERO4);
 }
 fn gelu_erf_d4_lp(x: V4, a: V4, b: V4) -> R4 {
-    let ok = in_range4(x, ERF_FAST);
-    let xs = select(ONE4, x, ok);
+    let xs = x;
     let z = abs(xs);
     let ds = fma(xs, erf_d4_lp(xs * xs), V4(0.5));
     let dt = gelu_erf_dtail4_lp(xs, gelu_erf_e4_lp(xs), gelu_erf_w4_lp(z));
-    let m = a * b;
-    let y = select(dt, ds, z < V4(ERF_SMALL)) * m;
-    return R4(y, ok & normal4(m) & f16ok4(y));
+    let y = select(dt, ds, z < V4(ERF_SMALL)) * (a * b);
+    return R4(y, f16ok4(y));
 }
 fn gelu_erf_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
-    let ok = in_range4(g, ERF_FAST);
-    let xs = select(ONE4, g, ok);
+    let xs = g;
     let z = abs(xs);
     let u2 = xs * xs;
     let e = gelu_erf_e4_lp(xs);
     let w = gelu_erf_w4_lp(z);
     let t = (e * w) * INV_SQRT2_HI;
     let small = z < V4(ERF_SMALL);
-    let m = dh * u;
-    let dg = select(gelu_erf_dtail4_lp(xs, e, w), fma(xs, erf_d4_lp(u2), V4(0.5)), small) * m;
+    let dg = select(gelu_erf_dtail4_lp(xs, e, w), fma(xs, erf_d4_lp(u2), V4(0.5)), small) * (dh * u);
     let du = select(select(xs - t, -t, xs < ZERO4), xs * fma(xs, erf_p4_lp(u2), V4(0.5)), small) * dh;
-    return R42(dg, du, ok & normal4(m) & f16ok4(dg) & f16ok4(du));
+    return R42(dg, du, f16ok4(dg) & f16ok4(du));
 }
 
 // --- ReLU --------------------------------------------------------------------------------------------
-// relu(x) v = x v (x > 0), +0 * v (x < 0): a zero with v's sign; relu'(x) a b = a b or +0 a b.
-// Exact (one rounding), so one set serves both accuracy levels.
+// relu(x) v = x v (x > 0), +0 * v (x <= 0): a zero with v's sign; relu'(x) a b = a b or +0 a b.
+// Exact (one rounding), so one set serves both accuracy levels. x = ±0 is a fast lane (ReLU's
+// outputs are half zeros); a subnormal x is not (a GPU may compare a flushed x > 0 as false), nor
+// NaN.
+fn relu_x_ok4(x: V4) -> B4 {
+    let ax = bitcast<U4>(x) & U4(ABS_MASK);
+    return ((ax - U4(1u)) >= U4(0x007fffffu)) & (ax <= U4(EXP_INF));  // 0, normal or inf
+}
+fn finite4(v: V4) -> B4 { return (bitcast<U4>(v) & U4(ABS_MASK)) < U4(EXP_INF); }
 fn relu_f4(x: V4, v: V4) -> R4 {
     let pos = x > ZERO4;
     let y = select(sign0_4(v), x * v, pos);
-    let finite = (bitcast<U4>(v) & U4(ABS_MASK)) < U4(EXP_INF);
-    return R4(y, normal4(x) & select(finite, normal4(y), pos));
+    return R4(y, relu_x_ok4(x) & select(finite4(v), normal4(y), pos));
 }
 fn relu_d4(x: V4, a: V4, b: V4) -> R4 {
     let pos = x > ZERO4;
     let m = a * b;
     let y = select(bitcast<V4>((bitcast<U4>(a) ^ bitcast<U4>(b)) & U4(SIGN_MASK)), m, pos);
-    let finite = ((bitcast<U4>(a) & U4(ABS_MASK)) < U4(EXP_INF)) & ((bitcast<U4>(b) & U4(ABS_MASK)) < U4(EXP_INF));
-    return R4(y, normal4(x) & select(finite, normal4(m), pos));
+    return R4(y, relu_x_ok4(x) & select(finite4(a) & finite4(b), normal4(m), pos));
 }
 fn relu_g4(g: V4, u: V4, dh: V4) -> R42 {
     let d = relu_d4(g, dh, u);
     let f = relu_f4(g, dh);
     return R42(d.y, f.y, d.ok & f.ok);
 }
-fn relu_f4_lp(x: V4, v: V4) -> R4 { let r = relu_f4(x, v); return R4(r.y, r.ok & f16ok4(r.y)); }
-fn relu_d4_lp(x: V4, a: V4, b: V4) -> R4 { let r = relu_d4(x, a, b); return R4(r.y, r.ok & f16ok4(r.y)); }
+// f16 storage: products of f16 values are exact f32 normals (or ±0, inf, NaN): only NaN x and
+// results beyond 65500 (f16ok4 is false for NaN and inf) leave the fast path.
+fn relu_f4_lp(x: V4, v: V4) -> R4 {
+    let pos = x > ZERO4;
+    let y = select(sign0_4(v), x * v, pos);
+    let xok = (bitcast<U4>(x) & U4(ABS_MASK)) <= U4(EXP_INF);
+    return R4(y, xok & select(finite4(v), f16ok4(y), pos));
+}
+fn relu_d4_lp(x: V4, a: V4, b: V4) -> R4 {
+    let pos = x > ZERO4;
+    let m = a * b;
+    let y = select(bitcast<V4>((bitcast<U4>(a) ^ bitcast<U4>(b)) & U4(SIGN_MASK)), m, pos);
+    let xok = (bitcast<U4>(x) & U4(ABS_MASK)) <= U4(EXP_INF);
+    return R4(y, xok & select(finite4(a) & finite4(b), f16ok4(m), pos));
+}
 fn relu_g4_lp(g: V4, u: V4, dh: V4) -> R42 {
-    let r = relu_g4(g, u, dh);
-    return R42(r.y, r.z, r.ok & f16ok4(r.y) & f16ok4(r.z));
+    let d = relu_d4_lp(g, dh, u);
+    let f = relu_f4_lp(g, dh);
+    return R42(d.y, f.y, d.ok & f.ok);
 }
 
 // =================================================================================================
@@ -1144,11 +1147,13 @@ fn gelu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         let ok_0 = u.ok;
         let r_0 = gelu_tanh_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane4(x_0, j), 1.0);
+            let yj = gelu_tanh_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1176,11 +1181,13 @@ fn gelu_erf_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
         let ok_0 = u.ok;
         let r_0 = gelu_erf_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane4(x_0, j), 1.0);
+            let yj = gelu_erf_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1208,11 +1215,13 @@ fn silu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         let ok_0 = u.ok;
         let r_0 = silu_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane4(x_0, j), 1.0);
+            let yj = silu_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1240,11 +1249,13 @@ fn relu_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         let ok_0 = u.ok;
         let r_0 = relu_f4(x_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane4(x_0, j), 1.0);
+            let yj = relu_mul(x_io[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         x_io[u.i.x] = y_0.x;
@@ -1273,11 +1284,13 @@ fn swiglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         let ok_0 = u.ok;
         let r_0 = silu_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = silu_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1306,11 +1319,13 @@ fn geglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = gelu_tanh_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = gelu_tanh_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1339,11 +1354,13 @@ fn geglu_erf_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let ok_0 = u.ok;
         let r_0 = gelu_erf_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = gelu_erf_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1372,11 +1389,13 @@ fn reglu_combine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = relu_f4(gate_0, up_0);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane4(gate_0, j), lane4(up_0, j));
+            let yj = relu_mul(in0[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1405,11 +1424,13 @@ fn gelu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = gelu_tanh_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = gelu_tanh_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1438,11 +1459,13 @@ fn gelu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let ok_0 = u.ok;
         let r_0 = gelu_erf_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = gelu_erf_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1471,11 +1494,13 @@ fn silu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = silu_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = silu_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1504,11 +1529,13 @@ fn relu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         let ok_0 = u.ok;
         let r_0 = relu_d4(x_0, dy_0, ONE4);
         var y_0 = r_0.y;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane4(x_0, j), lane4(dy_0, j), 1.0);
+            let yj = relu_dmul(in0[u.i[j]], in1[u.i[j]], 1.0);
             y_0 = with_lane4(y_0, j, yj);
         }
         out2[u.i.x] = y_0.x;
@@ -1539,13 +1566,15 @@ fn swiglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
         let r_0 = silu_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = silu_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = silu_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = silu_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1580,13 +1609,15 @@ fn geglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         let r_0 = gelu_tanh_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = gelu_tanh_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = gelu_tanh_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = gelu_tanh_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1621,13 +1652,15 @@ fn geglu_erf_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let r_0 = gelu_erf_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = gelu_erf_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = gelu_erf_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = gelu_erf_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1662,13 +1695,15 @@ fn reglu_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         let r_0 = relu_g4(gate_0, up_0, dh_0);
         var y_0 = r_0.y;
         var z_0 = r_0.z;
-        var m = bits4(ok_0 & !r_0.ok);
+        let bad = ok_0 & !r_0.ok;
+        var m = 0u;
+        if (any(bad)) { m = bits4(bad); }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane4(gate_0, j), lane4(dh_0, j), lane4(up_0, j));
+            let yj = relu_dmul(in0[u.i[j]], in2[u.i[j]], in1[u.i[j]]);
             y_0 = with_lane4(y_0, j, yj);
-            let zj = relu_mul(lane4(gate_0, j), lane4(dh_0, j));
+            let zj = relu_mul(in0[u.i[j]], in2[u.i[j]]);
             z_0 = with_lane4(z_0, j, zj);
         }
         out3[u.i.x] = y_0.x;
@@ -1714,19 +1749,20 @@ fn gelu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_tanh_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1748,19 +1784,20 @@ fn gelu_erf_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_erf_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1782,19 +1819,20 @@ fn silu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = silu_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1816,19 +1854,20 @@ fn relu_inplace_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let x_0 = x4_io[u.i.x];
         var x_1 = ZERO4;
         if (u.ok.y) { x_1 = x4_io[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = relu_mul(x4_io[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1852,19 +1891,20 @@ fn swiglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = silu_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1888,19 +1928,20 @@ fn geglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1924,19 +1965,20 @@ fn geglu_erf_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1960,19 +2002,20 @@ fn reglu_combine_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let up_0 = in1_4[u.i.x];
         var up_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = relu_mul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -1996,19 +2039,20 @@ fn gelu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_tanh_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2032,19 +2076,20 @@ fn gelu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_erf_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2068,19 +2113,20 @@ fn silu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = silu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2104,19 +2150,20 @@ fn relu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         let dy_0 = in1_4[u.i.x];
         var dy_1 = ZERO4;
         if (u.ok.y) { x_1 = in0_4[u.i.y]; dy_1 = in1_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_d4(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = relu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2142,8 +2189,8 @@ fn swiglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2151,15 +2198,16 @@ fn swiglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
             let r = silu_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = silu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = silu_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2187,8 +2235,8 @@ fn geglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2196,15 +2244,16 @@ fn geglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
             let r = gelu_tanh_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_tanh_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2232,8 +2281,8 @@ fn geglu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @built
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2241,15 +2290,16 @@ fn geglu_erf_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @built
             let r = gelu_erf_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_erf_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2277,8 +2327,8 @@ fn reglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let dh_0 = in2_4[u.i.x];
         var dh_1 = ZERO4;
         if (u.ok.y) { gate_1 = in0_4[u.i.y]; up_1 = in1_4[u.i.y]; dh_1 = in2_4[u.i.y]; }
-        let ok_0 = vec4_lanes(u.i.x, u.ok.x, n);
-        let ok_1 = vec4_lanes(u.i.y, u.ok.y, n);
+        let ok_0 = B4(u.ok.x);
+        let ok_1 = B4(u.ok.y);
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2286,15 +2336,16 @@ fn reglu_backward_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
             let r = relu_g4(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = relu_dmul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u], in1_4[u.i[j >> 2u]][j & 3u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = relu_mul(in0_4[u.i[j >> 2u]][j & 3u], in2_4[u.i[j >> 2u]][j & 3u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2341,19 +2392,20 @@ fn gelu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_tanh_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2381,19 +2433,20 @@ fn gelu_erf_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builti
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = gelu_erf_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2421,19 +2474,20 @@ fn silu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = silu_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2461,19 +2515,20 @@ fn relu_inplace_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         if (u.ok.w) { x_w.w = xp_io[u.i.w]; }
         let x_0 = V4(unpack_h2(x_w.x), unpack_h2(x_w.y));
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4_lp(select(x_1, x_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(x_0, x_1, j), 1.0);
+            let yj = relu_mul(unpack_h2(xp_io[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2504,19 +2559,20 @@ fn swiglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = silu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2547,19 +2603,20 @@ fn geglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2590,19 +2647,20 @@ fn geglu_erf_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @built
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2633,19 +2691,20 @@ fn reglu_combine_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let gate_1 = V4(unpack_h2(gate_w.z), unpack_h2(gate_w.w));
         let up_0 = V4(unpack_h2(up_w.x), unpack_h2(up_w.y));
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_f4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_mul(lane8(gate_0, gate_1, j), lane8(up_0, up_1, j));
+            let yj = relu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2676,19 +2735,20 @@ fn gelu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_tanh_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_tanh_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2719,19 +2779,20 @@ fn gelu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @built
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = gelu_erf_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = gelu_erf_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2762,19 +2823,20 @@ fn silu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = silu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = silu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2805,19 +2867,20 @@ fn relu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
         let x_1 = V4(unpack_h2(x_w.z), unpack_h2(x_w.w));
         let dy_0 = V4(unpack_h2(dy_w.x), unpack_h2(dy_w.y));
         let dy_1 = V4(unpack_h2(dy_w.z), unpack_h2(dy_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var m = 0u;
         for (var g = 0u; g < 2u; g++) {
             let r = relu_d4_lp(select(x_1, x_0, g == 0u), select(dy_1, dy_0, g == 0u), ONE4);
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(x_0, x_1, j), lane8(dy_0, dy_1, j), 1.0);
+            let yj = relu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u], 1.0);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
         }
@@ -2851,8 +2914,8 @@ fn swiglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2860,15 +2923,16 @@ fn swiglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
             let r = silu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = silu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = silu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = silu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = silu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2906,8 +2970,8 @@ fn geglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2915,15 +2979,16 @@ fn geglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
             let r = gelu_tanh_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_tanh_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_tanh_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_tanh_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_tanh_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -2961,8 +3026,8 @@ fn geglu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @buil
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -2970,15 +3035,16 @@ fn geglu_erf_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @buil
             let r = gelu_erf_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = gelu_erf_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = gelu_erf_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = gelu_erf_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = gelu_erf_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }
@@ -3016,8 +3082,8 @@ fn reglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
         let up_1 = V4(unpack_h2(up_w.z), unpack_h2(up_w.w));
         let dh_0 = V4(unpack_h2(dh_w.x), unpack_h2(dh_w.y));
         let dh_1 = V4(unpack_h2(dh_w.z), unpack_h2(dh_w.w));
-        let ok_0 = pair_lanes(u.i.xy, u.ok.xy, n);
-        let ok_1 = pair_lanes(u.i.zw, u.ok.zw, n);
+        let ok_0 = u.ok.xxyy;
+        let ok_1 = u.ok.zzww;
         var y_0 = ZERO4; var y_1 = ZERO4;
         var z_0 = ZERO4; var z_1 = ZERO4;
         var m = 0u;
@@ -3025,15 +3091,16 @@ fn reglu_backward_f16pk(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
             let r = relu_g4_lp(select(gate_1, gate_0, g == 0u), select(up_1, up_0, g == 0u), select(dh_1, dh_0, g == 0u));
             if (g == 0u) { y_0 = r.y; } else { y_1 = r.y; }
             if (g == 0u) { z_0 = r.z; } else { z_1 = r.z; }
-            m = m | (bits4(select(ok_1, ok_0, g == 0u) & !r.ok) << (4u * g));
+            let bad = select(ok_1, ok_0, g == 0u) & !r.ok;
+            if (any(bad)) { m = m | (bits4(bad) << (4u * g)); }
         }
         while (m != 0u) {
             let j = countTrailingZeros(m);
             m = m & (m - 1u);
-            let yj = relu_dmul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j), lane8(up_0, up_1, j));
+            let yj = relu_dmul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in1_p[u.i[j >> 1u]])[j & 1u]);
             y_0 = with_lane4(y_0, j, yj);
             y_1 = with_lane4(y_1, j - 4u, yj);
-            let zj = relu_mul(lane8(gate_0, gate_1, j), lane8(dh_0, dh_1, j));
+            let zj = relu_mul(unpack_h2(in0_p[u.i[j >> 1u]])[j & 1u], unpack_h2(in2_p[u.i[j >> 1u]])[j & 1u]);
             z_0 = with_lane4(z_0, j, zj);
             z_1 = with_lane4(z_1, j - 4u, zj);
         }

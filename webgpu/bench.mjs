@@ -5,19 +5,24 @@
 //     node webgpu/bench.mjs [--n 1572864,33554432] [--kernels a,b] [--variants f32,vec4,f16pk,f16]
 //                           [--dist normal|wide] [--reps R] [--cache flushed,warm] [--fma auto|0|1]
 //                           [--f16cvt auto|0|1] [--adapter NAME] [--out FILE] [--no-f16-toggle]
+//                           [--arith 0] [--sweep KERNELS] [--sweep-n N] [--sources DIR --label L]
 // Per row: GPU time of one dispatch (median and min over reps, each in its own timed compute
 // pass); bytes = each input read once + each output written once (unary: x read and written);
 // gbps = bytes / median; triad_gbps = the copy kernel's GB/s at the same n and cache state (the
-// role the STREAM triad plays in the CPU rows); ratio = gbps / triad_gbps. cache "flushed": a
-// 256 MiB buffer is cleared between reps, so inputs come from memory; "warm": the previous rep
-// left them in the L2 cache (as a preceding GEMM would at n = 512 x 3072); "l2": n = 2^20 (every
-// kernel's data fits in the L2 cache), 20 dispatches per timed pass — the time the kernel's
-// arithmetic takes, to compare with the copy limit's time at the largest n (arith_share: the
-// fraction of the memory-bound time the arithmetic alone needs; above 0.9 the kernel cannot
-// reach 90 % of the copy limit). --sweep KERNELS (default swiglu_combine): at n <= 2^22 also
-// time grids of 2x and 4x the host's units per thread (the kernels take any grid).
+// role the STREAM triad plays in the CPU rows; the better of a copy before and one after the
+// kernels); ratio = gbps / triad_gbps. cache "flushed": a 256 MiB buffer is cleared between reps,
+// so inputs come from memory; "warm": the previous rep left them in the L2 cache (as a preceding
+// GEMM would at n = 512 x 3072); "arith": the same kernels at the largest n with every load from
+// 2048 units (L1-resident) and every store behind a test the results never pass (no memory
+// traffic, the same arithmetic and lanes), the time the kernel's arithmetic and instruction issue
+// take; arith_share = that time over the copy limit's time for the kernel's bytes at that n: above
+// 0.9 the kernel cannot reach 90 % of the copy limit. The "floor" row times a pass with one
+// workgroup of the copy kernel (n = 1): the fixed cost in every row's time. Before any row, --warmup
+// S seconds (default 2) of copies bring the GPU's clocks up from idle. --sweep KERNELS (default swiglu_combine): at n <= --sweep-n
+// (default 2^22) also time grids of 2x and 4x the host's units per thread (the kernels take any
+// grid). --sources DIR times the .wgsl files in DIR instead (rows get label L).
 import fs from 'node:fs';
-import { FfnWebGPU, KERNELS, KINDS, VARIANTS, bufferSize, dispatchGrid } from './ffn-webgpu.js';
+import { FfnWebGPU, KERNELS, KINDS, VARIANTS, bufferSize, dispatchGrid, loadWgslSources } from './ffn-webgpu.js';
 import { requestNodeDevice, adapterSummary } from './ffn-webgpu-node.mjs';
 
 function arg(name, def) {
@@ -65,6 +70,27 @@ fn copy_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
         u0 = min(i1, nu) + st;
     }
 }`;
+
+// The compute-only form of the generated kernels ("arith" rows): unit i loads from i & ARITH_MASK,
+// and a store happens only where the result's bits are ARITH_NEVER (a NaN no kernel makes from
+// finite data), so nothing is written while the compiler must still compute every result (stores
+// of all threads to the same few units would contend in the L2 cache instead). The general path's
+// loads, the lanes' tails and the grid are unchanged.
+const ARITH_MASK = 2047;
+const ARITH_NEVER = '0x7fc0deadu';
+export function computeOnlySource(src) {
+    const a = src.indexOf('// BEGIN GENERATED KERNELS'), b = src.indexOf('// END GENERATED KERNELS');
+    if (a < 0 || b < a) throw new Error('bench: no generated kernels in the source');
+    const never = (v, vec) => vec ? `any(bitcast<vec4<u32>>(${v}) == vec4<u32>(${ARITH_NEVER}))`
+        : `bitcast<u32>(${v}) == ${ARITH_NEVER}`;
+    const mid = src.slice(a, b)
+        .replace(/\[u\.i\.([xyzw])\]/g, `[u.i.$1 & ${ARITH_MASK}u]`)
+        .replace(/\[u\.i\[([^\]]+)\]\]/g, `[u.i[$1] & ${ARITH_MASK}u]`)
+        // stores: `buf[i] = v;` and `store_buf(i, v, n);` (v a vec4 for the _4 buffers)
+        .replace(/^(\s*(?:if \([^)]*\) \{ )?)(\w+\[u\.i\.[xyzw] & \d+u\]) = ([^;]+);/gm, (m, pre, lhs, v) => `${pre}if (${never(v, false)}) { ${lhs} = ${v}; }`)
+        .replace(/(store_(\w+)\(([^,]+), (.+), n\));/g, (m, call, buf, i, v) => `if (${never(v, /(_4|^x4_io)$/.test(buf))}) { ${call}; }`);
+    return src.slice(0, a) + mid + src.slice(b);
+}
 
 // --- data: N(0, 1) (Box-Muller), or x/gate uniform in [-20, 20] ("wide"), as the CPU benchmark ---
 function rng(seed) {
@@ -132,14 +158,18 @@ async function main() {
     const dist = arg('--dist', 'normal');
     const caches = arg('--cache', 'flushed,warm').split(',');
     const sweep = arg('--sweep', 'swiglu_combine').split(',');
-    const L2_N = 1 << 20, L2_INNER = 20;
+    const sweepN = Number(arg('--sweep-n', 1 << 22));
+    const doArith = arg('--arith', '1') !== '0';
+    const label = arg('--label');
     const repsArg = arg('--reps');
     const outFile = arg('--out');
     const lines = [];
-    const emit = (o) => {
+    if (outFile) fs.writeFileSync(outFile, '');
+    const emit = (o) => {  // each line also goes to --out at once (a run cut short keeps its rows)
         const s = JSON.stringify(o);
         lines.push(s);
         console.log(s);
+        if (outFile) fs.appendFileSync(outFile, s + '\n');
     };
 
     const { adapter, device, features, errors } = await requestNodeDevice({
@@ -147,18 +177,27 @@ async function main() {
         toggles: process.argv.includes('--no-f16-toggle') ? [] : undefined,
     });
     const timestamps = features.includes('timestamp-query');
-    const ffn = await FfnWebGPU.create(device, { fma: tri(arg('--fma', 'auto')), f16Cvt: tri(arg('--f16cvt', 'auto')) });
+    const sources = arg('--sources') ? await loadWgslSources(new URL(`file://${fs.realpathSync(arg('--sources'))}/`)) : undefined;
+    const ffn = await FfnWebGPU.create(device, { sources, fma: tri(arg('--fma', 'auto')), f16Cvt: tri(arg('--f16cvt', 'auto')) });
+    let arithFfn = null;
+    if (doArith) {
+        const src = sources ?? (await loadWgslSources());
+        const co = Object.fromEntries(Object.entries(src).map(([k, v]) => [k, computeOnlySource(v)]));
+        arithFfn = await FfnWebGPU.create(device, { sources: co, fma: ffn.fmaExact, f16Cvt: ffn.f16Cvt });
+    }
     const variants = variantsWanted.filter((v) => !ffn.unsupportedReason(v));
     const summary = adapterSummary(adapter);
     const gpuName = `${summary.vendor ?? ''} ${summary.device ?? ''} ${summary.description ?? ''}`.trim();
     emit({
         bench: 'act', impl: 'ffn-webgpu', header: true, cpu: gpuName, mhz: null, isa: 'webgpu', accuracy: 'default',
         kernels: Object.fromEntries(variants.map((v) => [v, kernels.length])), timer: timestamps ? 'gpu-timestamps' : 'host',
+        ...(label ? { label, sources: arg('--sources') } : {}),
         fma_exact: ffn.fmaExact, f16_cvt: ffn.f16Cvt, probe: ffn.probeResult, adapter: summary,
         skipped_variants: variantsWanted.filter((v) => ffn.unsupportedReason(v)).map((v) => `${v}: ${ffn.unsupportedReason(v)}`),
         version: JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version,
     });
     await ffn.compile(kernels, variants);
+    if (arithFfn) await arithFfn.compile(kernels, variants);
 
     const copyModule = device.createShaderModule({ code: COPY_WGSL });
     const copyPipes = {};
@@ -223,77 +262,98 @@ async function main() {
     }
     await device.queue.onSubmittedWorkDone();
 
+    // The copy limit at n: the better of the two copy kernels.
+    async function copyLimit(n, flushed, reps) {
+        const u = device.createBuffer({ size: 16, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+        device.queue.writeBuffer(u, 0, new Uint32Array([n, 0, 0, 0]));
+        let copy = null;
+        for (const [ep, lanes] of [['copy_f32', 4], ['copy_vec4', 8]]) {
+            const pl = copyPipes[ep];
+            const bg = device.createBindGroup({ layout: pl.getBindGroupLayout(0), entries: [
+                { binding: 0, resource: { buffer: data.f32.ins[0] } }, { binding: 1, resource: { buffer: data.f32.outs[0] } },
+                { binding: 2, resource: { buffer: u } }] });
+            const grid = dispatchGrid(n, lanes);
+            const t = await timePasses((p) => { p.setPipeline(pl); p.setBindGroup(0, bg); p.dispatchWorkgroups(grid[0], grid[1], 1); },
+                reps, flushed, null);
+            const c = { kernel: ep, n, med: median(t), min: t[0], gbps: (8 * n) / median(t) / 1e9 };
+            if (!copy || c.gbps > copy.gbps) copy = c;
+        }
+        u.destroy();
+        return copy;
+    }
+
+    // Clocks up from idle: the first tenths of a second of a run would otherwise run at a fraction
+    // of the GPU's clock.
+    {
+        const warm = Number(arg('--warmup', 2)), t0 = performance.now();
+        while ((performance.now() - t0) / 1000 < warm) await copyLimit(nmax, false, 50);
+    }
+    // The floor: one workgroup of the copy kernel (n = 1) in a timed pass.
+    {
+        const f = await copyLimit(1, false, 100);
+        emit({ bench: 'act', impl: 'ffn-webgpu', floor: true, kernel: f.kernel, n: 1, seconds: f.med, min_seconds: f.min, cpu: gpuName });
+        console.error(`floor (a timed pass with one workgroup): ${(f.med * 1e6).toFixed(2)} us (min ${(f.min * 1e6).toFixed(2)})`);
+    }
+
     const rows = [];
     const runs = [];
     for (const n of ns) for (const cache of caches) runs.push([n, cache]);
-    if (!arg('--cache') && nmax >= L2_N) runs.push([L2_N, 'l2']);
+    if (arithFfn) runs.push([nmax, 'arith']);
     const copyAt = new Map();  // n|cache -> copy row
     for (const [n, cache] of runs) {
         const reps = Number(repsArg ?? (n >= 8e6 ? 30 : 100));
-        const inner = cache === 'l2' ? L2_INNER : 1;
-        {
-            const flushed = cache === 'flushed';
-            // the copy limit at this n
-            const u = device.createBuffer({ size: 16, usage: USAGE.UNIFORM | USAGE.COPY_DST });
-            device.queue.writeBuffer(u, 0, new Uint32Array([n, 0, 0, 0]));
-            let copy = null;
-            for (const [ep, lanes] of [['copy_f32', 4], ['copy_vec4', 8]]) {
-                const pl = copyPipes[ep];
-                const bg = device.createBindGroup({ layout: pl.getBindGroupLayout(0), entries: [
-                    { binding: 0, resource: { buffer: data.f32.ins[0] } }, { binding: 1, resource: { buffer: data.f32.outs[0] } },
-                    { binding: 2, resource: { buffer: u } }] });
-                const grid = dispatchGrid(n, lanes);
-                const t = await timePasses((p) => { p.setPipeline(pl); p.setBindGroup(0, bg); p.dispatchWorkgroups(grid[0], grid[1], 1); },
-                    reps, flushed, null, inner);
-                const c = { kernel: ep, med: median(t), min: t[0], gbps: (8 * n) / median(t) / 1e9 };
-                if (!copy || c.gbps > copy.gbps) copy = c;
-            }
-            u.destroy();
-            copyAt.set(`${n}|${cache}`, copy);
-            for (const kernel of kernels) {
-                const K = KERNELS[kernel], kind = KINDS[K.kind];
-                for (const variant of variants) {
-                    const V = VARIANTS[variant], D = data[V.dtype];
-                    const bufs = {};
-                    if (K.kind === 'unary') bufs.x = D.x;
-                    else {
-                        kind.inputs.forEach((name, j) => (bufs[name] = D.ins[j]));
-                        kind.outputs.forEach((name, j) => (bufs[name] = D.outs[j]));
-                    }
-                  const lanes = V.lanes;
-                  const unitsMul = sweep.includes(kernel) && n <= 1 << 22 && cache !== 'l2' ? [1, 2, 4] : [1];
-                  for (const mul of unitsMul) {
+        const flushed = cache === 'flushed', arith = cache === 'arith';
+        const before = arith ? null : await copyLimit(n, flushed, reps);
+        const timed = [];
+        for (const kernel of kernels) {
+            const K = KERNELS[kernel], kind = KINDS[K.kind];
+            for (const variant of variants) {
+                const V = VARIANTS[variant], D = data[V.dtype];
+                const bufs = {};
+                if (K.kind === 'unary') bufs.x = D.x;
+                else {
+                    kind.inputs.forEach((name, j) => (bufs[name] = D.ins[j]));
+                    kind.outputs.forEach((name, j) => (bufs[name] = D.outs[j]));
+                }
+                const lanes = V.lanes;
+                const unitsMul = sweep.includes(kernel) && n <= sweepN && !arith ? [1, 2, 4] : [1];
+                for (const mul of unitsMul) {
                     const grid = dispatchGrid(n, lanes * mul);
-                    const d = ffn.prepare(kernel, variant, bufs, n, { grid });
+                    const d = (arith ? arithFfn : ffn).prepare(kernel, variant, bufs, n, { grid });
                     const size = bufferSize(n, variant);
                     // the in-place kernels get their input back before every pass
                     const prep = K.kind === 'unary' ? (enc) => enc.copyBufferToBuffer(D.keep, 0, D.x, 0, size) : null;
-                    const t = await timePasses((p) => d.encode(p), reps, flushed, prep, inner);
+                    const t = await timePasses((p) => d.encode(p), reps, flushed, prep);
                     d.destroy();
-                    const nbytes = (K.kind === 'unary' ? 2 : kind.bindings.length) * n * V.elemBytes;
-                    const med = median(t), gbps = nbytes / med / 1e9;
-                    const row = {
-                        impl: 'ffn-webgpu', op: K.kind.startsWith('gated') ? GLU_OP[K.act] : K.act, act: K.act,
-                        glu: K.kind.startsWith('gated'), dir: K.kind.endsWith('bwd') ? 'bwd' : 'fwd', dtype: V.dtype, dist, n,
-                        threads: null, isa: 'webgpu', kernel_isa: variant, kernel: kernel + V.suffix, accuracy: 'default',
-                        reps, inner, seconds: med, min_seconds: t[0], bytes: nbytes, gbps: +gbps.toFixed(2),
-                        min_gbps: +(nbytes / t[0] / 1e9).toFixed(2), triad_gbps: +copy.gbps.toFixed(2),
-                        triad_best_gbps: +((8 * n) / copy.min / 1e9).toFixed(2), triad_seconds: copy.med,
-                        triad_kernel: copy.kernel, ratio: +(gbps / copy.gbps).toFixed(4), cache, cpu: gpuName, mhz: null,
-                        grid, units_per_thread: (lanes * mul) / (V.suffix === '_vec4' ? 4 : V.dtype === 'f16' ? 2 : 1),
-                    };
-                    if (mul > 1) row.sweep = true;
-                    if (cache === 'l2') {
-                        // arithmetic share at the largest n: the in-L2 time scaled to nmax, over the time
-                        // the copy limit allows for this kernel's bytes there
-                        const big = copyAt.get(`${nmax}|flushed`) ?? copyAt.get(`${nmax}|${caches[0]}`);
-                        if (big) row.arith_share = +((med / n) * nmax / ((nbytes / n) * nmax / (big.gbps * 1e9))).toFixed(3);
-                    }
-                    rows.push(row);
-                    emit(row);
-                  }
+                    timed.push({ K, kind, V, kernel, variant, lanes, mul, grid, t });
                 }
             }
+        }
+        const after = arith ? null : await copyLimit(n, flushed, reps);
+        const copy = arith ? (copyAt.get(`${nmax}|flushed`) ?? copyAt.get(`${nmax}|${caches[0]}`))
+            : (after.gbps > before.gbps ? after : before);
+        if (!arith) copyAt.set(`${n}|${cache}`, copy);
+        for (const { K, kind, V, kernel, variant, lanes, mul, grid, t } of timed) {
+            const nbytes = (K.kind === 'unary' ? 2 : kind.bindings.length) * n * V.elemBytes;
+            const med = median(t), gbps = nbytes / med / 1e9;
+            const row = {
+                impl: 'ffn-webgpu', op: K.kind.startsWith('gated') ? GLU_OP[K.act] : K.act, act: K.act,
+                glu: K.kind.startsWith('gated'), dir: K.kind.endsWith('bwd') ? 'bwd' : 'fwd', dtype: V.dtype, dist, n,
+                threads: null, isa: 'webgpu', kernel_isa: variant, kernel: kernel + V.suffix, accuracy: 'default',
+                reps, inner: 1, seconds: med, min_seconds: t[0], bytes: nbytes, gbps: +gbps.toFixed(2),
+                min_gbps: +(nbytes / t[0] / 1e9).toFixed(2), triad_gbps: +(copy?.gbps ?? 0).toFixed(2),
+                triad_best_gbps: copy ? +((8 * copy.n) / copy.min / 1e9).toFixed(2) : null,
+                triad_seconds: copy?.med ?? null, triad_kernel: copy?.kernel ?? null,
+                ratio: copy ? +(gbps / copy.gbps).toFixed(4) : null, cache, cpu: gpuName, mhz: null,
+                grid, units_per_thread: (lanes * mul) / (V.suffix === '_vec4' ? 4 : V.dtype === 'f16' ? 2 : 1),
+                ...(label ? { label } : {}),
+            };
+            if (mul > 1) row.sweep = true;
+            // arithmetic share: the compute-only time over the time the copy limit allows for the
+            // kernel's bytes at this n
+            if (arith && copy) row.arith_share = +(med / (nbytes / (copy.gbps * 1e9))).toFixed(3);
+            rows.push(row);
+            emit(row);
         }
     }
     // table: per kernel, n and cache: every variant's GB/s and ratio; best ratio
@@ -317,17 +377,19 @@ async function main() {
         console.error(pad(kernel, 20) + pad(n, 10) + pad(cache, 8) + cells.join("") + rs[0].triad_gbps.toPrecision(4) +
             (share ? `  arith share: ${share}` : ''));
     }
-    for (const r of rows.filter((r) => r.sweep || (sweep.includes(r.kernel.replace(/_(vec4|f16pk|f16)$/, '')) && r.n <= 1 << 22 && r.cache !== 'l2')))
+    for (const r of rows.filter((r) => r.sweep || (sweep.includes(r.kernel.replace(/_(vec4|f16pk|f16)$/, '')) && r.n <= sweepN && r.cache !== 'arith')))
         console.error(`sweep ${r.kernel} n=${r.n} ${r.cache} units/thread ${r.units_per_thread} grid ${r.grid.join('x')}: ${(r.seconds * 1e6).toPrecision(4)} us`);
     for (const e of errors.slice(0, 5)) console.error('GPU error: ' + e);
-    if (outFile) fs.writeFileSync(outFile, lines.join('\n') + '\n');
     return errors.length ? 1 : 0;
 }
 
-main().then(
-    (rc) => process.exit(rc),
-    (e) => {
-        console.error('bench:', e && e.stack ? e.stack : e);
-        process.exit(1);
-    },
-);
+// Run as a program (imported, e.g. by the unit tests, it only exports computeOnlySource).
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname)) {
+    main().then(
+        (rc) => process.exit(rc),
+        (e) => {
+            console.error('bench:', e && e.stack ? e.stack : e);
+            process.exit(1);
+        },
+    );
+}

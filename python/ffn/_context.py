@@ -357,10 +357,12 @@ class Context:
         if stack is None:
             stack = _tls.stack = []
         stack.append(self)
+        _tls.host = None
         return self
 
     def __exit__(self, *exc):
         _tls.stack.pop()
+        _tls.host = None
         return False
 
     def __repr__(self):
@@ -447,6 +449,18 @@ def context_for(fn, ctx, device):
     c = cuda.get(device)
     if c is None:
         c = cuda[device] = _default_cuda(fn, device)
+    return c
+
+
+def host_context():
+    """context_for(fn, None, None), the context of host operands without ctx=, cached per
+    thread until a `with` block opens or closes or the defaults change."""
+    h = getattr(_tls, "host", None)  # (context, defaults generation); `with` drops it
+    if h is not None and h[1] == _defaults_gen[0]:
+        return h[0]
+    gen = _defaults_gen[0]
+    c = context_for("ffn", None, None)
+    _tls.host = (c, gen)
     return c
 
 

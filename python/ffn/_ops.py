@@ -3,13 +3,16 @@
 # calls the library once, and raises the status's ffn.Error with the library's message. Nothing
 # is computed in Python; nothing is written before the library has accepted every view.
 import ctypes
+import struct
 import sys
 
 from . import _lib
-from ._context import LIB, NULL_GUARD, context_for
+from . import _views
+from ._context import (LIB, NULL_GUARD, Context, _defaults_gen, _tls, context_for,
+                       host_context)
 from ._errors import Error, InvalidArgumentError
-from ._views import (check_writeable, copy_back, device_of, empty_like, operand, parse_dtype,
-                     plan, same_device)
+from ._views import (F16, F32, check_writeable, copy_back, device_of, empty_like, operand,
+                     parse_dtype, plan, same_device)
 
 _byref = ctypes.byref
 
@@ -91,15 +94,22 @@ def context_of(fn, ctx, named):
     """The context of a call on the tensors of `named` ((name, tensor) pairs; None entries
     skipped), as _on would pick it: for the autograd functions, whose backward must run where
     the forward did."""
+    dev = False
+    for n, t in named:
+        if t is not None:
+            d = device_of(fn, n, t)
+            if dev is False:
+                dev = d
+            elif d != dev:
+                break
+    else:
+        return host_context() if ctx is None and dev is None else context_for(fn, ctx, dev)
     devs = [(n, device_of(fn, n, t)) for n, t in named if t is not None]
-    dev = devs[0][1]
-    if any(d != dev for _, d in devs):
-        raise InvalidArgumentError(
-            "%s: %s; the operands of one call must lie on one device (move them with "
-            ".to(device)): ffn copies nothing between devices" % (
-                fn, ", ".join("%s is on %s" % (n, "cpu" if d is None else "cuda:%d" % d)
-                              for n, d in devs)))
-    return context_for(fn, ctx, dev)
+    raise InvalidArgumentError(
+        "%s: %s; the operands of one call must lie on one device (move them with "
+        ".to(device)): ffn copies nothing between devices" % (
+            fn, ", ".join("%s is on %s" % (n, "cpu" if d is None else "cuda:%d" % d)
+                          for n, d in devs)))
 
 
 def _describe(ops):
@@ -138,6 +148,217 @@ def _run(fn, ctx, cfn, act, outs, ins, copy):
                     pass
 
 
+# --- the common case in one pass ------------------------------------------------------------------
+# Most calls pass dense operands of one shape, float32/bfloat16/float16, on one device, without
+# dtype=/out_dtype= and with the default context or ctx=: then every view is one row of n
+# elements (plan's fast path) and the call needs only the reads below. _fast tries that; where
+# anything differs (a layout, a dtype, a device, a tensor that requires grad, a read-only or empty
+# array, an object of another type) it returns None before anything was called or written, and
+# the general path redoes every check and raises its messages. Shapes, aliasing and overlap are
+# the library's to check (it does, for both paths).
+
+
+class _Never:
+    pass
+
+
+_TT = _ND = _Never            # torch.Tensor and numpy.ndarray, once imported (_fast_types)
+_STRIDED = _NF32 = _NF16 = _INCREMENT = None
+_TD = _views._torch_dtypes    # torch dtype -> ffn dtype (filled by the general path)
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+# The names act_index accepts as they are spelled (other spellings go through act_index).
+_ACT_STR = dict(_lib.ACT)
+_ACT_STR.update((k, _lib.ACT[v]) for k, v in ACT_ALIASES.items())
+
+
+# A view as struct packs it: the bytes of struct ffn_tensor (native alignment: the C layout, as
+# the ctypes mirror), passed to entry points whose view parameters are declared char *: ctypes
+# hands over the bytes object's own buffer (the library reads views through const pointers),
+# which costs less than building a ctypes Structure and converting it to a pointer. None where the
+# layouts differ (the fast path is then off).
+_PK = None
+if struct.calcsize("@Piqqq") == ctypes.sizeof(_lib.Tensor) and [
+        getattr(_lib.Tensor, f).offset for f in ("data", "dtype", "rows", "cols", "row_stride")
+] == [struct.calcsize(f) - struct.calcsize(f[-1]) for f in ("@P", "@Pi", "@Piq", "@Piqq",
+                                                            "@Piqqq")]:
+    _PK = struct.Struct("@Piqqq").pack
+
+
+def _bytes_fn(name, nview):
+    """LIB's `name` (ctx, act, nview views) with its views declared char *."""
+    f = getattr(LIB, name)
+    proto = ctypes.CFUNCTYPE(f.restype, ctypes.c_void_p, _lib.c_enum, *[ctypes.c_char_p] * nview)
+    return proto(ctypes.cast(f, ctypes.c_void_p).value)
+
+
+_BYTES_FN = {n: _bytes_fn(n, k) for n, k in (
+    ("ffn_act_forward", 2), ("ffn_act_backward", 3), ("ffn_glu_forward", 3),
+    ("ffn_glu_backward", 5))}
+
+
+def _fast_types():
+    """Looks the array types up once numpy / torch are imported; True when one was new."""
+    global _TT, _ND, _STRIDED, _NF32, _NF16, _INCREMENT
+    found = False
+    t = sys.modules.get("torch")
+    if t is not None and _TT is _Never:
+        _TT, _STRIDED, found = t.Tensor, t.strided, True
+        _views._dtype_tables()
+        _INCREMENT = _increment_version[0] if _version_hook() else None
+    np = sys.modules.get("numpy")
+    if np is not None and _ND is _Never:
+        _ND, _NF32, _NF16, found = np.ndarray, np.dtype(np.float32), np.dtype(np.float16), True
+    return found
+
+
+def _fast_torch(objs, args):
+    """Appends the packed one-row view (pointer, dtype, 1, n, n) of each tensor to args, for dense
+    torch tensors of one shape and device that do not require grad. Returns (device, shape), or
+    None: not the common case."""
+    shape = dev = n = None
+    for t in objs:
+        if (not isinstance(t, _TT) or t.requires_grad or t.layout is not _STRIDED
+                or not t.is_contiguous()):
+            return None
+        d = _TD.get(t.dtype)
+        if d is None:
+            return None
+        if t.is_cpu:
+            dv = None
+        elif t.is_cuda:
+            dv = t.get_device()
+        else:
+            return None
+        if shape is None:
+            shape, dev, n = t.shape, dv, t.numel()
+        elif dv != dev or t.shape != shape:
+            return None
+        args.append(_PK(t.data_ptr(), d, 1, n, n))
+    return dev, shape
+
+
+def _fast_numpy(objs, args, nout):
+    """As _fast_torch for C-contiguous float32/float16 arrays of one non-empty shape, the first
+    nout writeable. Returns (None, shape) or None."""
+    shape = n = None
+    for a in objs:
+        if type(a) is not _ND:
+            return None
+        dt = a.dtype
+        if dt is _NF32:
+            d = F32
+        elif dt is _NF16:
+            d = F16
+        else:
+            return None
+        f = a.flags
+        if shape is None:
+            shape, n = a.shape, a.size
+            if not n:
+                return None
+        elif a.shape != shape:
+            return None
+        if not f.c_contiguous:
+            return None
+        if f.writeable:
+            # The buffer's address: a fraction of __array_interface__'s cost (a dict per call).
+            args.append(_PK(_addressof(_from_buffer(a)), d, 1, n, n))
+        elif len(args) < nout:
+            return None
+        else:
+            args.append(_PK(a.__array_interface__["data"][0], d, 1, n, n))
+    return None, shape
+
+
+def _fast(fn, vfn, a, ctx, objs, nout, names):
+    """Runs vfn (a _BYTES_FN entry point) on ctx and a, with the views of objs (nout outputs,
+    then the inputs), when every operand is the common case (see above); outputs that are None
+    are allocated like the first input. Returns the operands with the outputs first (a list),
+    or None: nothing was done, take the general path."""
+    x = objs[nout]
+    if isinstance(x, _TT):
+        torch = True
+    elif type(x) is _ND:
+        torch = False
+    else:
+        if _PK is not None and _fast_types():
+            return _fast(fn, vfn, a, ctx, objs, nout, names)
+        return None
+    args = []
+    alloc = objs[0] is None or (nout == 2 and objs[1] is None)
+    if not alloc:
+        # Outputs given (out=): one pass over all operands.
+        info = _fast_torch(objs, args) if torch else _fast_numpy(objs, args, nout)
+    else:
+        info = _fast_torch(objs[nout:], args) if torch else _fast_numpy(objs[nout:], args, 0)
+    if info is None:
+        return None
+    dev = info[0]
+    # The context as the general path picks it (and its errors, raised at the same point).
+    if ctx is None:
+        if dev is None:
+            h = getattr(_tls, "host", None)
+            c = h[0] if h is not None and h[1] == _defaults_gen[0] else host_context()
+        else:
+            c = context_for(fn, ctx, dev)
+    elif type(ctx) is Context and ctx._device == dev:
+        c = ctx
+    else:
+        c = context_for(fn, ctx, dev)
+    if alloc:
+        shape = info[1]
+        with (NULL_GUARD if dev is None else c.stream_guard()):  # allocations on its stream
+            if torch:
+                # As empty_like: a dense tensor of x's dtype and device (new_empty: the same, for
+                # a plain tensor, at two thirds of the cost).
+                t = sys.modules["torch"]
+                outs = [o if o is not None else x.new_empty(shape) if type(x) is _TT else
+                        t.empty(shape, dtype=x.dtype, device=x.device) for o in objs[:nout]]
+            else:
+                np = sys.modules["numpy"]
+                outs = [o if o is not None else np.empty(shape, dtype=x.dtype)
+                        for o in objs[:nout]]
+        oargs = []
+        if (_fast_torch(outs, oargs) if torch else _fast_numpy(outs, oargs, nout)) != info:
+            return None
+        args = oargs + args
+        objs = outs + objs[nout:]
+    try:
+        if dev is None and not c._follow:
+            # Context.call inlined: host memory, no stream to follow.
+            lock = c._lock
+            lock.acquire()
+            try:
+                st = vfn(c._handle, a, *args)
+                if st:
+                    c._check(st)
+            finally:
+                lock.release()
+        else:
+            with (NULL_GUARD if dev is None else c.stream_guard()):
+                c.call(vfn, a, *args)
+    except Error as e:
+        e.library_message = e.message
+        e.message = "%s [%s: %s]" % (e.message, fn, _describe(
+            [operand(fn, nm, o) for nm, o in zip(names, objs)]))
+        e.args = (e.message,)
+        raise
+    if torch and _INCREMENT is not None:
+        for o in objs[:nout]:
+            try:
+                _INCREMENT(o)
+            except RuntimeError:  # inference tensors have no version counter
+                pass
+    return objs
+
+
+_NAMES_ACT = ("y", "x")
+_NAMES_ACT_BWD = ("dx", "x", "dy")
+_NAMES_GLU = ("h", "gate", "up")
+_NAMES_GLU_BWD = ("dgate", "dup", "gate", "up", "dh")
+
+
 def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     """y = act(x), elementwise. Returns y (`out` when given; out may be x: in place).
 
@@ -149,7 +370,13 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     A torch tensor that requires grad (grad mode on, no out=) goes through ffn.torch.act.
     """
     fn = "ffn.act"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None:
+        r = _fast(fn, _BYTES_FN["ffn_act_forward"], a, ctx, [out, x], 1, _NAMES_ACT)
+        if r is not None:
+            return r[0]
     if out is None and _needs_autograd(x):
         from . import torch as ft
         return ft.act(x, a, ctx=ctx)
@@ -169,7 +396,13 @@ def act(x, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
 def act_backward(x, dy, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=None):
     """dx = dy * act'(x), elementwise. Returns dx (`out` when given; it may be x or dy)."""
     fn = "ffn.act_backward"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None:
+        r = _fast(fn, _BYTES_FN["ffn_act_backward"], a, ctx, [out, x, dy], 1, _NAMES_ACT_BWD)
+        if r is not None:
+            return r[0]
     if out is not None:
         _no_autograd_out(fn, out)
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
@@ -188,7 +421,13 @@ def glu(gate, up, act, out=None, *, ctx=None, copy=False, dtype=None, out_dtype=
     "relu", GLU with "sigmoid", Bilinear with "identity"). gate and up are not interchangeable.
     Returns h (`out` when given; it may be gate or up: in place)."""
     fn = "ffn.glu"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None:
+        r = _fast(fn, _BYTES_FN["ffn_glu_forward"], a, ctx, [out, gate, up], 1, _NAMES_GLU)
+        if r is not None:
+            return r[0]
     if out is None and _needs_autograd(gate, up):
         from . import torch as ft
         return ft.glu(gate, up, a, ctx=ctx)
@@ -210,7 +449,16 @@ def glu_backward(gate, up, dh, act, out=None, *, ctx=None, copy=False, dtype=Non
     """dgate = dh * up * act'(gate), dup = dh * act(gate). Returns (dgate, dup); out=(dgate, dup)
     writes there (either may be None: allocated); out=(gate, up) overwrites the inputs."""
     fn = "ffn.glu_backward"
-    a = act_index(fn, act)
+    a = _ACT_STR.get(act) if type(act) is str else None
+    if a is None:
+        a = act_index(fn, act)
+    if dtype is None and out_dtype is None and (out is None or (
+            type(out) in (tuple, list) and len(out) == 2)):
+        r = _fast(fn, _BYTES_FN["ffn_glu_backward"], a, ctx,
+                  [None, None, gate, up, dh] if out is None else [out[0], out[1], gate, up, dh],
+                  2, _NAMES_GLU_BWD)
+        if r is not None:
+            return r[0], r[1]
     dt, odt = parse_dtype(dtype), parse_dtype(out_dtype, "out_dtype")
     og, ou = operand(fn, "gate", gate, dt), operand(fn, "up", up, dt)
     odh = operand(fn, "dh", dh, dt)

@@ -47,6 +47,15 @@ _TORCH_DTYPE = {torch.float32: _lib.DTYPE_F32, torch.bfloat16: _lib.DTYPE_BF16,
 
 # --- elementwise autograd functions --------------------------------------------------------------
 
+def _dense_grad(g):
+    """An incoming gradient with a broadcast (stride-0) dimension, as autograd hands over the
+    gradient of .sum() or .mean(), made dense here: copy=True would copy it anyway, and the dense
+    copy takes the one-pass path of the ops instead of the layout planner."""
+    if not g.is_contiguous() and 0 in g.stride():
+        return g.contiguous()
+    return g
+
+
 class ActFunction(torch.autograd.Function):
     """y = act(x); backward dx = dy * act'(x), both through ffn's kernels."""
 
@@ -63,7 +72,7 @@ class ActFunction(torch.autograd.Function):
     def backward(ctx, dy):
         (x,) = ctx.saved_tensors
         # dy comes from autograd in any layout (an expanded scalar after .sum()): copy if needed.
-        dx = _ops.act_backward(x.detach(), dy, ctx.act, ctx=ctx.fctx, copy=True)
+        dx = _ops.act_backward(x.detach(), _dense_grad(dy), ctx.act, ctx=ctx.fctx, copy=True)
         return dx, None, None, None
 
 
@@ -82,8 +91,8 @@ class GluFunction(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, dh):
         gate, up = ctx.saved_tensors
-        dgate, dup = _ops.glu_backward(gate.detach(), up.detach(), dh, ctx.act, ctx=ctx.fctx,
-                                       copy=True)
+        dgate, dup = _ops.glu_backward(gate.detach(), up.detach(), _dense_grad(dh), ctx.act,
+                                       ctx=ctx.fctx, copy=True)
         return dgate, dup, None, None, None
 
 

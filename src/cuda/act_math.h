@@ -314,22 +314,12 @@ FFN_CM bool ffn_cm_rare_sym(float x, float lim, bool small_too) {
     return !(fabsf(ax - 0.5f * lim) < 0.5f * lim);
 }
 
-// The left tail of the σ family, k·x ≤ -16: e' = exp(kx) ≤ 2^-23, σ(kx) = e' - e'^2 to 2^-46, so
-// x·σ(kx) = x·e' - (x·e')·e' with one rounding (xmul), σ = e' - e'·e' otherwise.
-#define FFN_CM_SIG_TAIL 16.0f
-FFN_CM float ffn_cm_sig_tail(const struct ffn_cm_tabs *T, float x, float c_hi, float c_lo,
-                             bool xmul) {
-    const float e1 = ffn_cm_exp_lin(T, x, -c_hi, -c_lo, true);
-    if (!xmul) return fmaf(-e1, e1, e1);
-    return fmaf(x, e1, -((x * e1) * e1));
-}
-
 // --- x·σ(k·x): SiLU (k = 1) and quick-GeLU (k = 1.702) -------------------------------------------
 // act(x) = x/(1 + e), e = exp(-kx), k·log2(e) as the float pair (l2e_hi, l2e_lo).
-//   ACT, |x| < fast_lim: the compensated quotient x/(1 + e) (the AVX-512 kernel divides, ≤ 2 ulp;
-//     here a reciprocal estimate and three fmas replace the division, ~10 instructions on the
-//     GPU, and the rounding of 1 + e is compensated too); for k·x ≤ -16 the left tail
-//     (≤ 1.1 ulp).
+//   ACT, |x| < fast_lim: the compensated quotient x/(1 + e) (the AVX-512 kernel divides, ≤ 2 ulp,
+//     and takes e' - e'^2 for k·x ≤ -16; here a reciprocal estimate and three fmas replace the
+//     division, ~10 instructions on the GPU, and the rounding of 1 + e is compensated too, by the
+//     Fast2Sum of max(1, e) and min(1, e), which holds for every e: no left-tail branch).
 //   ACT_MUL, fast_lim > |x| > ~2^-19: the compensated quotient, one final rounding (≤ 1.6 ulp).
 //   DACT_MUL / BOTH, |x| < fast_lim (BOTH: x not subnormal): act' = σ·(1 + kx·(1 - σ)) with
 //     inv = 1/(1 + e), σ = inv, 1 - σ = e·inv, from x clamped to ±fast_lim.
@@ -351,15 +341,9 @@ FFN_CM struct ffn_cm_res ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
     const float k = silu ? 1.0f : FFN_CM_QG_K;
     struct ffn_cm_res o;
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
-        const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, l2e_hi, l2e_lo, true);
-        // ACT: e < 2^24 on the lanes it serves (k·x > -16; the tail and the rare lanes replace
-        // the others), so the cheaper Fast2Sum of 1 + e applies.
-        o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, act_only), a, mode);
-        o.rare = ffn_cm_rare_sym(x, lim, !act_only);
-        if (act_only && !o.rare && x <= -FFN_CM_SIG_TAIL / k)
-            o.y0 = ffn_cm_sig_tail(T, x, l2e_hi, l2e_lo, true);
-        o.y1 = o.y0;
+        o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, false), a, mode);
+        o.rare = ffn_cm_rare_sym(x, lim, mode == FFN_CM_ACT_MUL);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float xc = fmaxf(-lim, fminf(lim, x));
@@ -376,7 +360,7 @@ FFN_CM struct ffn_cm_res ffn_cm_xsig(const struct ffn_cm_tabs *T, enum ffn_act a
 
 // --- σ: sigmoid and the original GLU -------------------------------------------------------------
 //   ACT, |x| < 80: the compensated quotient 1/(1 + e), e = exp(-x) with the table's low part
-//     (≤ 1.6 ulp); x ≤ -16: the left tail σ = e' - e'^2.
+//     (≤ 1.6 ulp), 1 + e by the Fast2Sum of max(1, e) and min(1, e) (no left-tail branch).
 //   ACT_MUL, |x| < 80: the compensated quotient, one rounding of hi·a - lo·a.
 //   DACT_MUL / BOTH, |x| < 80: σ' = e/(1 + e)² = 2^n·E·inv², e = exp(-|x|) = E·2^n for either
 //     sign, inv = 1/(1 + e); σ = inv (x ≥ 0) or 2^n·E·inv (x < 0). The powers of two are applied
@@ -387,12 +371,8 @@ FFN_CM struct ffn_cm_res ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm
     const bool rare = ffn_cm_rare_sym(x, 80.0f, false);
     o.rare = rare;
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
-        const bool act_only = mode == FFN_CM_ACT;
         const float e = ffn_cm_exp_lin(T, x, FFN_CM_LOG2E_HI, FFN_CM_LOG2E_LO, true);
-        o.y0 = ffn_cm_quot_fin(ffn_cm_quot_comp(1.0f, e, act_only), a, mode);
-        if (act_only && !rare && x <= -FFN_CM_SIG_TAIL)
-            o.y0 = ffn_cm_sig_tail(T, x, FFN_CM_LOG2E_HI, FFN_CM_LOG2E_LO, false);
-        o.y1 = o.y0;
+        o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(1.0f, e, false), a, mode);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         // E, n of exp(-|x|) (the AVX-512 ffn__exp_neg with a = -|x|).
@@ -637,6 +617,44 @@ FFN_CM struct ffn_cm_out ffn_cm_elem(const struct ffn_cm_tabs *T, int op, enum f
 // Whether act's math reads the tables (ReLU and identity do not).
 FFN_CM bool ffn_cm_uses_tabs(enum ffn_act act) {
     return act != FFN_ACT_RELU && act != FFN_ACT_IDENTITY;
+}
+
+// --- the 16-bit gated forward through a table of act(gate) ---------------------------------------
+// For a bf16 / f16 gate, act(g) takes 65,536 values: the table holds each once, as the reference's
+// act(g) (double, cpu/scalar/act_ref.h) rounded to a 24-bit float: f32's sign and exponent and
+// the top 15 bits of its fraction (16 significant bits), rounded to nearest (the half-ulp of f32
+// bits added, then the low 8 bits dropped; the carry may bump the exponent, which is right). Then
+// h = round16(a·up) in f32: a shift, a byte move, a product and the final conversion an element.
+//   Error: |a - act(g)| ≤ |act(g)|·(2^-16 + 2^-24), the product adds 2^-24 relative (or 2^-150
+//   absolute below f32's normal range), the final rounding half an ulp of the 16-bit output:
+//   ≤ 0.5 + 2^-8 ulp for a bf16 output (8 significant bits), ≤ 0.5 + 2^-5 for f16 (11 bits), far
+//   inside the bounds (2 and 4 ulp); test_cuda_math measures it over every gate.
+//   Rare entries (stored as 0, decoded exponent field 0): act(g) zero, not finite, or below f32's
+//   normal range (there its rounding would lose the relative accuracy a large up needs), and an
+//   entry that rounds to infinity. Their lanes take the reference (ffn_cm_act_ref): NaN, ±inf and
+//   ±0 gates among them, so the special values are the reference's; a special up (±inf, NaN, ±0)
+//   times a normal finite a gives the IEEE product the reference's double product gives.
+FFN_CM uint32_t ffn_cm_glut_entry(double act) {
+    const float f = (float)act;
+    const uint32_t b = ffn_cm_bits(f), ex = b & 0x7f800000u;
+    if (ex == 0 || ex == 0x7f800000u) return 0;
+    const uint32_t r = b + 0x80u;  // round to nearest at bit 8 (ties away: the rest is exact)
+    if ((r & 0x7f800000u) == 0x7f800000u) return 0;
+    return r >> 8;
+}
+
+// The table's act(g) as f32 (the entry's 24 bits above 8 zero bits); the exponent field is 0 for
+// a rare entry.
+FFN_CM float ffn_cm_glut_act(uint32_t entry) { return ffn_cm_float(entry << 8); }
+FFN_CM bool ffn_cm_glut_rare(uint32_t entry) { return (entry & 0x7f8000u) == 0; }
+
+// h (in f32, before the output's rounding) of gate g, up u, through the entry of g; with
+// deriv, the same for the 16-bit backward dx = act'(x)·dy from a table of act'(x) (same encoding,
+// same error: its bound is 8 ulp).
+FFN_CM float ffn_cm_glut_h(enum ffn_act act, bool deriv, uint32_t entry, float g, float u) {
+    if (ffn_cm_glut_rare(entry))
+        return ffn_cm_act_ref(act, deriv ? FFN_CM_DACT_MUL : FFN_CM_ACT_MUL, g, u, u).y0;
+    return ffn_cm_glut_act(entry) * u;
 }
 
 #endif  // FFN_CUDA_ACT_MATH_H

@@ -55,9 +55,28 @@ __global__ void ffn_cu_colsum_part(const void *A, int dt, int64_t lda, int64_t r
     part[(int64_t)blockIdx.y * n + j] = s;
 }
 
+// s[0..V) += the V values of one 16-byte word (V = 8 for 16-bit dtypes, 4 for f32).
+template <int DT>
+static __device__ __forceinline__ void ffn__colsum_add(double *s, const uint4 q) {
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (DT == FFN_DTYPE_F32) {
+            s[k] += (double)__uint_as_float(w[k]);
+        } else if (DT == FFN_DTYPE_BF16) {
+            s[2 * k] += (double)__uint_as_float(w[k] << 16);
+            s[2 * k + 1] += (double)__uint_as_float(w[k] & 0xffff0000u);
+        } else {
+            s[2 * k] += (double)__half2float(__ushort_as_half((unsigned short)(w[k] & 0xffffu)));
+            s[2 * k + 1] += (double)__half2float(__ushort_as_half((unsigned short)(w[k] >> 16)));
+        }
+    }
+}
+
 // The same with V consecutive columns per thread and one 16-byte load per row (V = 8 for 16-bit
 // dtypes, 4 for f32): rows 16-byte aligned, n a multiple of V. Thread t of the chunk's row takes
-// columns [V·t, V·t + V).
+// columns [V·t, V·t + V). Four rows' loads are issued before their sums (in row order), so a
+// thread has four loads in flight rather than one.
 template <int DT>
 __global__ void ffn_cu_colsum_part_vec(const void *A, int64_t lda, int64_t rows, int64_t n,
                                        int64_t rows_per_chunk, double *part) {
@@ -67,38 +86,54 @@ __global__ void ffn_cu_colsum_part_vec(const void *A, int64_t lda, int64_t rows,
     const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
     const int64_t r1 = r0 + rows_per_chunk < rows ? r0 + rows_per_chunk : rows;
     const int es = DT == FFN_DTYPE_F32 ? 4 : 2;
+    const char *a = (const char *)A + t * V * es;
     double s[V];
 #pragma unroll
     for (int k = 0; k < V; k++) s[k] = 0.0;
-    for (int64_t r = r0; r < r1; r++) {
-        const uint4 q = *(const uint4 *)((const char *)A + (r * lda + t * V) * es);
-        const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+    int64_t r = r0;
+    for (; r + 4 <= r1; r += 4) {
+        uint4 q[4];
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            if (DT == FFN_DTYPE_F32) {
-                s[k] += (double)__uint_as_float(w[k]);
-            } else if (DT == FFN_DTYPE_BF16) {
-                s[2 * k] += (double)__uint_as_float(w[k] << 16);
-                s[2 * k + 1] += (double)__uint_as_float(w[k] & 0xffff0000u);
-            } else {
-                s[2 * k] += (double)__half2float(__ushort_as_half((unsigned short)(w[k] & 0xffffu)));
-                s[2 * k + 1] += (double)__half2float(__ushort_as_half((unsigned short)(w[k] >> 16)));
-            }
-        }
+        for (int i = 0; i < 4; i++) q[i] = *(const uint4 *)(a + (r + i) * lda * es);
+#pragma unroll
+        for (int i = 0; i < 4; i++) ffn__colsum_add<DT>(s, q[i]);
     }
+    for (; r < r1; r++) ffn__colsum_add<DT>(s, *(const uint4 *)(a + r * lda * es));
 #pragma unroll
     for (int k = 0; k < V; k++) part[(int64_t)blockIdx.y * n + t * V + k] = s[k];
 }
 
-// g[j·gs] = Σ_chunk part[chunk, j] (+ g[j·gs] when acc), rounded once to g's dtype.
+// g[j·gs] = Σ_chunk part[chunk, j] (+ g[j·gs] when acc), rounded once to g's dtype. A block of
+// 32 × FFN_CS_LANES threads takes 32 columns: lane y sums chunks y, y + L, ... in order (four
+// loads in flight), then the L lane sums are added in lane order (the same order every run), so
+// no thread walks many chunks alone.
+#define FFN_CS_LANES 32
 __global__ void ffn_cu_colsum_done(const double *part, int64_t chunks, int64_t n, void *g, int gdt,
                                    int64_t gs, int acc) {
-    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
+    constexpr int L = FFN_CS_LANES;
+    __shared__ double sh[L][33];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t j = (int64_t)blockIdx.x * 32 + tx;
     double s = 0.0;
-    for (int64_t c = 0; c < chunks; c++) s += part[c * n + j];
-    if (acc) s += (double)ffn__ld(g, j * gs, gdt);
-    ffn__st(g, j * gs, gdt, (float)s);
+    if (j < n) {
+        int64_t c = ty;
+        for (; c + 3 * L < chunks; c += 4 * L) {
+            const double a0 = part[c * n + j], a1 = part[(c + L) * n + j];
+            const double a2 = part[(c + 2 * L) * n + j], a3 = part[(c + 3 * L) * n + j];
+            s += a0;
+            s += a1;
+            s += a2;
+            s += a3;
+        }
+        for (; c < chunks; c += L) s += part[c * n + j];
+    }
+    sh[ty][tx] = s;
+    __syncthreads();
+    if (ty != 0 || j >= n) return;
+    double t = 0.0;
+    for (int k = 0; k < L; k++) t += sh[k][tx];
+    if (acc) t += (double)ffn__ld(g, j * gs, gdt);
+    ffn__st(g, j * gs, gdt, (float)t);
 }
 
 // --- the fallback GEMM --------------------------------------------------------------------------
@@ -169,29 +204,32 @@ extern "C" int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t
     const int es = dt == FFN_DTYPE_F32 ? 4 : 2, V = dt == FFN_DTYPE_F32 ? 4 : 8;
     const bool vec = (uintptr_t)A % 16 == 0 && (lda * es) % 16 == 0 && n % V == 0;
     const int64_t per_row = vec ? n / V : n;  // threads along a row
-    // About 2^18 threads in all (132 SMs × 2048), chunks of at least 4 rows, no more chunks than
-    // the partials buffer holds.
+    // About 2^18 threads in all (132 SMs × 2048), chunks of at least 4 rows, at most 256 chunks
+    // (the second pass reads 256 partials per column), no more than the partials buffer holds.
     int64_t chunks = ((int64_t)1 << 18) / per_row;
     if (chunks > (rows + 3) / 4) chunks = (rows + 3) / 4;
-    if (chunks > 4096) chunks = 4096;
+    if (chunks > 256) chunks = 256;
     if (chunks > part_cap / n) chunks = part_cap / n;
     if (chunks < 1) chunks = 1;
     const int64_t rpc = rows > 0 ? (rows + chunks - 1) / chunks : 0;
     if (rows > 0) chunks = (rows + rpc - 1) / rpc;
     cudaStream_t s = (cudaStream_t)stream;
-    const dim3 grid((unsigned)((per_row + 255) / 256), (unsigned)chunks);
+    // Blocks of up to 256 threads along a row (a short row: a block of its width in warps).
+    const int bt = per_row >= 256 ? 256 : (int)((per_row + 31) / 32 * 32);
+    const dim3 grid((unsigned)((per_row + bt - 1) / bt), (unsigned)chunks);
     if (rows <= 0) {
         chunks = 0;
     } else if (!vec) {
-        ffn_cu_colsum_part<<<grid, 256, 0, s>>>(A, dt, lda, rows, n, rpc, part);
+        ffn_cu_colsum_part<<<grid, bt, 0, s>>>(A, dt, lda, rows, n, rpc, part);
     } else if (dt == FFN_DTYPE_F32) {
-        ffn_cu_colsum_part_vec<FFN_DTYPE_F32><<<grid, 256, 0, s>>>(A, lda, rows, n, rpc, part);
+        ffn_cu_colsum_part_vec<FFN_DTYPE_F32><<<grid, bt, 0, s>>>(A, lda, rows, n, rpc, part);
     } else if (dt == FFN_DTYPE_BF16) {
-        ffn_cu_colsum_part_vec<FFN_DTYPE_BF16><<<grid, 256, 0, s>>>(A, lda, rows, n, rpc, part);
+        ffn_cu_colsum_part_vec<FFN_DTYPE_BF16><<<grid, bt, 0, s>>>(A, lda, rows, n, rpc, part);
     } else {
-        ffn_cu_colsum_part_vec<FFN_DTYPE_F16><<<grid, 256, 0, s>>>(A, lda, rows, n, rpc, part);
+        ffn_cu_colsum_part_vec<FFN_DTYPE_F16><<<grid, bt, 0, s>>>(A, lda, rows, n, rpc, part);
     }
-    ffn_cu_colsum_done<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(part, chunks, n, g, gdt, gs, acc);
+    const dim3 lanes(32, FFN_CS_LANES);
+    ffn_cu_colsum_done<<<(unsigned)((n + 31) / 32), lanes, 0, s>>>(part, chunks, n, g, gdt, gs, acc);
     return (int)cudaGetLastError();
 }
 

@@ -22,9 +22,11 @@
 typedef CUresult (*ffn__mem_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
 
 // Elements from which a 16-bit forward goes through its lookup table (lut.cu): the table's copy
-// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call.
+// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call: at
+// 2^23 bf16 elements the kernel's own math takes ~16 µs (H200: 0.60 of a copy at 16M elements,
+// where the table reads 0.90 at 117M), the table ~7 µs + 3 µs.
 // $FFN_CUDA_LUT=0 turns the tables off, =N uses them from N elements on (1: always; tests).
-#define FFN_CUDA_LUT_MIN ((int64_t)1 << 25)
+#define FFN_CUDA_LUT_MIN ((int64_t)1 << 23)
 
 struct ffn_cuda_state {
     int sm_count;
@@ -39,8 +41,19 @@ struct ffn_cuda_state {
     int64_t lut_min;          // elements from which a call uses its table
     bool no_flat;             // $FFN_CUDA_FLAT=0: the generic kernel for every layout (tests)
     int flat_threads;         // threads per block of the flat kernel ($FFN_CUDA_BLOCK)
+    int flat_u, flat_w;       // $FFN_CUDA_FLAT_FORM=U,W for every call (0: the rule's)
+    int64_t flat_blocks;      // $FFN_CUDA_FLAT_BLOCKS: most blocks of a looping grid (tests)
+    // Blocks per SM of the flat kernels, [log2 u][kind][op][act] (0: not asked).
+    int flat_occ[3][FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];
     int lut_mode;             // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;        // the apply kernel's shared-memory limit raised
+    // Tables of act(gate) for the 16-bit gated forward and of act'(x) for the 16-bit backward,
+    // built at first use: [act][gate / x f16][act'].
+    uint8_t *glut[FFN_ACT_COUNT][2][2];
+    int64_t glut_min;         // elements from which a gated forward uses its table
+    int glut_threads;         // threads per block of the apply kernel ($FFN_CUDA_GLUT_THREADS)
+    bool glut_smem_set[2][2][2];  // the apply kernels' shared-memory limits raised:
+                                  // [in f16][out f16][512 threads]
 };
 
 static struct ffn_cuda_state *ffn__state(ffn_ctx_t ctx) {
@@ -63,6 +76,40 @@ static cudaError_t ffn__enter(ffn_ctx_t ctx, int *prev) {
 
 static void ffn__leave(ffn_ctx_t ctx, int prev) {
     if (prev != ctx->device) (void)cudaSetDevice(prev);
+}
+
+// The device stream s belongs to, in *dev; false when it cannot be asked: cudaStreamGetDevice is
+// refused on a stream being captured (and invalidates the capture), so a capturing stream is not
+// asked (its device was checked when the context was given it outside the capture, or the
+// capture's kernels fail at launch with a CUDA error).
+static bool ffn__stream_device(cudaStream_t s, int *dev) {
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    const bool ok = cudaStreamIsCapturing(s, &cs) == cudaSuccess &&
+                    cs == cudaStreamCaptureStatusNone && cudaStreamGetDevice(s, dev) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+// Every entry point runs with the calling thread's stream-capture mode relaxed, the previous mode
+// restored on the way out: under a capture in the default global mode (torch.cuda.graph's) the
+// "potentially unsafe" calls a call may make on the host (a block's first use of a size allocates
+// its workspace, a table is built) would invalidate the caller's capture. Measured on an H200
+// (CUDA 13.0): pointer attributes, allocation ranges, occupancy, function attributes and the
+// current device are allowed under a global capture; cudaStreamGetDevice is refused even relaxed
+// (ffn__stream_device below).
+int ffn_cuda_capture_relax(void) {
+    enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
+    if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (int)m;
+}
+
+void ffn_cuda_capture_restore(int mode) {
+    if (mode < 0) return;
+    enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
+    if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) (void)cudaGetLastError();
 }
 
 // --- availability and the context ----------------------------------------------------------------
@@ -142,16 +189,32 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     const long long lut_v = lut && *lut ? strtoll(lut, NULL, 10) : -1;
     s->lut_min = lut_v == 0 ? INT64_MAX : lut_v > 0 ? lut_v : FFN_CUDA_LUT_MIN;
     s->no_flat = flat && flat[0] == '0';
+    // $FFN_CUDA_GLU_LUT: the gated forward's tables, as $FFN_CUDA_LUT (unset: its threshold).
+    const char *glut = getenv("FFN_CUDA_GLU_LUT");
+    const long long glut_v = glut && *glut ? strtoll(glut, NULL, 10) : -1;
+    s->glut_min = glut_v == 0 ? INT64_MAX : glut_v > 0 ? glut_v : s->lut_min;
+    // 512 (default: 80 registers a thread, no spills; 1024 threads cap them at 64 and spill) or
+    // 1024, for measurements.
+    const char *gt = getenv("FFN_CUDA_GLUT_THREADS");
+    s->glut_threads = gt && atoi(gt) == 1024 ? 1024 : 512;
     const char *blk = getenv("FFN_CUDA_BLOCK"), *lm = getenv("FFN_CUDA_LUT_MODE");
     const int bv = blk ? atoi(blk) : 0;
     s->flat_threads = bv >= 64 && bv <= FFN_CUDA_FLAT_MAX_THREADS && bv % 32 == 0
                           ? bv
                           : FFN_CUDA_FLAT_THREADS;
     s->lut_mode = lm ? atoi(lm) : 0;
+    // $FFN_CUDA_FLAT_FORM=U,W: the flat kernel's form for every call (measurements, tests);
+    // $FFN_CUDA_FLAT_BLOCKS=N caps a looping grid at N blocks (tests: many steps a thread).
+    const char *ff = getenv("FFN_CUDA_FLAT_FORM"), *fb = getenv("FFN_CUDA_FLAT_BLOCKS");
+    int fu = 0, fw = 0;
+    if (ff && sscanf(ff, "%d,%d", &fu, &fw) == 2 && (fu == 1 || fu == 2 || fu == 4) && fw >= 0 &&
+        fw <= 64)
+        s->flat_u = fu, s->flat_w = fw;
+    s->flat_blocks = fb && atoll(fb) > 0 ? atoll(fb) : INT32_MAX;
     ctx->be_state = s;
     if (o->stream) {
         int sd = -1;
-        if (cudaStreamGetDevice((cudaStream_t)o->stream, &sd) == cudaSuccess && sd != d) {
+        if (ffn__stream_device((cudaStream_t)o->stream, &sd) && sd != d) {
             ctx->be_state = NULL;
             free(s);
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
@@ -175,6 +238,9 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
         uint16_t **t = &s->lut[0][0][0][0];
         for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0][0]; i++)
             if (t[i]) (void)cudaFree(t[i]);
+        uint8_t **g = &s->glut[0][0][0];
+        for (size_t i = 0; i < sizeof s->glut / sizeof s->glut[0][0][0]; i++)
+            if (g[i]) (void)cudaFree(g[i]);
         (void)cudaStreamDestroy(s->lut_stream);
         ffn__leave(ctx, prev);
     }
@@ -186,12 +252,11 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
 static enum ffn_status ffn__cuda_set_stream(ffn_ctx_t ctx, void *stream) {
     if (stream) {
         int sd = -1;
-        if (cudaStreamGetDevice((cudaStream_t)stream, &sd) == cudaSuccess && sd != ctx->device)
+        if (ffn__stream_device((cudaStream_t)stream, &sd) && sd != ctx->device)
             return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                              "ffn_ctx_set_stream: the stream belongs to CUDA device %d, the "
                              "context to device %d",
                              sd, ctx->device);
-        (void)cudaGetLastError();
     }
     ctx->stream = stream;
     return FFN_STATUS_OK;
@@ -263,17 +328,49 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
 
 // --- the element-wise call -----------------------------------------------------------------------
 
-static const void *ffn__kernel(int op, enum ffn_act act, int kind) {
+static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u) {
     switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind);
-    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind);
-    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind);
-    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind);
-    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind);
-    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind);
-    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind);
+    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind, u);
+    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind, u);
+    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind, u);
+    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind, u);
+    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind, u);
+    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind, u);
+    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind, u);
     default: return NULL;
     }
+}
+
+// The flat kernel's form (ew_kernel.cuh): u chunks of 16 bytes a thread and step, and the grid:
+// w = 0 one pass (as many blocks as the chunks need), w > 0 that many waves of resident blocks
+// (occupancy × SMs × w) looping over the views. By op, 16-bit dtype or f32, and the weight of the
+// activation's math: none (ReLU, identity: bytes moved at the copy's speed in one pass), light
+// (the σ family) or heavy (tanh- and erf-GeLU), whose math takes longer than the loads of the
+// next chunk, which a loop keeps in flight.
+struct ffn__flat_form {
+    signed char u, w;
+};
+// The rule as measured on an H200 (the gpu-run.sh group `flat`: every op, direction and dtype at
+// n = 1.5M, 16M and 117M under eight forms; per class the first form within 1 % of the best at
+// n >= 16M). Geometric means of the ratio to a device copy, f32, one pass of one chunk -> the rule:
+// forward light 0.78 -> 0.90, heavy 0.76 -> 0.89; backward light 0.91 -> 0.99, heavy 0.89 ->
+// 0.98; gated forward light 0.90 -> 1.00, heavy 0.88 -> 0.99; 16-bit gated backward heavy 0.74 ->
+// 0.88 (the 16-bit forwards mostly run through their tables). ReLU and identity stay one pass.
+static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
+    // [op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
+    [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {2, 4}, {2, 1}}},
+    [FFN_KOP_ACT_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+    [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {2, 1}, {1, 1}}},
+    [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+};
+
+static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
+                                               const struct ffn_ew_call *c) {
+    if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
+    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY             ? 0
+                     : c->act == FFN_ACT_GELU_TANH || c->act == FFN_ACT_GELU_ERF ? 2
+                                                                                 : 1;
+    return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
 }
 
 // The lookup table of the 16-bit forward (act, acc, in, out), built at its first use on the
@@ -302,8 +399,42 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
     int in_i = (int)in, out_i = (int)out, acc_i = acc;
     void *params[] = {&tab, &in_i, &out_i, &acc_i};
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
-    const void *build = ffn__kernel(-1, act, 0);
+    const void *build = ffn__kernel(-1, act, 0, 1);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
+        cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaFree(tab);
+        return NULL;
+    }
+    *slot = tab;
+    return tab;
+}
+
+// The table of act(gate) of a 16-bit gated forward (act, gate dtype), or of act'(x) of a 16-bit
+// backward (deriv), built at its first use as ffn__lut's tables are (NULL: not now; the caller
+// runs the kernel). The device of ctx is current.
+static const uint8_t *ffn__glut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype in, bool deriv) {
+    struct ffn_cuda_state *s = ffn__state(ctx);
+    uint8_t **slot = &s->glut[act][in == FFN_DTYPE_F16][deriv];
+    if (*slot) return *slot;
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing((cudaStream_t)ctx->stream, &cs) != cudaSuccess ||
+        cs != cudaStreamCaptureStatusNone) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    uint8_t *tab = NULL;
+    if ((!s->lut_stream &&
+         cudaStreamCreateWithFlags(&s->lut_stream, cudaStreamNonBlocking) != cudaSuccess) ||
+        cudaMalloc((void **)&tab, FFN_CUDA_GLUT_BYTES) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    int in_i = (int)in, act_i = (int)act, deriv_i = deriv;
+    void *params[] = {&tab, &in_i, &act_i, &deriv_i};
+    const dim3 grid = {65536 / 256, 1, 1}, block = {256, 1, 1};
+    if (cudaLaunchKernel(ffn_cuda_glut_build(), grid, block, params, 0, s->lut_stream) !=
+            cudaSuccess ||
         cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
         (void)cudaGetLastError();
         (void)cudaFree(tab);
@@ -317,7 +448,7 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
     return t->rows <= 1 || t->row_stride == t->cols;
 }
 
-static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
     struct ffn_cuda_state *s = ffn__state(ctx);
     enum ffn_status st;
     for (int k = 0; k < c->n_out && !c->trusted; k++)
@@ -411,13 +542,53 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         }
     }
 
+    // A large contiguous 16-bit gated forward (not parity) or backward of a transcendental
+    // activation, default tier: through the table of act(gate) or act'(x) (lut.cu; within the
+    // same bounds, not the same bits).
+    const bool glut_op = (c->op == FFN_KOP_GLU_FWD && !(a.flags & FFN_CUDA_PAR)) ||
+                         c->op == FFN_KOP_ACT_BWD;
+    if (glut_op && in16 && out16 && a.rows == 1 && vec && !bytes && !c->accurate &&
+        a.cols >= s->glut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
+        const bool deriv = c->op == FFN_KOP_ACT_BWD;
+        const uint8_t *tab = ffn__glut(ctx, c->act, c->in, deriv);
+        if (tab) {
+            const void *apply = ffn_cuda_glut_apply((int)c->in, (int)c->out, s->glut_threads);
+            bool *set = &s->glut_smem_set[c->in == FFN_DTYPE_F16][c->out == FFN_DTYPE_F16]
+                                         [s->glut_threads == 512];
+            e = cudaSuccess;
+            if (!*set) {
+                e = cudaFuncSetAttribute(apply, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         FFN_CUDA_GLUT_BYTES);
+                *set = e == cudaSuccess;
+            }
+            const void *g = a.in[0], *u = a.in[1];
+            void *h = a.out[0];
+            int64_t n = a.cols;
+            int act_i = (int)c->act, deriv_i = deriv;
+            void *params[] = {(void *)&tab, (void *)&g, (void *)&u, &h, &n, &act_i, &deriv_i};
+            const dim3 grid = {(unsigned)s->sm_count, 1, 1};
+            const dim3 block = {(unsigned)s->glut_threads, 1, 1};
+            if (e == cudaSuccess)
+                e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_GLUT_BYTES,
+                                     (cudaStream_t)ctx->stream);
+            ffn__leave(ctx, prev);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
+            }
+            return FFN_STATUS_OK;
+        }
+    }
+
     // The kernel: the flat one for contiguous views, all 16-byte aligned, of one dtype in and out,
     // the generic one for everything else (row strides, offsets, mixed dtypes).
     const bool flat = a.rows == 1 && vec && !bytes && c->in == c->out && !s->no_flat;
     const bool par = (a.flags & FFN_CUDA_PAR) && c->op == FFN_KOP_GLU_FWD;
     const int kind =
         !flat ? FFN_CUDA_K_GENERIC : FFN_CUDA_K_FLAT + (int)c->in + (par ? FFN_CUDA_K_PAR : 0);
-    const void *kern = ffn__kernel(c->op, c->act, kind);
+    const struct ffn__flat_form form =
+        flat ? ffn__flat_form_of(s, c) : (struct ffn__flat_form){1, 0};
+    const void *kern = ffn__kernel(c->op, c->act, kind, form.u);
     if (!kern) {
         ffn__leave(ctx, prev);
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,
@@ -425,10 +596,12 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
     }
     // The generic kernel: blocks as many as the device holds at once (occupancy × SMs, asked
     // once per kernel) and no more than the work needs; grid-stride loops cover the rest. The
-    // flat one: one pass, a 16-byte chunk of every view a thread.
-    int *occ = &s->occupancy[kind][c->op][c->act];
-    if (!flat && *occ <= 0) {
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, kern, FFN_CUDA_THREADS, 0);
+    // flat one: one pass (w = 0), or w waves of resident blocks looping.
+    const int ul = form.u == 4 ? 2 : form.u == 2 ? 1 : 0;
+    int *occ = flat ? &s->flat_occ[ul][kind][c->op][c->act] : &s->occupancy[kind][c->op][c->act];
+    if ((!flat || form.w > 0) && *occ <= 0) {
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            occ, kern, flat ? s->flat_threads : FFN_CUDA_THREADS, 0);
         if (e != cudaSuccess || *occ <= 0) {
             *occ = 0;
             ffn__leave(ctx, prev);
@@ -438,9 +611,14 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
     }
     dim3 grid = {1, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
     if (flat) {
-        const int64_t chunks = a.cols / (in16 ? 8 : 4), bt = s->flat_threads;
+        const int64_t chunks = a.cols / (in16 ? 8 : 4), bt = s->flat_threads, per = bt * form.u;
         block.x = (unsigned)bt;
-        int64_t gx = (chunks + bt - 1) / bt;
+        int64_t gx = (chunks + per - 1) / per;
+        if (form.w > 0) {
+            const int64_t resident = (int64_t)s->sm_count * *occ * form.w;
+            if (gx > resident) gx = resident;
+            if (gx > s->flat_blocks) gx = s->flat_blocks;
+        }
         if (gx > INT32_MAX) gx = INT32_MAX;  // the kernel loops past it
         if (gx < 1) gx = 1;
         grid.x = (unsigned)gx;
@@ -472,6 +650,13 @@ static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_
         return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
     }
     return FFN_STATUS_OK;
+}
+
+static enum ffn_status ffn__cuda_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_elementwise_run(ctx, c);
+    ffn_cuda_capture_restore(mode);
+    return st;
 }
 
 const struct ffn_backend_i ffn_backend_cuda = {

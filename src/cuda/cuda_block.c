@@ -36,12 +36,16 @@
 
 #include "block/block_impl.h"
 #include "cuda/cuda_block.h"
+#include "cuda/cuda_device.h"
+#include "cuda/cuda_impl.h"
 #include "cuda/cuda_lt.h"
 
 // cuBLASLt's workspace (the size NVIDIA recommends for Hopper's kernels).
 #define FFN_CB_WS_BYTES ((size_t)32 << 20)
 // Cached GEMM configurations per block (descriptors, layouts, the chosen algorithm).
 #define FFN_CB_PLANS 48
+// Stages timed per call at most (ffn_cuda_block_profile).
+#define FFN_CB_STAGES 32
 // Doubles of the column-sum partials buffer at most (16 MiB).
 #define FFN_CB_PART_MAX ((int64_t)2 << 20)
 
@@ -84,7 +88,8 @@ struct ffn_cb_plan {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
     cublasLtMatmulAlgo_t algo;
-    char name[64];
+    int pick, n_algos;  // the heuristic's candidate chosen (timed when n_algos > 1), of n_algos
+    char name[80];
 };
 
 struct ffn_cuda_block {
@@ -98,6 +103,8 @@ struct ffn_cuda_block {
     enum ffn_dtype sd;   // the pre-activations P (opts.save_dtype)
     bool gelu_epi;       // a plain GeLU-tanh block whose epilogue may be tried
     bool force_naive;    // $FFN_CUDA_BLOCK_GEMM=naive: the fallback GEMM for everything (tests)
+    bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
+                         // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
     struct ffn_cb_buf P;     // pre-activations (sd), one [T, p_ld] plane per GEMM, then dP
     struct ffn_cb_buf H;     // h (hdt), then dh (sd)
@@ -114,7 +121,13 @@ struct ffn_cuda_block {
     bool have_done;
     struct ffn_cb_plan plans[FFN_CB_PLANS];
     uint64_t tick;
-    char gemm_impl[64];
+    char gemm_impl[128];
+    // Stage timing (ffn_cuda_block_profile): an event before the call's first stage and after each.
+    bool prof;
+    int n_stage;
+    cudaEvent_t prof_ev[FFN_CB_STAGES + 1];
+    char stage[FFN_CB_STAGES][16];
+    char stage_impl[FFN_CB_STAGES][80];
     // The pending training forward.
     enum ffn_block_policy pending;
     bool saved_h;
@@ -135,16 +148,6 @@ static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *
                      ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-// Makes `device` current for the calling thread; *prev receives the one to restore.
-static cudaError_t ffn__enter(int device, int *prev) {
-    cudaError_t e = cudaGetDevice(prev);
-    if (e != cudaSuccess) return e;
-    return *prev == device ? cudaSuccess : cudaSetDevice(device);
-}
-
-static void ffn__leave(int device, int prev) {
-    if (prev != device) (void)cudaSetDevice(prev);
-}
 
 // A call starts on the context's stream: when it differs from the stream of the block's last
 // call, it waits for that call's end first (the buffers are stream-ordered allocations).
@@ -157,7 +160,56 @@ static enum ffn_status ffn__begin(ffn_ctx_t ctx, const char *fn, struct ffn_cuda
         }
         b->stream = s;
     }
+    b->n_stage = 0;
+    if (b->prof && cudaEventRecord(b->prof_ev[0], s) != cudaSuccess) b->prof = false;
     return FFN_STATUS_OK;
+}
+
+// Stage timing: the end of a stage named `name` (a GEMM's implementation in impl, or NULL).
+static void ffn__mark(struct ffn_cuda_block *b, const char *name, const char *impl) {
+    if (!b->prof || b->n_stage >= FFN_CB_STAGES) return;
+    if (cudaEventRecord(b->prof_ev[b->n_stage + 1], b->stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    snprintf(b->stage[b->n_stage], sizeof b->stage[0], "%s", name);
+    snprintf(b->stage_impl[b->n_stage], sizeof b->stage_impl[0], "%s", impl ? impl : "");
+    b->n_stage++;
+}
+
+int ffn_cuda_block_profile(ffn_block_t block, bool on) {
+    struct ffn_cuda_block *b = ffn__cb(block);
+    if (!b || b->hdr.backend != FFN_BACKEND_CUDA) return -1;
+    if (on && !b->prof_ev[0]) {
+        for (int k = 0; k <= FFN_CB_STAGES; k++)
+            if (cudaEventCreate(&b->prof_ev[k]) != cudaSuccess) {
+                (void)cudaGetLastError();
+                for (int j = 0; j < k; j++) (void)cudaEventDestroy(b->prof_ev[j]);
+                memset(b->prof_ev, 0, sizeof b->prof_ev);
+                return -1;
+            }
+    }
+    b->prof = on;
+    b->n_stage = 0;
+    return 0;
+}
+
+int ffn_cuda_block_stages(ffn_block_t block, int max, const char **names, const char **impls,
+                          float *ms) {
+    struct ffn_cuda_block *b = ffn__cb(block);
+    if (!b || b->hdr.backend != FFN_BACKEND_CUDA || !b->prof) return -1;
+    const int n = b->n_stage < max ? b->n_stage : max;
+    if (n > 0 && cudaEventSynchronize(b->prof_ev[b->n_stage]) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    for (int k = 0; k < n; k++) {
+        names[k] = b->stage[k], impls[k] = b->stage_impl[k], ms[k] = 0.0f;
+        if (cudaEventElapsedTime(&ms[k], b->prof_ev[k], b->prof_ev[k + 1]) != cudaSuccess)
+            ms[k] = -1.0f;
+    }
+    (void)cudaGetLastError();
+    return n;
 }
 
 static enum ffn_status ffn__end(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b,
@@ -232,12 +284,14 @@ static void ffn__plan_free(const struct ffn_lt *lt, struct ffn_cb_plan *pl) {
     memset(pl, 0, sizeof *pl);
 }
 
-// The cached plan of `key`, made (and its algorithm asked of cuBLASLt's heuristic) on a miss.
-// NULL only when cuBLASLt failed outright (message in ctx); a plan without an algorithm has ok
-// false. bias/aux: the pointers the heuristic sees (their alignment is part of the key).
+// The cached plan of `key`, made on a miss: its algorithm is the heuristic's first, or for a large
+// GEMM the fastest of the heuristic's first ffn_lt_algos candidates timed on call's operands (the
+// first call of a new shape waits for the device once). NULL only when cuBLASLt failed outright
+// (message in ctx); a plan without an algorithm has ok false. bias/aux: the pointers the heuristic
+// sees (their alignment is part of the key).
 static struct ffn_cb_plan *ffn__plan(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b,
                                      const struct ffn_cb_key *key, const void *bias,
-                                     const void *aux) {
+                                     const void *aux, const struct ffn_cb_call *call) {
     struct ffn_cb_plan *lru = &b->plans[0];
     for (int i = 0; i < FFN_CB_PLANS; i++) {
         struct ffn_cb_plan *pl = &b->plans[i];
@@ -307,13 +361,45 @@ static struct ffn_cb_plan *ffn__plan(ffn_ctx_t ctx, const char *fn, struct ffn_c
         lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[1], sizeof al[1]);
         lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof al[2]);
         lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof al[3]);
-        cublasLtMatmulHeuristicResult_t res;
+        cublasLtMatmulHeuristicResult_t res[FFN_LT_ALGOS_MAX];
         int n = 0;
-        memset(&res, 0, sizeof res);
-        s = lt->heuristic(b->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &res, &n);
+        memset(res, 0, sizeof res);
+        const int want = ffn_lt_algos(2.0 * (double)key->m * (double)key->n * (double)key->k);
+        s = lt->heuristic(b->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, want, res, &n);
         lt->pref_destroy(pref);
-        if (s != CUBLAS_STATUS_SUCCESS || n < 1 || res.state != CUBLAS_STATUS_SUCCESS) goto no_algo;
-        pl->algo = res.algo;
+        if (s != CUBLAS_STATUS_SUCCESS || n < 1 || res[0].state != CUBLAS_STATUS_SUCCESS)
+            goto no_algo;
+        // Several candidates: each timed once on this call's operands (the heuristic's first is
+        // not always the fastest: docs/cuda.md); into scratch when the GEMM accumulates into C.
+        pl->pick = 0, pl->n_algos = n;
+        enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+        if (cudaStreamIsCapturing(b->stream, &cap) != cudaSuccess) {
+            (void)cudaGetLastError();
+            cap = cudaStreamCaptureStatusActive;
+        }
+        if (cap != cudaStreamCaptureStatusNone) pl->n_algos = 1;  // no timing under capture
+        if (n > 1 && call && cap == cudaStreamCaptureStatusNone) {
+            const void *C = call->C.p;
+            void *D = (void *)call->C.p;
+            const size_t cb = (size_t)(key->ldc * key->n) * (key->c_dt == CUDA_R_32F ? 4 : 2);
+            bool scratch = false;
+            if (call->acc) {
+                scratch = cudaMallocAsync(&D, cb, b->stream) == cudaSuccess;
+                if (scratch && cudaMemsetAsync(D, 0, cb, b->stream) != cudaSuccess) {
+                    (void)cudaFreeAsync(D, b->stream);
+                    scratch = false;
+                }
+                C = D;
+                (void)cudaGetLastError();
+            }
+            if (!call->acc || scratch) {
+                pl->pick = ffn_lt_pick(lt, b->h, pl->desc, pl->la, pl->lb, pl->lc, res, n,
+                                       call->B.p, call->A.p, C, D, call->acc ? 1.0f : 0.0f,
+                                       b->ws.p, b->ws.cap, b->stream, 3, NULL);
+            }
+            if (scratch) (void)cudaFreeAsync(D, b->stream);
+        }
+        pl->algo = res[pl->pick].algo;
     }
     {
         int32_t id = 0, splitk = 1;
@@ -328,8 +414,10 @@ static struct ffn_cb_plan *ffn__plan(ffn_ctx_t ctx, const char *fn, struct ffn_c
                            : key->ab_dt == CUDA_R_32F                     ? "f32"
                            : key->ab_dt == CUDA_R_16BF                    ? "bf16"
                                                                           : "f16";
-        snprintf(pl->name, sizeof pl->name, "cuBLASLt algo %d, %s, splitK %d, %s", id,
-                 ffn_lt_tile_name((int)tile, tn, sizeof tn), splitk, math);
+        char pk[40] = "";
+        if (pl->n_algos > 1) snprintf(pk, sizeof pk, ", #%d of %d", pl->pick + 1, pl->n_algos);
+        snprintf(pl->name, sizeof pl->name, "cuBLASLt algo %d, %s, splitK %d, %s%s", id,
+                 ffn_lt_tile_name((int)tile, tn, sizeof tn), splitk, math, pk);
     }
     pl->ok = true;
     return pl;
@@ -407,7 +495,7 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
     k.align[2] = ffn__align(c->C.p);
     k.align[3] = c->bias ? ffn__align(c->bias) : 0;
     k.align[4] = c->aux ? ffn__align(c->aux) : 0;
-    struct ffn_cb_plan *pl = ffn__plan(ctx, fn, b, &k, c->bias, c->aux);
+    struct ffn_cb_plan *pl = ffn__plan(ctx, fn, b, &k, c->bias, c->aux, c);
     if (!pl) return FFN_STATUS_BACKEND;
     if (!pl->ok) {
         if (!pl->logged)  // say once which configuration has no algorithm
@@ -532,6 +620,7 @@ static enum ffn_status ffn__as(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_bl
     if ((st = ffn__convert(ctx, fn, b, t->rows, t->cols, buf->p, want, t->cols, t->data, t->dtype,
                            src.s0, NULL, FFN_DTYPE_F32, 0, false)))
         return st;
+    ffn__mark(b, "convert", NULL);
     *out = (struct ffn_cb_mat){buf->p, want, t->cols, 1};
     return FFN_STATUS_OK;
 }
@@ -686,6 +775,7 @@ static enum ffn_status ffn__first_act(ffn_ctx_t ctx, const char *fn, struct ffn_
         if (direct && ld % 8 == 0 && (st = ffn__lt_run(ctx, fn, b, &c, &impl, &ran))) return st;
         if (ran) {
             snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s + GELU epilogue", impl);
+            ffn__mark(b, "P0+gelu", impl);
             return FFN_STATUS_OK;
         }
     }
@@ -697,10 +787,14 @@ static enum ffn_status ffn__first_act(ffn_ctx_t ctx, const char *fn, struct ffn_
         const struct ffn_cb_call c = {T, pl->seg[k].n, d, *xop, ffn__wop(b, &pl->seg[k].w, false),
                                       {(char *)b->P.p + (size_t)(k * T * ld) * ffn__es(b->sd), b->sd, ld, 1},
                                       bias, bdt, false, FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
-        if ((st = ffn__mm(ctx, fn, b, &c, k == 0 ? &impl : NULL))) return st;
+        impl = NULL;
+        if ((st = ffn__mm(ctx, fn, b, &c, &impl))) return st;
         if (k == 0 && impl) snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", impl);
+        ffn__mark(b, k ? "P1" : "P0", impl);
     }
-    return ffn__act_fwd(ctx, fn, b, T, b->P.p, b->sd);
+    if ((st = ffn__act_fwd(ctx, fn, b, T, b->P.p, b->sd))) return st;
+    ffn__mark(b, "act fwd", NULL);
+    return FFN_STATUS_OK;
 }
 
 // --- create / destroy / info --------------------------------------------------------------------
@@ -709,7 +803,7 @@ static void ffn__cuda_destroy(ffn_block_t block) {
     struct ffn_cuda_block *b = ffn__cb(block);
     if (!b) return;
     int prev = -1;
-    const bool entered = ffn__enter(b->hdr.device, &prev) == cudaSuccess;
+    const bool entered = ffn_cuda_enter(b->hdr.device, &prev) == cudaSuccess;
     if (entered) {
         // The block's last work must be done before its memory goes.
         if (b->have_done) (void)cudaEventSynchronize(b->done);
@@ -721,13 +815,15 @@ static void ffn__cuda_destroy(ffn_block_t block) {
         for (size_t i = 0; i < FFN_ARRAY_LEN(bufs); i++)
             if (bufs[i]->p) (void)cudaFreeAsync(bufs[i]->p, fs);
         if (b->done) (void)cudaEventDestroy(b->done);
+        for (int k = 0; k <= FFN_CB_STAGES && b->prof_ev[0]; k++)
+            (void)cudaEventDestroy(b->prof_ev[k]);
     }
     if (b->lt) {
         for (int i = 0; i < FFN_CB_PLANS; i++)
             if (b->plans[i].used) ffn__plan_free(b->lt, &b->plans[i]);
         if (b->h) b->lt->destroy(b->h);
     }
-    if (entered) ffn__leave(b->hdr.device, prev);
+    if (entered) ffn_cuda_leave(b->hdr.device, prev);
     (void)cudaGetLastError();
     free(b);
 }
@@ -811,9 +907,11 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     b->gelu_epi = !p->spec.gated && p->spec.act == FFN_ACT_GELU_TANH;
     const char *gm = getenv("FFN_CUDA_BLOCK_GEMM");
     b->force_naive = gm && !strcmp(gm, "naive");
+    const char *dr = getenv("FFN_CUDA_BLOCK_DX_ROUND");
+    b->dx_twice = dr && !strcmp(dr, "2");
     snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", "");
     int prev;
-    cudaError_t e = ffn__enter(ctx->device, &prev);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) {
         free(b);
         return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
@@ -830,7 +928,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
         st = ffn__reserve_tokens(ctx, fn, b, o.max_tokens);
     }
     if (!st) st = ffn__end(ctx, fn, b, st);
-    ffn__leave(ctx->device, prev);
+    ffn_cuda_leave(ctx->device, prev);
     if (st) {
         ffn__cuda_destroy((ffn_block_t)(void *)b);
         return st;
@@ -866,7 +964,7 @@ static enum ffn_status ffn__cuda_info(ffn_ctx_t ctx, ffn_block_t block, int64_t 
     info->schedule = FFN_BLOCK_SCHEDULE_SEPARATE;
     info->tile_rows = n_tokens > 0 ? n_tokens : 1;
     info->compute_dtype = b->fdt;
-    snprintf(info->gemm_impl, sizeof info->gemm_impl, "%s", b->gemm_impl);
+    snprintf(info->gemm_impl, sizeof info->gemm_impl, "%.63s", b->gemm_impl);
     return FFN_STATUS_OK;
 }
 
@@ -896,7 +994,7 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
     const int64_t T = x->rows;
     int prev;
-    cudaError_t e = ffn__enter(ctx->device, &prev);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T > 0) {
@@ -908,7 +1006,9 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
         const struct ffn_cb_call c = {T, d, m, {b->H.p, b->hdt, m, 1}, ffn__wop(b, &pl->down, false),
                                       ffn__act_op(y), bd, pl->vec[FFN_BLK_DOWN].dtype, false,
                                       FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
-        if ((st = ffn__mm(ctx, fn, b, &c, NULL))) goto out;
+        const char *impl = NULL;
+        if ((st = ffn__mm(ctx, fn, b, &c, &impl))) goto out;
+        ffn__mark(b, "down", impl);
     }
     if (policy != FFN_BLOCK_POLICY_NONE) {
         b->pending = policy;
@@ -918,7 +1018,7 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
     }
 out:
     st = ffn__end(ctx, fn, b, st);
-    ffn__leave(ctx->device, prev);
+    ffn_cuda_leave(ctx->device, prev);
     return st;
 }
 
@@ -952,7 +1052,7 @@ static enum ffn_status ffn__zero_grads(ffn_ctx_t ctx, const char *fn, struct ffn
 static enum ffn_status ffn__dw(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b, int64_t T,
                                int64_t K, int64_t N, const struct ffn_cb_mat *X,
                                const struct ffn_cb_mat *D, bool trans, void *G, enum ffn_dtype gdt,
-                               int64_t ldg, bool acc) {
+                               int64_t ldg, bool acc, const char **impl) {
     const struct ffn_cb_mat xt = {X->p, X->dt, X->s1, X->s0}, dt = {D->p, D->dt, D->s1, D->s0};
     struct ffn_cb_call c = {0};
     c.C = (struct ffn_cb_mat){G, gdt, ldg, 1};
@@ -963,7 +1063,7 @@ static enum ffn_status ffn__dw(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_bl
     } else {
         c.M = K, c.N = N, c.A = xt, c.B = *D;
     }
-    return ffn__mm(ctx, fn, b, &c, NULL);
+    return ffn__mm(ctx, fn, b, &c, impl);
 }
 
 static enum ffn_status ffn__colsum(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b,
@@ -1029,7 +1129,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
     int prev;
-    cudaError_t e = ffn__enter(ctx->device, &prev);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T == 0) {
@@ -1054,15 +1154,18 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     // Down projection: dW_down = hᵀ·dy (h as the forward or the recompute left it), db_down = Σ dy.
     if (g->down) {
         const struct ffn_cb_mat hop = {b->H.p, hdt, m, 1};
+        const char *impl = NULL;
         if ((st = ffn__dw(ctx, fn, b, T, m, d, &hop, &dyop, pl->down.trans, g->down, gdt,
-                          pl->down_grad_ld, g->accumulate)))
+                          pl->down_grad_ld, g->accumulate, &impl)))
             goto out;
+        ffn__mark(b, "dW_down", impl);
     }
     if (g->b_down) {
         const struct ffn_cb_mat dyv = ffn__act_op(dy);
         if ((st = ffn__colsum(ctx, fn, b, dy->data, dy->dtype, dyv.s0, T, d, g->b_down, gdt, 1,
                               g->accumulate)))
             goto out;
+        ffn__mark(b, "db_down", NULL);
     }
     if (!need_dp) goto out;
 
@@ -1078,15 +1181,19 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     if (try_dgelu) {
         const struct ffn_cb_call c = {T, m, d, dyop, wdt, {b->D.p, fdt, ld, 1}, NULL,
                                       FFN_DTYPE_F32, false, FFN_CB_EPI_DGELU, b->P.p, sd, ld};
-        if ((st = ffn__lt_run(ctx, fn, b, &c, NULL, &fused))) goto out;
-        if (fused) Dp = b->D.p;
+        const char *impl = NULL;
+        if ((st = ffn__lt_run(ctx, fn, b, &c, &impl, &fused))) goto out;
+        if (fused) Dp = b->D.p, ffn__mark(b, "dh+dgelu", impl);
     }
     if (!fused) {
         const struct ffn_cb_call c = {T, m, d, dyop, wdt, {b->H.p, sd, m, 1}, NULL, FFN_DTYPE_F32,
                                       false, FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
-        if ((st = ffn__mm(ctx, fn, b, &c, NULL))) goto out;
+        const char *impl = NULL;
+        if ((st = ffn__mm(ctx, fn, b, &c, &impl))) goto out;
+        ffn__mark(b, "dh", impl);
         Dp = fdt == sd ? b->P.p : b->D.p;
         if ((st = ffn__act_bwd(ctx, fn, b, T, b->P.p, sd, Dp, fdt))) goto out;
+        ffn__mark(b, "act bwd", NULL);
     }
     // Bias gradients of the first projection: column sums of dP, scattered to the layout.
     for (int k = 0; k < pl->n_bias; k++) {
@@ -1097,6 +1204,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         if ((st = ffn__colsum(ctx, fn, b, dp.data, fdt, ld, T, bp->n,
                               gb + (size_t)bp->off * ffn__es(gdt), gdt, bp->stride, g->accumulate)))
             goto out;
+        ffn__mark(b, "db_P", NULL);
     }
     // dW_first = dPᵀ·x, one GEMM per plane (one when fused), in the stored orientation.
     bool any_dw = false;
@@ -1107,14 +1215,17 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         char *gw = ffn_block_grad_member(g, s->w.which, false);
         if (!gw) continue;
         const struct ffn_cb_mat dp = {(char *)Dp + (size_t)(k * T * ld) * ffn__es(fdt), fdt, ld, 1};
+        const char *impl = NULL;
         if ((st = ffn__dw(ctx, fn, b, T, d, s->n, &xop, &dp, s->w.trans,
-                          gw + (size_t)s->grad_off * ffn__es(gdt), gdt, s->grad_ld, g->accumulate)))
+                          gw + (size_t)s->grad_off * ffn__es(gdt), gdt, s->grad_ld, g->accumulate,
+                          &impl)))
             goto out;
+        ffn__mark(b, k ? "dW_P1" : "dW_P0", impl);
     }
     // dx = Σ dP_k·W_kᵀ (the second plane accumulates; through an f32 sum when dx is not f32, so
     // that it is rounded once).
     if (dx) {
-        const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32;
+        const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32 && !b->dx_twice;
         if (stage && (st = ffn__reserve(ctx, fn, b, &b->Z, (size_t)(T * d) * sizeof(float)))) goto out;
         const struct ffn_cb_mat c0 = stage ? (struct ffn_cb_mat){b->Z.p, FFN_DTYPE_F32, d, 1} : ffn__act_op(dx);
         for (int k = 0; k < np; k++) {
@@ -1122,25 +1233,68 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
                                           {(char *)Dp + (size_t)(k * T * ld) * ffn__es(fdt), fdt, ld, 1},
                                           ffn__wop(b, &pl->seg[k].w, true), c0, NULL, FFN_DTYPE_F32,
                                           k > 0, FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
-            if ((st = ffn__mm(ctx, fn, b, &c, NULL))) goto out;
+            const char *impl = NULL;
+            if ((st = ffn__mm(ctx, fn, b, &c, &impl))) goto out;
+            ffn__mark(b, k ? "dx_P1" : "dx_P0", impl);
         }
         if (stage) {
             const struct ffn_cb_mat dxv = ffn__act_op(dx);
             if ((st = ffn__convert(ctx, fn, b, T, d, dx->data, dx->dtype, dxv.s0, b->Z.p,
                                    FFN_DTYPE_F32, d, NULL, FFN_DTYPE_F32, 0, false)))
                 goto out;
+            ffn__mark(b, "dx convert", NULL);
         }
     }
 out:
     st = ffn__end(ctx, fn, b, st);
-    ffn__leave(ctx->device, prev);
+    ffn_cuda_leave(ctx->device, prev);
+    return st;
+}
+
+// The entry points with the thread's stream-capture mode relaxed (ffn_cuda_capture_relax): a
+// forward or backward may be captured into the caller's CUDA graph once a first call has reserved
+// the block's memory for that many tokens.
+static enum ffn_status ffn__cuda_create_cap(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
+                                            const struct ffn_block_weights *weights,
+                                            const struct ffn_block_opts *opts,
+                                            ffn_block_t *block_out) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_create(ctx, spec, weights, opts, block_out);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
+static enum ffn_status ffn__cuda_forward_cap(ffn_ctx_t ctx, ffn_block_t block,
+                                             const struct ffn_tensor *y, const struct ffn_tensor *x,
+                                             enum ffn_block_policy policy) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_forward(ctx, block, y, x, policy);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
+static enum ffn_status ffn__cuda_backward_cap(ffn_ctx_t ctx, ffn_block_t block,
+                                              const struct ffn_block_grads *grads,
+                                              const struct ffn_tensor *dx,
+                                              const struct ffn_tensor *dy) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_backward(ctx, block, grads, dx, dy);
+    ffn_cuda_capture_restore(mode);
+    return st;
+}
+
+static enum ffn_status ffn__cuda_info_cap(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
+                                          struct ffn_block_info *info) {
+    const int mode = ffn_cuda_capture_relax();
+    const enum ffn_status st = ffn__cuda_info(ctx, block, n_tokens, info);
+    ffn_cuda_capture_restore(mode);
     return st;
 }
 
 const struct ffn_block_i ffn_block_cuda = {
-    .create = ffn__cuda_create,
+    .create = ffn__cuda_create_cap,
     .destroy = ffn__cuda_destroy,
-    .forward = ffn__cuda_forward,
-    .backward = ffn__cuda_backward,
-    .info = ffn__cuda_info,
+    .forward = ffn__cuda_forward_cap,
+    .backward = ffn__cuda_backward_cap,
+    .info = ffn__cuda_info_cap,
 };

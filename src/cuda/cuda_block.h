@@ -4,6 +4,7 @@
 #ifndef FFN_CUDA_BLOCK_H
 #define FFN_CUDA_BLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ffn.h"
@@ -40,6 +41,17 @@ int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t lda, int64
 int ffn_cu_gemm_naive_launch(void *stream, const struct ffn_cu_gemm *a);
 
 #ifndef __CUDACC__
+// Stage timing of a CUDA block (benchmarks; ffn bench block --backend cuda --stages): with `on`,
+// every following call records an event before its first stage and after each (GEMMs, element-wise
+// passes, column sums, conversions: the device time between them is the stage's). -1 for a block
+// that is not a CUDA block or when the events cannot be made.
+int ffn_cuda_block_profile(ffn_block_t block, bool on);
+// The stages of the block's last call (at most max): names ("P0", "act fwd", "dh", ...), the
+// GEMMs' implementations ("" for other stages), milliseconds. Waits for that call's end. Returns
+// the count, -1 when profiling is off.
+int ffn_cuda_block_stages(ffn_block_t block, int max, const char **names, const char **impls,
+                          float *ms);
+
 // From cuda_backend.c: the pointer check of the element-wise calls (device memory of ctx's
 // device, inside its allocation), for a view `name` of a function `fn`.
 enum ffn_status ffn_cuda_check_view(ffn_ctx_t ctx, const char *fn, const char *name,

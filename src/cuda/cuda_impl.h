@@ -12,12 +12,18 @@
 extern "C" {
 #endif
 
+// The calling thread's stream-capture mode relaxed for the length of a call (cuda_backend.c):
+// returns the previous mode for ffn_cuda_capture_restore (-1: unchanged).
+int ffn_cuda_capture_relax(void);
+void ffn_cuda_capture_restore(int mode);
+
 // Threads per block of the element-wise kernel; each thread takes 8 consecutive elements of a row
 // at a time (one 16-byte access per 16-bit input, two per f32 input).
 #define FFN_CUDA_THREADS 256
 #define FFN_CUDA_UNIT 8
 // Threads per block of the flat kernel: 256 by default ($FFN_CUDA_BLOCK: 64..512, a multiple of
-// 32, for measurements); each takes one 16-byte chunk of every view.
+// 32, for measurements); each takes U 16-byte chunks of every view a step (U = 1, 2 or 4), over
+// one pass or a loop (cuda_backend.c, ffn__flat_form).
 #define FFN_CUDA_FLAT_THREADS 256
 #define FFN_CUDA_FLAT_MAX_THREADS 512
 
@@ -54,17 +60,18 @@ struct ffn_cuda_ew_args {
     int32_t lpr_log2;  // log2 of the lanes per row (≤ log2 FFN_CUDA_THREADS)
 };
 
-// The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation: a
-// host stub for cudaLaunchKernel, taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1,
-// cols = the elements); op = -1: the builder of a 16-bit forward's lookup table, taking
-// (uint16_t *tab, int in_dt, int out_dt, int acc). Defined in ew_<act>.cu.
-const void *ffn_cuda_ew_gelu_tanh(int op, int kind);
-const void *ffn_cuda_ew_gelu_erf(int op, int kind);
-const void *ffn_cuda_ew_silu(int op, int kind);
-const void *ffn_cuda_ew_relu(int op, int kind);
-const void *ffn_cuda_ew_sigmoid(int op, int kind);
-const void *ffn_cuda_ew_identity(int op, int kind);
-const void *ffn_cuda_ew_quick_gelu(int op, int kind);
+// The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation, for
+// the flat kinds with u (1, 2 or 4) chunks a thread and step: a host stub for cudaLaunchKernel,
+// taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1, cols = the elements); op = -1:
+// the builder of a 16-bit forward's lookup table, taking (uint16_t *tab, int in_dt, int out_dt,
+// int acc). Defined in ew_<act>.cu.
+const void *ffn_cuda_ew_gelu_tanh(int op, int kind, int u);
+const void *ffn_cuda_ew_gelu_erf(int op, int kind, int u);
+const void *ffn_cuda_ew_silu(int op, int kind, int u);
+const void *ffn_cuda_ew_relu(int op, int kind, int u);
+const void *ffn_cuda_ew_sigmoid(int op, int kind, int u);
+const void *ffn_cuda_ew_identity(int op, int kind, int u);
+const void *ffn_cuda_ew_quick_gelu(int op, int kind, int u);
 
 // A 16-bit forward through its lookup table (lut.cu): every block copies the 128 KiB table into
 // shared memory, then maps 8 elements per 16-byte access, 4 accesses in flight per thread.
@@ -73,6 +80,18 @@ const void *ffn_cuda_ew_quick_gelu(int op, int kind);
 #define FFN_CUDA_LUT_SMEM (65536 * 2)
 const void *ffn_cuda_lut_apply(void);  // (const uint16_t *tab, const uint16_t *x, uint16_t *y,
                                        //  int64_t n, int mode)
+
+// A 16-bit gated forward through a table of act(gate) (lut.cu, act_math.h ffn_cm_glut_*): 65,536
+// entries of 24 bits (the high 16 bits of each, then the low 8), built once per (act, gate dtype)
+// by ffn_cuda_glut_build (uint8_t *tab, int in_dt, int act, int deriv; 65,536 threads; deriv:
+// of act'(x), for the 16-bit backward dx = act'(x)·dy), applied by
+// ffn_cuda_glut_apply(in_dt, out_dt, threads) (const uint8_t *tab, const uint16_t *gate,
+// const uint16_t *up, uint16_t *h, int64_t n, int act, int deriv), one block an SM of
+// `threads` (512, or 1024 with at most 64 registers a thread): contiguous views, 16-byte
+// aligned; h may be gate or up.
+#define FFN_CUDA_GLUT_BYTES (65536 * 3)
+const void *ffn_cuda_glut_build(void);
+const void *ffn_cuda_glut_apply(int in_dt, int out_dt, int threads);
 
 #ifdef __cplusplus
 }

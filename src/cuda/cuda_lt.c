@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "cuda/cuda_lt.h"
 
 #define FFN__STR2(x) #x
@@ -103,4 +105,62 @@ const char *ffn_lt_tile_name(int tile, char *buf, size_t size) {
     else
         snprintf(buf, size, "tile %d", tile);
     return buf;
+}
+
+int ffn_lt_algos(double flops) {
+    if (flops < FFN_LT_TUNE_FLOPS) return 1;
+    const char *e = getenv("FFN_CUDA_GEMM_ALGOS");
+    if (!e || !e[0]) return FFN_LT_ALGOS;
+    const long v = strtol(e, NULL, 10);
+    return v < 1 ? 1 : v > FFN_LT_ALGOS_MAX ? FFN_LT_ALGOS_MAX : (int)v;
+}
+
+int ffn_lt_pick(const struct ffn_lt *lt, cublasLtHandle_t h, cublasLtMatmulDesc_t desc,
+                cublasLtMatrixLayout_t la, cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc,
+                const cublasLtMatmulHeuristicResult_t *res, int n, const void *A, const void *B,
+                const void *C, void *D, float beta, void *ws, size_t ws_bytes, void *stream,
+                int reps, float *ms) {
+    for (int k = 0; ms && k < n; k++) ms[k] = -1.0f;
+    cudaStream_t s = (cudaStream_t)stream;
+    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    if (n < 2 || cudaStreamIsCapturing(s, &cap) != cudaSuccess ||
+        cap != cudaStreamCaptureStatusNone) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (reps < 1) reps = 1;
+    cudaEvent_t ev[2 * FFN_LT_ALGOS_MAX];
+    int n_ev = 0;
+    bool ran[FFN_LT_ALGOS_MAX];
+    if (n > FFN_LT_ALGOS_MAX) n = FFN_LT_ALGOS_MAX;
+    for (; n_ev < 2 * n; n_ev++)
+        if (cudaEventCreate(&ev[n_ev]) != cudaSuccess) break;
+    int best = 0;
+    if (n_ev < 2 * n) goto out;
+    const float alpha = 1.0f;
+    // Candidates one after another: a warm-up call (first-use costs), then reps timed calls.
+    for (int k = 0; k < n; k++) {
+        ran[k] = res[k].state == CUBLAS_STATUS_SUCCESS && res[k].workspaceSize <= ws_bytes;
+        if (ran[k])
+            ran[k] = lt->matmul(h, desc, &alpha, A, la, B, lb, &beta, C, lc, D, lc, &res[k].algo,
+                                ws, ws_bytes, s) == CUBLAS_STATUS_SUCCESS;
+        cudaEventRecord(ev[2 * k], s);
+        for (int r = 0; r < reps && ran[k]; r++)
+            ran[k] = lt->matmul(h, desc, &alpha, A, la, B, lb, &beta, C, lc, D, lc, &res[k].algo,
+                                ws, ws_bytes, s) == CUBLAS_STATUS_SUCCESS;
+        cudaEventRecord(ev[2 * k + 1], s);
+    }
+    if (cudaEventSynchronize(ev[2 * n - 1]) != cudaSuccess) goto out;
+    float bt = -1.0f;
+    for (int k = 0; k < n; k++) {
+        float t = 0.0f;
+        if (!ran[k] || cudaEventElapsedTime(&t, ev[2 * k], ev[2 * k + 1]) != cudaSuccess) continue;
+        t /= (float)reps;
+        if (ms) ms[k] = t;
+        if (bt < 0.0f || t < bt) bt = t, best = k;
+    }
+out:
+    for (int k = 0; k < n_ev; k++) (void)cudaEventDestroy(ev[k]);
+    (void)cudaGetLastError();
+    return best;
 }

@@ -191,14 +191,20 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
 
 // --- the flat kernel: contiguous views, every one 16-byte aligned ------------------------------
 // The common case (whole tensors, a GEMM's output): every view of one dtype DT, taken as 16-byte
-// chunks, C = 4 elements of f32 or 8 of bf16/f16 a chunk. Thread t of block b takes chunk
-// b·blockDim + t of every view (each warp access is 512 contiguous bytes) and the grid covers the
-// views in one pass: blocks that finish make room for the next, which keeps the memory busier
-// than a persistent grid-stride loop (measured: 1.00 against 0.92-0.95 of a device copy; a loop
-// remains for grids past the launch limit). Dtypes, op and parity are compile-time, so the fast
-// lanes carry no branch but their own; a chunk with a rare lane (NaN, ±inf, the tails, tiny
-// inputs of a product: the reference's) recomputes its elements through ffn_cm_elem on a path the
-// other chunks do not take. The last n mod C elements are block 0's, one a thread.
+// chunks, C = 4 elements of f32 or 8 of bf16/f16 a chunk. A thread takes U chunks a step,
+// blockDim apart (each warp access is 512 contiguous bytes), and steps gridDim·U·blockDim chunks
+// on; the chunks of its first step are loaded before the block fills its tables (the loads are in
+// flight across the barrier), and those of its next step before the math of the current one
+// (software pipelining: the math of one step overlaps the next step's loads). Two grids
+// (cuda_backend.c, ffn__flat_form): one pass (a step a thread; blocks that finish make room for
+// the next, which keeps the memory busier than a persistent loop: measured 1.00 against
+// 0.92-0.95 of a device copy for the copy-limited ops), or a few waves of resident blocks
+// looping (the compute-heavy ops, whose math would otherwise not overlap any load). Dtypes, op,
+// parity and U are compile-time, so the fast lanes carry no branch but their own; a chunk with a
+// rare lane (NaN, ±inf, the tails, tiny inputs of a product: the reference's) recomputes its
+// elements through ffn_cm_elem on a path the other chunks do not take. Every form computes every
+// element with the same math: the outputs are the same bits. The last n mod C elements are
+// block 0's, one a thread.
 template <int DT>
 static __device__ __forceinline__ void ffn_cu_unpack(const uint4 v, float x[DT == FFN_DTYPE_F32 ? 4 : 8]) {
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
@@ -257,7 +263,36 @@ static __device__ __noinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_c
     return r;
 }
 
+// One chunk: its input words to its output words (the fast lanes; the chunk again out of line when
+// one of them is rare).
 template <int OP, int ACT, int DT, bool PAR>
+static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct ffn_cm_tabs *T,
+                                                                   bool acc, const uint4 *v) {
+    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
+    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
+    float x[NI][C];
+#pragma unroll
+    for (int k = 0; k < NI; k++) ffn_cu_unpack<DT>(v[k], x[k]);
+    float y[NO][C];
+    bool rare = false;
+#pragma unroll
+    for (int e = 0; e < C; e++) {
+        const struct ffn_cm_res r =
+            ffn_cm_elem_fast(T, OP, (enum ffn_act)ACT, acc, PAR, (enum ffn_dtype)DT, x[0][e],
+                             x[NI > 1 ? 1 : 0][e], x[NI > 2 ? 2 : 0][e]);
+        y[0][e] = r.y0;
+        if (NO > 1) y[NO - 1][e] = r.y1;
+        rare |= r.rare;
+    }
+    struct ffn_cu_words o;
+#pragma unroll
+    for (int k = 0; k < NO; k++) o.w[k] = ffn_cu_pack<DT>(y[k]);
+    if (rare) o = ffn_cu_fix<OP, ACT, DT, PAR>(T, acc, v[0], v[NI > 1 ? 1 : 0], v[NI > 2 ? 2 : 0]);
+    return o;
+}
+
+template <int OP, int ACT, int DT, bool PAR, int U>
 __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     ffn_cu_flat(const struct ffn_cuda_ew_args a) {
     constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
@@ -267,13 +302,8 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     constexpr enum ffn_dtype dt = (enum ffn_dtype)DT;
     constexpr enum ffn_act act = (enum ffn_act)ACT;
     __shared__ struct ffn_cm_tabs T;
-    if (TABS) {
-        ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp(act),
-                         ffn_cm_uses_erf(act));
-        __syncthreads();
-    }
     const bool acc = a.flags & FFN_CUDA_ACC;
-    const int64_t n = a.cols, nch = n / C;
+    const int64_t n = a.cols, nch = n / C, bt = blockDim.x;
     const uint4 *in[NI];
     uint4 *out[NO];
 #pragma unroll
@@ -281,31 +311,40 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
 #pragma unroll
     for (int k = 0; k < NO; k++) out[k] = (uint4 *)a.out[k];
 
-    const int64_t step = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nch; i += step) {
-        uint4 v[NI];
+    // Chunk c + u·bt of every input is cur[u]; the next step's, nxt[u], are loaded before the
+    // math of this one. A chunk past the end is never loaded, nor used.
+    const int64_t step = (int64_t)gridDim.x * U * bt;
+    int64_t c = (int64_t)blockIdx.x * U * bt + threadIdx.x;
+    uint4 cur[U][NI];
 #pragma unroll
-        for (int k = 0; k < NI; k++) v[k] = in[k][i];
-        float x[NI][C];
+    for (int u = 0; u < U; u++)
+        if (c + u * bt < nch)
 #pragma unroll
-        for (int k = 0; k < NI; k++) ffn_cu_unpack<DT>(v[k], x[k]);
-        float y[NO][C];
-        bool rare = false;
+            for (int k = 0; k < NI; k++) cur[u][k] = in[k][c + u * bt];
+    if (TABS) {
+        ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp(act),
+                         ffn_cm_uses_erf(act));
+        __syncthreads();
+    }
+    for (; c < nch; c += step) {
+        uint4 nxt[U][NI];
 #pragma unroll
-        for (int e = 0; e < C; e++) {
-            const struct ffn_cm_res r = ffn_cm_elem_fast(&T, OP, act, acc, PAR, dt, x[0][e],
-                                                         x[NI > 1 ? 1 : 0][e], x[NI > 2 ? 2 : 0][e]);
-            y[0][e] = r.y0;
-            if (NO > 1) y[NO - 1][e] = r.y1;
-            rare |= r.rare;
+        for (int u = 0; u < U; u++)
+            if (c + step + u * bt < nch)
+#pragma unroll
+                for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * bt];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = c + u * bt;
+            if (i >= nch) break;
+            const struct ffn_cu_words o = ffn_cu_chunk<OP, ACT, DT, PAR>(&T, acc, cur[u]);
+#pragma unroll
+            for (int k = 0; k < NO; k++) out[k][i] = o.w[k];
         }
-        struct ffn_cu_words o;
 #pragma unroll
-        for (int k = 0; k < NO; k++) o.w[k] = ffn_cu_pack<DT>(y[k]);
-        if (rare)
-            o = ffn_cu_fix<OP, ACT, DT, PAR>(&T, acc, v[0], v[NI > 1 ? 1 : 0], v[NI > 2 ? 2 : 0]);
+        for (int u = 0; u < U; u++)
 #pragma unroll
-        for (int k = 0; k < NO; k++) out[k][i] = o.w[k];
+            for (int k = 0; k < NI; k++) cur[u][k] = nxt[u][k];
     }
     // The last n mod C elements.
     const int64_t e = nch * C + threadIdx.x;
@@ -341,29 +380,41 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     }
 }
 
-// The getters of ew_<name>.cu: the kernel of activation ACT for op family `op` and kind (the
-// generic one, or a flat one: FFN_CUDA_K_FLAT + dtype, + FFN_CUDA_K_PAR for the parity of a
-// 16-bit gated forward), and its table builder (op -1).
-#define FFN_CUDA_FLAT_OF(OPV, PARV)                                                   \
-    (kind == FFN_CUDA_K_FLAT + FFN_DTYPE_F32   ? (const void *)ffn_cu_flat<OPV, ACT_, FFN_DTYPE_F32, false> \
-     : kind == FFN_CUDA_K_FLAT + FFN_DTYPE_BF16 ? (const void *)ffn_cu_flat<OPV, ACT_, FFN_DTYPE_BF16, PARV> \
-     : kind == FFN_CUDA_K_FLAT + FFN_DTYPE_F16  ? (const void *)ffn_cu_flat<OPV, ACT_, FFN_DTYPE_F16, PARV>  \
-                                                : (const void *)ffn_cu_ew<OPV, ACT_>)
-#define FFN_CUDA_EW_GETTER(name, ACT)                                                   \
-    extern "C" const void *ffn_cuda_ew_##name(int op, int kind) {                       \
-        constexpr int ACT_ = ACT;                                                       \
-        const bool par = kind >= FFN_CUDA_K_PAR;                                        \
-        if (par) kind -= FFN_CUDA_K_PAR;                                                \
-        switch (op) {                                                                   \
-        case FFN_KOP_ACT_FWD: return FFN_CUDA_FLAT_OF(FFN_KOP_ACT_FWD, false);          \
-        case FFN_KOP_ACT_BWD: return FFN_CUDA_FLAT_OF(FFN_KOP_ACT_BWD, false);          \
-        case FFN_KOP_GLU_FWD:                                                           \
-            return par ? FFN_CUDA_FLAT_OF(FFN_KOP_GLU_FWD, true)                        \
-                       : FFN_CUDA_FLAT_OF(FFN_KOP_GLU_FWD, false);                      \
-        case FFN_KOP_GLU_BWD: return FFN_CUDA_FLAT_OF(FFN_KOP_GLU_BWD, false);          \
-        case -1: return (const void *)ffn_cu_lut_build<ACT_>;                           \
-        default: return NULL;                                                           \
-        }                                                                               \
+// The getters of ew_<name>.cu: the kernel of activation ACT for op family `op`, kind (the generic
+// one, or a flat one: FFN_CUDA_K_FLAT + dtype, + FFN_CUDA_K_PAR for the parity of a 16-bit gated
+// forward) and, for a flat one, u chunks a thread and step (1, 2 or 4); op -1: its table
+// builder.
+template <int OP, int ACT, int DT, bool PAR>
+static const void *ffn_cu_flat_of(int u) {
+    return u == 4   ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 4>
+           : u == 2 ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 2>
+                    : (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 1>;
+}
+
+template <int OP, int ACT, bool PAR>
+static const void *ffn_cu_kernel_of(int kind, int u) {
+    switch (kind) {
+    case FFN_CUDA_K_FLAT + FFN_DTYPE_F32: return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F32, false>(u);
+    case FFN_CUDA_K_FLAT + FFN_DTYPE_BF16: return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_BF16, PAR>(u);
+    case FFN_CUDA_K_FLAT + FFN_DTYPE_F16: return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F16, PAR>(u);
+    default: return (const void *)ffn_cu_ew<OP, ACT>;
+    }
+}
+
+#define FFN_CUDA_EW_GETTER(name, ACT)                                                        \
+    extern "C" const void *ffn_cuda_ew_##name(int op, int kind, int u) {                     \
+        const bool par = kind >= FFN_CUDA_K_PAR;                                             \
+        if (par) kind -= FFN_CUDA_K_PAR;                                                     \
+        switch (op) {                                                                        \
+        case FFN_KOP_ACT_FWD: return ffn_cu_kernel_of<FFN_KOP_ACT_FWD, ACT, false>(kind, u); \
+        case FFN_KOP_ACT_BWD: return ffn_cu_kernel_of<FFN_KOP_ACT_BWD, ACT, false>(kind, u); \
+        case FFN_KOP_GLU_FWD:                                                                \
+            return par ? ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, true>(kind, u)               \
+                       : ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, false>(kind, u);             \
+        case FFN_KOP_GLU_BWD: return ffn_cu_kernel_of<FFN_KOP_GLU_BWD, ACT, false>(kind, u); \
+        case -1: return (const void *)ffn_cu_lut_build<ACT>;                                 \
+        default: return NULL;                                                                \
+        }                                                                                    \
     }
 
 #endif  // FFN_CUDA_EW_KERNEL_CUH

@@ -202,24 +202,24 @@ static int ffn__cmp_gspan(const void *a, const void *b) {
 }
 
 #define FFN__BAD(...) ffn_error(ctx, FFN_STATUS_BAD_FORMAT, __VA_ARGS__)
-// Out of memory in ffn__parse: which file, and where.
+// Out of memory while parsing (fn and path are locals of each step): which file, and where.
 #define FFN__OOM() \
     ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading the header", \
               fn, path)
 
-static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
+// Step 1: the magic, the version and the two counts, each count checked against the bytes left.
+static enum ffn_status ffn__parse_header(ffn_ctx_t ctx, struct ffn_gguf *g, struct ffn__rd *r,
+                                         uint64_t *n_t, uint64_t *n_kv) {
     const char *fn = ffn__fn_gguf, *path = g->path;
-    struct ffn__rd r = {g->map.data, g->map.size, 0};
     uint32_t version;
-    uint64_t n_t, n_kv;
-    if (r.size < 4 || memcmp(r.p, FFN_GGUF_MAGIC, 4)) {
-        const enum ffn_io_kind kind = ffn_io_sniff(r.p, r.size);  // say what it is instead
+    if (r->size < 4 || memcmp(r->p, FFN_GGUF_MAGIC, 4)) {
+        const enum ffn_io_kind kind = ffn_io_sniff(r->p, r->size);  // say what it is instead
         return FFN__BAD("%s: %s: not a GGUF file (no \"GGUF\" magic%s%s)", fn, path,
                         kind ? "; it is " : "", kind ? ffn_io_kind_name(kind) : "");
     }
-    r.pos = 4;
-    if (!ffn__u32(&r, &version) || !ffn__u64(&r, &n_t) || !ffn__u64(&r, &n_kv))
-        return FFN__BAD("%s: %s: truncated header (%zu bytes)", fn, path, r.size);
+    r->pos = 4;
+    if (!ffn__u32(r, &version) || !ffn__u64(r, n_t) || !ffn__u64(r, n_kv))
+        return FFN__BAD("%s: %s: truncated header (%zu bytes)", fn, path, r->size);
     if (version == 1)
         return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
                          "%s: %s: GGUF version 1 is not supported (2 or 3)", fn, path);
@@ -230,206 +230,185 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
         return FFN__BAD("%s: %s: unknown GGUF version %" PRIu32, fn, path, version);
     }
     g->version = version;
-    if (n_kv > ffn__left(&r) / FFN_GGUF_MIN_KV_BYTES)
+    if (*n_kv > ffn__left(r) / FFN_GGUF_MIN_KV_BYTES)
         return FFN__BAD("%s: %s: %" PRIu64
                         " metadata entries cannot fit in the %zu bytes that remain",
-                        fn, path, n_kv, ffn__left(&r));
-    if (n_t > ffn__left(&r) / FFN_GGUF_MIN_TI_BYTES)
+                        fn, path, *n_kv, ffn__left(r));
+    if (*n_t > ffn__left(r) / FFN_GGUF_MIN_TI_BYTES)
         return FFN__BAD("%s: %s: %" PRIu64 " tensors cannot fit in the %zu bytes that remain", fn,
-                        path, n_t, ffn__left(&r));
+                        path, *n_t, ffn__left(r));
+    return FFN_STATUS_OK;
+}
 
-    // Metadata.
-    g->kv = calloc((size_t)(n_kv ? n_kv : 1), sizeof *g->kv);
-    if (!g->kv) return FFN__OOM();
-    g->alignment = FFN_IO_GGUF_DEFAULT_ALIGNMENT;
-    for (uint64_t i = 0; i < n_kv; i++) {
-        const char *key, *why = NULL;
-        uint64_t klen;
-        uint32_t type;
-        if (!ffn__str(&r, &key, &klen))
-            return FFN__BAD("%s: %s: metadata key %" PRIu64
-                            ": length runs past the end of the file",
-                            fn, path, i);
-        if (!ffn__plain_text(key, klen))
-            return FFN__BAD("%s: %s: metadata key %" PRIu64 " is empty, too long or holds a NUL",
-                            fn, path, i);
-        struct ffn__gkv *kv = &g->kv[g->n_kv];
-        if (!(kv->key = ffn_io_strndup(key, (size_t)klen)))
-            return FFN__OOM();
-        g->n_kv++;
-        if (!ffn__u32(&r, &type))
-            return FFN__BAD("%s: %s: metadata '%.200s': truncated", fn, path, kv->key);
-        if (type >= FFN_GGUF_TYPE_COUNT)
-            return FFN__BAD("%s: %s: metadata '%.200s' has unknown value type %" PRIu32, fn, path,
-                            kv->key, type);
-        kv->v.type = (enum ffn_gguf_type)type;
-        size_t start = r.pos;
-        if (type == FFN_GGUF_TYPE_ARRAY) {
-            // Peek the element type and count, then validate the whole array.
-            struct ffn__rd peek = r;
-            uint32_t et;
-            uint64_t n;
-            if (ffn__u32(&peek, &et) && ffn__u64(&peek, &n)) {
-                kv->v.elem_type = (enum ffn_gguf_type)(et < FFN_GGUF_TYPE_COUNT ? et : 0);
-                kv->v.n = (int64_t)(n > INT64_MAX ? INT64_MAX : n);
-                start = peek.pos;
-            }
-        }
-        if (!ffn__skip_value(&r, type, 0, &why))
-            return FFN__BAD("%s: %s: metadata '%.200s': %s", fn, path, kv->key, why);
-        kv->v.raw = r.p + start;
-        kv->v.raw_len = r.pos - start;
-        if (!strcmp(kv->key, "general.alignment")) {
-            int64_t a;
-            if (ffn_gguf_value_int(NULL, &kv->v, &a) != FFN_STATUS_OK || a <= 0 ||
-                (uint64_t)a > FFN_GGUF_MAX_ALIGNMENT || (a & (a - 1)))
-                return FFN__BAD("%s: %s: general.alignment must be a power of two in [1, 2^30]", fn,
-                                path);
-            g->alignment = (uint64_t)a;
+// Step 2, per entry: one metadata key and its value (validated, kept as raw bytes); the entry
+// general.alignment sets the alignment of the data section.
+static enum ffn_status ffn__parse_kv(ffn_ctx_t ctx, struct ffn_gguf *g, struct ffn__rd *r,
+                                     uint64_t i) {
+    const char *fn = ffn__fn_gguf, *path = g->path;
+    const char *key, *why = NULL;
+    uint64_t klen;
+    uint32_t type;
+    if (!ffn__str(r, &key, &klen))
+        return FFN__BAD("%s: %s: metadata key %" PRIu64 ": length runs past the end of the file",
+                        fn, path, i);
+    if (!ffn__plain_text(key, klen))
+        return FFN__BAD("%s: %s: metadata key %" PRIu64 " is empty, too long or holds a NUL", fn,
+                        path, i);
+    struct ffn__gkv *kv = &g->kv[g->n_kv];
+    if (!(kv->key = ffn_io_strndup(key, (size_t)klen))) return FFN__OOM();
+    g->n_kv++;
+    if (!ffn__u32(r, &type))
+        return FFN__BAD("%s: %s: metadata '%.200s': truncated", fn, path, kv->key);
+    if (type >= FFN_GGUF_TYPE_COUNT)
+        return FFN__BAD("%s: %s: metadata '%.200s' has unknown value type %" PRIu32, fn, path,
+                        kv->key, type);
+    kv->v.type = (enum ffn_gguf_type)type;
+    size_t start = r->pos;
+    if (type == FFN_GGUF_TYPE_ARRAY) {
+        // Peek the element type and count, then validate the whole array.
+        struct ffn__rd peek = *r;
+        uint32_t et;
+        uint64_t n;
+        if (ffn__u32(&peek, &et) && ffn__u64(&peek, &n)) {
+            kv->v.elem_type = (enum ffn_gguf_type)(et < FFN_GGUF_TYPE_COUNT ? et : 0);
+            kv->v.n = (int64_t)(n > INT64_MAX ? INT64_MAX : n);
+            start = peek.pos;
         }
     }
-    // Duplicate keys.
-    {
-        struct ffn__gnamed *names = malloc((size_t)(g->n_kv ? g->n_kv : 1) * sizeof *names);
-        if (!names) return FFN__OOM();
-        for (int64_t i = 0; i < g->n_kv; i++) names[i] = (struct ffn__gnamed){g->kv[i].key, i};
-        qsort(names, (size_t)g->n_kv, sizeof *names, ffn__cmp_gnamed);
-        for (int64_t i = 1; i < g->n_kv; i++) {
-            if (!strcmp(names[i].name, names[i - 1].name)) {
-                const enum ffn_status s =
-                    FFN__BAD("%s: %s: duplicate metadata key '%.200s'", fn, path, names[i].name);
-                free(names);
-                return s;
-            }
-        }
-        free(names);
+    if (!ffn__skip_value(r, type, 0, &why))
+        return FFN__BAD("%s: %s: metadata '%.200s': %s", fn, path, kv->key, why);
+    kv->v.raw = r->p + start;
+    kv->v.raw_len = r->pos - start;
+    if (!strcmp(kv->key, "general.alignment")) {
+        int64_t a;
+        if (ffn_gguf_value_int(NULL, &kv->v, &a) != FFN_STATUS_OK || a <= 0 ||
+            (uint64_t)a > FFN_GGUF_MAX_ALIGNMENT || (a & (a - 1)))
+            return FFN__BAD("%s: %s: general.alignment must be a power of two in [1, 2^30]", fn,
+                            path);
+        g->alignment = (uint64_t)a;
     }
+    return FFN_STATUS_OK;
+}
 
-    // Tensor infos.
-    g->t = calloc((size_t)(n_t ? n_t : 1), sizeof *g->t);
-    struct ffn__gspan *spans = calloc((size_t)(n_t ? n_t : 1), sizeof *spans);
-    if (!g->t || !spans) {
-        free(spans);
-        return FFN__OOM();
+// Step 3: no metadata key twice.
+static enum ffn_status ffn__check_keys_unique(ffn_ctx_t ctx, struct ffn_gguf *g) {
+    const char *fn = ffn__fn_gguf, *path = g->path;
+    struct ffn__gnamed *names = malloc((size_t)(g->n_kv ? g->n_kv : 1) * sizeof *names);
+    if (!names) return FFN__OOM();
+    for (int64_t i = 0; i < g->n_kv; i++) names[i] = (struct ffn__gnamed){g->kv[i].key, i};
+    qsort(names, (size_t)g->n_kv, sizeof *names, ffn__cmp_gnamed);
+    for (int64_t i = 1; i < g->n_kv; i++) {
+        if (!strcmp(names[i].name, names[i - 1].name)) {
+            const enum ffn_status s =
+                FFN__BAD("%s: %s: duplicate metadata key '%.200s'", fn, path, names[i].name);
+            free(names);
+            return s;
+        }
     }
+    free(names);
+    return FFN_STATUS_OK;
+}
+
+// Step 4, per tensor: name, dims, ggml type and offset into g->t[g->n_t] (dims reversed: slowest
+// first), its byte span relative to the data section into *span.
+static enum ffn_status ffn__parse_tensor_info(ffn_ctx_t ctx, struct ffn_gguf *g, struct ffn__rd *r,
+                                              uint64_t i, struct ffn__gspan *span) {
+    const char *fn = ffn__fn_gguf, *path = g->path;
+    const char *name;
+    uint64_t nlen, ne[FFN_GGUF_MAX_DIMS], off;
+    uint32_t nd, type;
+    if (!ffn__str(r, &name, &nlen))
+        return FFN__BAD("%s: %s: tensor %" PRIu64 ": name length runs past the end of the file", fn,
+                        path, i);
+    if (!ffn__plain_text(name, nlen))
+        return FFN__BAD("%s: %s: tensor %" PRIu64 ": name is empty, too long or holds a NUL", fn,
+                        path, i);
+    struct ffn_file_tensor *t = &g->t[g->n_t];
+    if (!(t->name = ffn_io_strndup(name, (size_t)nlen))) return FFN__OOM();
+    g->n_t++;
+    if (!ffn__u32(r, &nd)) return FFN__BAD("%s: %s: tensor '%.200s': truncated", fn, path, t->name);
+    if (nd == 0 || nd > FFN_GGUF_MAX_DIMS)
+        return FFN__BAD("%s: %s: tensor '%.200s' has %" PRIu32 " dimensions; 1 to %d allowed", fn,
+                        path, t->name, nd, FFN_GGUF_MAX_DIMS);
+    uint64_t numel = 1;
+    bool bad = false;
+    for (uint32_t k = 0; k < nd && !bad; k++) {
+        if (!ffn__u64(r, &ne[k]) || ne[k] > INT64_MAX || !ffn_io_mul_u64(numel, ne[k], &numel))
+            bad = true;
+    }
+    if (bad || numel > INT64_MAX)
+        return FFN__BAD(
+            "%s: %s: tensor '%.200s': truncated dims or an element count that "
+            "overflows",
+            fn, path, t->name);
+    if (!ffn__u32(r, &type) || !ffn__u64(r, &off))
+        return FFN__BAD("%s: %s: tensor '%.200s': truncated", fn, path, t->name);
+    size_t ti = 0;
+    while (ti < FFN_ARRAY_LEN(ffn__ggml_types) && ffn__ggml_types[ti].ggml != type) ti++;
+    if (ti == FFN_ARRAY_LEN(ffn__ggml_types)) {
+        const char *other = type < FFN_ARRAY_LEN(ffn__ggml_other) ? ffn__ggml_other[type] : NULL;
+        return other ? ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                                 "%s: %s: tensor '%.200s' has ggml type %s (%" PRIu32
+                                 "), which ffn does not read (F32, F16, BF16, Q8_0, Q4_0 are read)",
+                                 fn, path, t->name, other, type)
+                     : FFN__BAD("%s: %s: tensor '%.200s' has unknown ggml type %" PRIu32, fn, path,
+                                t->name, type);
+    }
+    t->dtype = ffn__ggml_types[ti].dtype;
+    uint64_t nbytes;
+    const struct ffn_io_dtype_info *di = ffn_io_dtype_info(t->dtype);
+    if (ne[0] % di->block_elems)
+        return FFN__BAD("%s: %s: tensor '%.200s': row length %" PRIu64
+                        " is not a multiple of the %s block (%" PRIu32 ")",
+                        fn, path, t->name, ne[0], ffn_file_dtype_name(t->dtype), di->block_elems);
+    if (!ffn_io_dtype_bytes(t->dtype, numel, &nbytes))
+        return FFN__BAD("%s: %s: tensor '%.200s': byte size overflows", fn, path, t->name);
+    t->n_dims = (int)nd;
+    for (uint32_t k = 0; k < nd; k++) t->shape[k] = (int64_t)ne[nd - 1 - k];  // slowest first
+    t->nbytes = (size_t)nbytes;
+    *span = (struct ffn__gspan){off, 0, g->n_t - 1};
+    if (!ffn_io_add_u64(off, nbytes, &span->end))
+        return FFN__BAD("%s: %s: tensor '%.200s': offset + size overflows", fn, path, t->name);
+    if (off % g->alignment)
+        return FFN__BAD("%s: %s: tensor '%.200s' offset %" PRIu64
+                        " is not a multiple of the alignment %" PRIu64,
+                        fn, path, t->name, off, g->alignment);
+    return FFN_STATUS_OK;
+}
+
+// Step 5: the data section starts at the next multiple of the alignment after the header; every
+// tensor's span lies inside it and no two overlap; the tensors' data pointers are set.
+static enum ffn_status ffn__place_data(ffn_ctx_t ctx, struct ffn_gguf *g, const struct ffn__rd *r,
+                                       struct ffn__gspan *spans) {
+    const char *fn = ffn__fn_gguf, *path = g->path;
     enum ffn_status s = FFN_STATUS_OK;
-    for (uint64_t i = 0; i < n_t && !s; i++) {
-        const char *name;
-        uint64_t nlen, ne[FFN_GGUF_MAX_DIMS], off;
-        uint32_t nd, type;
-        if (!ffn__str(&r, &name, &nlen)) {
-            s = FFN__BAD("%s: %s: tensor %" PRIu64 ": name length runs past the end of the file",
-                         fn, path, i);
-            break;
-        }
-        if (!ffn__plain_text(name, nlen)) {
-            s = FFN__BAD("%s: %s: tensor %" PRIu64 ": name is empty, too long or holds a NUL", fn,
-                         path, i);
-            break;
-        }
-        struct ffn_file_tensor *t = &g->t[g->n_t];
-        if (!(t->name = ffn_io_strndup(name, (size_t)nlen))) {
-            s = FFN__OOM();
-            break;
-        }
-        g->n_t++;
-        if (!ffn__u32(&r, &nd)) {
-            s = FFN__BAD("%s: %s: tensor '%.200s': truncated", fn, path, t->name);
-            break;
-        }
-        if (nd == 0 || nd > FFN_GGUF_MAX_DIMS) {
-            s = FFN__BAD("%s: %s: tensor '%.200s' has %" PRIu32 " dimensions; 1 to %d allowed", fn,
-                         path, t->name, nd, FFN_GGUF_MAX_DIMS);
-            break;
-        }
-        uint64_t numel = 1;
-        bool bad = false;
-        for (uint32_t k = 0; k < nd && !bad; k++) {
-            if (!ffn__u64(&r, &ne[k]) || ne[k] > INT64_MAX || !ffn_io_mul_u64(numel, ne[k], &numel))
-                bad = true;
-        }
-        if (bad || numel > INT64_MAX) {
-            s = FFN__BAD(
-                "%s: %s: tensor '%.200s': truncated dims or an element count that "
-                "overflows",
-                fn, path, t->name);
-            break;
-        }
-        if (!ffn__u32(&r, &type) || !ffn__u64(&r, &off)) {
-            s = FFN__BAD("%s: %s: tensor '%.200s': truncated", fn, path, t->name);
-            break;
-        }
-        size_t ti = 0;
-        while (ti < FFN_ARRAY_LEN(ffn__ggml_types) && ffn__ggml_types[ti].ggml != type) ti++;
-        if (ti == FFN_ARRAY_LEN(ffn__ggml_types)) {
-            const char *other =
-                type < FFN_ARRAY_LEN(ffn__ggml_other) ? ffn__ggml_other[type] : NULL;
-            s = other
-                    ? ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
-                                "%s: %s: tensor '%.200s' has ggml type %s (%" PRIu32
-                                "), which ffn does not read (F32, F16, BF16, Q8_0, Q4_0 are read)",
-                                fn, path, t->name, other, type)
-                    : FFN__BAD("%s: %s: tensor '%.200s' has unknown ggml type %" PRIu32, fn, path,
-                               t->name, type);
-            break;
-        }
-        t->dtype = ffn__ggml_types[ti].dtype;
-        uint64_t nbytes;
-        const struct ffn_io_dtype_info *di = ffn_io_dtype_info(t->dtype);
-        if (ne[0] % di->block_elems) {
-            s = FFN__BAD("%s: %s: tensor '%.200s': row length %" PRIu64
-                         " is not a multiple of the %s block (%" PRIu32 ")",
-                         fn, path, t->name, ne[0], ffn_file_dtype_name(t->dtype), di->block_elems);
-            break;
-        }
-        if (!ffn_io_dtype_bytes(t->dtype, numel, &nbytes)) {
-            s = FFN__BAD("%s: %s: tensor '%.200s': byte size overflows", fn, path, t->name);
-            break;
-        }
-        t->n_dims = (int)nd;
-        for (uint32_t k = 0; k < nd; k++) t->shape[k] = (int64_t)ne[nd - 1 - k];  // slowest first
-        t->nbytes = (size_t)nbytes;
-        spans[g->n_t - 1] = (struct ffn__gspan){off, 0, g->n_t - 1};
-        if (!ffn_io_add_u64(off, nbytes, &spans[g->n_t - 1].end)) {
-            s = FFN__BAD("%s: %s: tensor '%.200s': offset + size overflows", fn, path, t->name);
-            break;
-        }
-        if (off % g->alignment) {
-            s = FFN__BAD("%s: %s: tensor '%.200s' offset %" PRIu64
-                         " is not a multiple of the alignment %" PRIu64,
-                         fn, path, t->name, off, g->alignment);
-            break;
-        }
-    }
-    // The data section starts at the next multiple of the alignment.
-    if (!s) {
-        const uint64_t pad = (g->alignment - r.pos % g->alignment) % g->alignment;
-        if (pad > ffn__left(&r) && g->n_t > 0)
-            s = FFN__BAD("%s: %s: the tensor data section begins past the end of the file", fn,
-                         path);
-        g->data_off = r.pos + (size_t)(pad <= ffn__left(&r) ? pad : ffn__left(&r));
-    }
-    const uint64_t data_len = g->map.size - g->data_off;
-    if (!s) {
-        qsort(spans, (size_t)g->n_t, sizeof *spans, ffn__cmp_gspan);
-        uint64_t prev_end = 0;
-        for (int64_t i = 0; i < g->n_t && !s; i++) {
-            const struct ffn_file_tensor *t = &g->t[spans[i].index];
-            if (spans[i].end > data_len)
-                s = FFN__BAD("%s: %s: tensor '%.200s' ends at byte %" PRIu64
-                             " of the data section, which holds %" PRIu64 " (truncated file?)",
-                             fn, path, t->name, spans[i].end, data_len);
-            else if (spans[i].begin < prev_end)
-                s = FFN__BAD("%s: %s: tensor '%.200s' overlaps the tensor before it", fn, path,
-                             t->name);
-            prev_end = spans[i].end > prev_end ? spans[i].end : prev_end;
-        }
-        for (int64_t i = 0; i < g->n_t && !s; i++)
-            g->t[spans[i].index].data = g->map.data + g->data_off + spans[i].begin;
-    }
-    free(spans);
+    const uint64_t pad = (g->alignment - r->pos % g->alignment) % g->alignment;
+    if (pad > ffn__left(r) && g->n_t > 0)
+        s = FFN__BAD("%s: %s: the tensor data section begins past the end of the file", fn, path);
+    g->data_off = r->pos + (size_t)(pad <= ffn__left(r) ? pad : ffn__left(r));
     if (s) return s;
-    // Names must be unique.
+    const uint64_t data_len = g->map.size - g->data_off;
+    qsort(spans, (size_t)g->n_t, sizeof *spans, ffn__cmp_gspan);
+    uint64_t prev_end = 0;
+    for (int64_t i = 0; i < g->n_t; i++) {
+        const struct ffn_file_tensor *t = &g->t[spans[i].index];
+        if (spans[i].end > data_len)
+            return FFN__BAD("%s: %s: tensor '%.200s' ends at byte %" PRIu64
+                            " of the data section, which holds %" PRIu64 " (truncated file?)",
+                            fn, path, t->name, spans[i].end, data_len);
+        if (spans[i].begin < prev_end)
+            return FFN__BAD("%s: %s: tensor '%.200s' overlaps the tensor before it", fn, path,
+                            t->name);
+        prev_end = spans[i].end > prev_end ? spans[i].end : prev_end;
+    }
+    for (int64_t i = 0; i < g->n_t; i++)
+        g->t[spans[i].index].data = g->map.data + g->data_off + spans[i].begin;
+    return FFN_STATUS_OK;
+}
+
+// Step 6: the name index (sorted, for ffn_gguf_find); names must be unique.
+static enum ffn_status ffn__index_names(ffn_ctx_t ctx, struct ffn_gguf *g) {
+    const char *fn = ffn__fn_gguf, *path = g->path;
     g->by_name = malloc((size_t)(g->n_t ? g->n_t : 1) * sizeof *g->by_name);
     if (!g->by_name) return FFN__OOM();
     for (int64_t i = 0; i < g->n_t; i++) g->by_name[i] = (struct ffn__gnamed){g->t[i].name, i};
@@ -438,6 +417,35 @@ static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
         if (!strcmp(g->by_name[i].name, g->by_name[i - 1].name))
             return FFN__BAD("%s: %s: duplicate tensor name '%.200s'", fn, path, g->by_name[i].name);
     return FFN_STATUS_OK;
+}
+
+// The whole file: header, metadata, tensor infos, data section, name index. On failure the
+// message names the file and what is wrong; g holds what was read so far (ffn_gguf_close frees it).
+static enum ffn_status ffn__parse(ffn_ctx_t ctx, struct ffn_gguf *g) {
+    const char *fn = ffn__fn_gguf, *path = g->path;
+    struct ffn__rd r = {g->map.data, g->map.size, 0};
+    uint64_t n_t = 0, n_kv = 0;
+    enum ffn_status s = ffn__parse_header(ctx, g, &r, &n_t, &n_kv);
+    if (s) return s;
+
+    g->kv = calloc((size_t)(n_kv ? n_kv : 1), sizeof *g->kv);
+    if (!g->kv) return FFN__OOM();
+    g->alignment = FFN_IO_GGUF_DEFAULT_ALIGNMENT;
+    for (uint64_t i = 0; i < n_kv; i++)
+        if ((s = ffn__parse_kv(ctx, g, &r, i))) return s;
+    if ((s = ffn__check_keys_unique(ctx, g))) return s;
+
+    g->t = calloc((size_t)(n_t ? n_t : 1), sizeof *g->t);
+    struct ffn__gspan *spans = calloc((size_t)(n_t ? n_t : 1), sizeof *spans);
+    if (!g->t || !spans) {
+        free(spans);
+        return FFN__OOM();
+    }
+    for (uint64_t i = 0; i < n_t && !s; i++) s = ffn__parse_tensor_info(ctx, g, &r, i, &spans[i]);
+    if (!s) s = ffn__place_data(ctx, g, &r, spans);
+    free(spans);
+    if (s) return s;
+    return ffn__index_names(ctx, g);
 }
 
 static enum ffn_status ffn__finish(ffn_ctx_t ctx, struct ffn_gguf *g, ffn_gguf_t *out) {

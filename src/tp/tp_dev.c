@@ -14,6 +14,7 @@
 #include <cuda.h>  // driver-API types only
 #include <cuda_runtime_api.h>
 
+#include "cuda/cuda_device.h"
 #include "cuda/tp_cuda.h"
 
 static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what,
@@ -22,16 +23,6 @@ static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *
                      ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-// Makes `device` current for the calling thread; *prev receives the device to restore.
-static cudaError_t ffn__enter(int device, int *prev) {
-    cudaError_t e = cudaGetDevice(prev);
-    if (e != cudaSuccess) return e;
-    return *prev == device ? cudaSuccess : cudaSetDevice(device);
-}
-
-static void ffn__leave(int device, int prev) {
-    if (prev != device) (void)cudaSetDevice(prev);
-}
 #endif
 
 struct ffn_tp_mem ffn_tp_mem_of(ffn_ctx_t ctx) {
@@ -45,10 +36,10 @@ enum ffn_status ffn_tp_mem_alloc(ffn_ctx_t ctx, const char *fn, size_t bytes, vo
 #ifdef FFN_HAVE_CUDA
     if (ctx->backend == FFN_BACKEND_CUDA) {
         int prev;
-        cudaError_t e = ffn__enter(ctx->device, &prev);
+        cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
         if (e == cudaSuccess) {
             e = cudaMalloc(out, bytes);
-            ffn__leave(ctx->device, prev);
+            ffn_cuda_leave(ctx->device, prev);
         }
         if (e == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
@@ -74,9 +65,9 @@ void ffn_tp_mem_free(struct ffn_tp_mem where, void *p) {
 #ifdef FFN_HAVE_CUDA
     if (where.backend == FFN_BACKEND_CUDA) {
         int prev;
-        if (ffn__enter(where.device, &prev) == cudaSuccess) {
+        if (ffn_cuda_enter(where.device, &prev) == cudaSuccess) {
             (void)cudaFree(p);  // waits for the work that may still use it
-            ffn__leave(where.device, prev);
+            ffn_cuda_leave(where.device, prev);
         }
         (void)cudaGetLastError();
         return;
@@ -150,10 +141,10 @@ enum ffn_status ffn_tp_mem_zero(ffn_ctx_t ctx, const char *fn, void *p, size_t b
 #ifdef FFN_HAVE_CUDA
     if (ctx->backend == FFN_BACKEND_CUDA) {
         int prev;
-        cudaError_t e = ffn__enter(ctx->device, &prev);
+        cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
         if (e == cudaSuccess) {
             e = cudaMemsetAsync(p, 0, bytes, (cudaStream_t)ctx->stream);
-            ffn__leave(ctx->device, prev);
+            ffn_cuda_leave(ctx->device, prev);
         }
         return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_err(ctx, fn, "cudaMemsetAsync", e);
     }
@@ -170,11 +161,11 @@ enum ffn_status ffn_tp_mem_copy_rows(ffn_ctx_t ctx, const char *fn, void *dst, s
 #ifdef FFN_HAVE_CUDA
     if (ctx->backend == FFN_BACKEND_CUDA) {
         int prev;
-        cudaError_t e = ffn__enter(ctx->device, &prev);
+        cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
         if (e == cudaSuccess) {
             e = cudaMemcpy2DAsync(dst, dst_stride, src, src_stride, row_bytes, (size_t)rows,
                                   cudaMemcpyDeviceToDevice, (cudaStream_t)ctx->stream);
-            ffn__leave(ctx->device, prev);
+            ffn_cuda_leave(ctx->device, prev);
         }
         return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_err(ctx, fn, "cudaMemcpy2DAsync", e);
     }
@@ -193,11 +184,11 @@ enum ffn_status ffn_tp_bias_add(ffn_ctx_t ctx, const char *fn, const struct ffn_
 #ifdef FFN_HAVE_CUDA
     if (ctx->backend == FFN_BACKEND_CUDA) {
         int prev;
-        cudaError_t e = ffn__enter(ctx->device, &prev);
+        cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
         if (e == cudaSuccess) {
             e = (cudaError_t)ffn_cuda_tp_bias_add(y->data, (int)y->dtype, y->rows, y->cols, stride,
                                                   b, ctx->stream);
-            ffn__leave(ctx->device, prev);
+            ffn_cuda_leave(ctx->device, prev);
         }
         return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_err(ctx, fn, "the bias kernel", e);
     }
@@ -230,12 +221,12 @@ enum ffn_status ffn_tp_colsum(ffn_ctx_t ctx, const char *fn, void *g, enum ffn_d
             *scratch_cap = need;
         }
         int prev;
-        cudaError_t e = ffn__enter(ctx->device, &prev);
+        cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
         if (e == cudaSuccess) {
             e = (cudaError_t)ffn_cuda_tp_colsum(g, (int)g_dtype, accumulate, dy->data,
                                                 (int)dy->dtype, rows, d, stride, *scratch, chunks,
                                                 ctx->stream);
-            ffn__leave(ctx->device, prev);
+            ffn_cuda_leave(ctx->device, prev);
         }
         return e == cudaSuccess ? FFN_STATUS_OK
                                 : ffn__cuda_err(ctx, fn, "the column-sum kernel", e);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "ffn.h"
 
 static char *read_file(const char *path, size_t *len) {
@@ -34,7 +35,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_wgsl_embed WEBGPU_DIR\n");
         return 2;
     }
-    int fails = 0, count = 0;
+    ffn_check_begin("test_wgsl_embed");
+    int count = 0;
     const char *expected[] = {"activation.wgsl", "activation_f16.wgsl"};
     int seen[2] = {0, 0};
     for (int i = 0; ffn_wgsl_file_name(i); i++) {
@@ -45,16 +47,13 @@ int main(int argc, char **argv) {
         size_t len = 0;
         char *disk = read_file(path, &len);
         const char *emb = ffn_wgsl_source(name);
-        if (!disk) {
-            printf("FAIL %s: embedded but not readable at %s\n", name, path);
-            fails++;
+        if (!CHECK(disk, "%s: embedded but not readable at %s", name, path)) {
         } else if (!emb || strlen(emb) != len || memcmp(emb, disk, len) != 0) {
             size_t k = 0;
             while (emb && k < len && emb[k] == disk[k]) k++;
-            printf("FAIL %s: embedded text differs from %s (first difference at byte %zu; "
-                   "lengths %zu embedded, %zu on disk)\n",
-                   name, path, k, emb ? strlen(emb) : 0, len);
-            fails++;
+            FAIL("%s: embedded text differs from %s (first difference at byte %zu; lengths %zu "
+                 "embedded, %zu on disk)",
+                 name, path, k, emb ? strlen(emb) : 0, len);
         } else {
             printf("ok   %s: %zu bytes, identical to the file\n", name, len);
         }
@@ -62,24 +61,16 @@ int main(int argc, char **argv) {
             if (strcmp(name, expected[j]) == 0) seen[j]++;
         free(disk);
     }
-    for (int j = 0; j < 2; j++)
-        if (seen[j] != 1) {
-            printf("FAIL %s listed %d times (expected once)\n", expected[j], seen[j]);
-            fails++;
-        }
-    if (ffn_wgsl_source("no_such.wgsl") || ffn_wgsl_source(NULL) || ffn_wgsl_file_name(-1) ||
-        ffn_wgsl_file_name(count)) {
-        printf("FAIL unknown names/indices must give NULL\n");
-        fails++;
-    }
+    for (int j = 0; j < 2; j++) CHECK_EQ(seen[j], 1, "%s listed once", expected[j]);
+    CHECK(!ffn_wgsl_source("no_such.wgsl") && !ffn_wgsl_source(NULL) &&
+              !ffn_wgsl_file_name(-1) && !ffn_wgsl_file_name(count),
+          "unknown names/indices must give NULL");
     const char *src = ffn_wgsl_source("activation.wgsl");
     const char *entries[] = {"fn gelu_inplace(", "fn swiglu_combine(", "fn swiglu_backward_vec4(",
                              "fn reglu_backward_f16pk("};
+    CHECK(src, "activation.wgsl is embedded");
     for (size_t j = 0; src && j < sizeof entries / sizeof *entries; j++)
-        if (!strstr(src, entries[j])) {
-            printf("FAIL activation.wgsl lacks '%s'\n", entries[j]);
-            fails++;
-        }
-    printf("test_wgsl_embed: %d files checked, %d failures\n", count, fails);
-    return fails ? 1 : 0;
+        CHECK_STR_HAS(src, entries[j], "an entry point of activation.wgsl");
+    printf("test_wgsl_embed: %d files checked\n", count);
+    return ffn_check_summary();
 }

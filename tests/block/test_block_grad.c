@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "block_ref.h"
+#include "check.h"
 
 #define D 6        // d_model
 #define M 8        // d_ff
@@ -28,10 +29,8 @@
 // magnitude can exceed the result's: 2e-2 of the tensor's largest entry bounds them all with a
 // margin of ~2 over the worst seen, and is ~10x below what a wrong layout or orientation gives.
 #define TOL_BF16 2e-2
-#define MAX_FAILS 10
 #define FFN_ARRAY_LEN_T(a) (sizeof(a) / sizeof((a)[0]))
 
-static int n_fail, n_checks;
 static double worst;  // largest |err| / (tol_abs · scale) of the current dtype set
 static uint64_t rng_state = SEED;
 
@@ -42,14 +41,12 @@ static double rnd(void) {  // uniform in [-1, 1)
 
 static void check_tol(const char *cfg, const char *what, int64_t k, double want, double got,
                       double scale, double tol_abs, double tol_rel) {
-    n_checks++;
     const double err = fabs(got - want);
     const double r = err / (tol_abs * (scale > 1 ? scale : 1));
     if (r > worst) worst = r;
-    if (err <= tol_abs * (scale > 1 ? scale : 1) + tol_rel * fabs(want) && !isnan(got)) return;
-    if (++n_fail <= MAX_FAILS)
-        printf("FAIL %s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)\n", cfg, what,
-               k, want, got, err, scale);
+    const double bound = tol_abs * (scale > 1 ? scale : 1) + tol_rel * fabs(want);
+    CHECK(err <= bound && !isnan(got), "%s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)",
+          cfg, what, k, want, got, err, scale);
 }
 
 // The dtypes of one run: weights, activations (x, y, dx, dy), gradients, saved pre-activations,
@@ -208,17 +205,11 @@ static void run_cfg(ffn_ctx_t ctx, struct refcase *rc, const struct cfg *c, cons
     opts.save_dtype = dt->save;
     enum ffn_status st = ffn_block_create(ctx, &spec, &w, &opts, &blk);
     if (fused && c->layout == FFN_GATE_UP_INTERLEAVED && c->o_first == FFN_WEIGHT_IN_OUT) {
-        n_checks++;
-        if (st != FFN_STATUS_UNSUPPORTED && ++n_fail <= MAX_FAILS)
-            printf("FAIL %s: interleaved [in, out] gate/up gave status %d, expected UNSUPPORTED\n",
-                   name, (int)st);
+        CHECK_STATUS(st, FFN_STATUS_UNSUPPORTED, "%s: interleaved [in, out] gate/up", name);
         if (st == FFN_STATUS_OK) ffn_block_destroy(blk);
         return;
     }
-    if (st != FFN_STATUS_OK) {
-        if (++n_fail <= MAX_FAILS) printf("FAIL %s: create: %s\n", name, ffn_ctx_last_error(ctx));
-        return;
-    }
+    if (!CHECK_STATUS(st, FFN_STATUS_OK, "%s: create: %s", name, ffn_ctx_last_error(ctx))) return;
     float x[T * D], y[T * D], dy[T * D], dx[T * D];
     float vx[T * D], vy[T * D], vdy[T * D], vdx[T * D];  // storage (f32, or bf16 in the first half)
     for (int k = 0; k < T * D; k++) {
@@ -232,9 +223,9 @@ static void run_cfg(ffn_ctx_t ctx, struct refcase *rc, const struct cfg *c, cons
     struct ffn_tensor ty = ffn_tensor_2d(vy, A, T, D, D);
     struct ffn_tensor tdy = ffn_tensor_2d(vdy, A, T, D, D);
     struct ffn_tensor tdx = ffn_tensor_2d(vdx, A, T, D, D);
-    if (ffn_block_forward(ctx, blk, &ty, &tx, c->policy) ||
-        ffn_block_backward(ctx, blk, &g, &tdx, &tdy)) {
-        if (++n_fail <= MAX_FAILS) printf("FAIL %s: %s\n", name, ffn_ctx_last_error(ctx));
+    if (!CHECK(!ffn_block_forward(ctx, blk, &ty, &tx, c->policy) &&
+                   !ffn_block_backward(ctx, blk, &g, &tdx, &tdy),
+               "%s: %s", name, ffn_ctx_last_error(ctx))) {
         ffn_block_destroy(blk);
         return;
     }
@@ -281,11 +272,9 @@ static void run_cfg(ffn_ctx_t ctx, struct refcase *rc, const struct cfg *c, cons
 }
 
 int main(void) {
+    ffn_check_begin("test_block_grad");
     ffn_ctx_t ctx;
-    if (ffn_ctx_create(NULL, &ctx) != FFN_STATUS_OK) {
-        printf("FAIL: ffn_ctx_create\n");
-        return 1;
-    }
+    if (!CHECK_STATUS(ffn_ctx_create(NULL, &ctx), FFN_STATUS_OK)) return ffn_check_summary();
     printf("test_block_grad: seed %u, d=%d m=%d tokens=%d, isa %s\n", SEED, D, M, T,
            ffn_isa_name(ffn_ctx_isa(ctx)));
     static const enum ffn_gate_up_layout layouts[] = {
@@ -393,7 +382,7 @@ int main(void) {
                 }
         printf("  dtypes %-9s: largest error %.2f of the tolerance\n", dsets[di].name, worst);
     }
-    printf("test_block_grad: %d configurations, %d checks, %d failures\n", n_cfg, n_checks, n_fail);
+    printf("test_block_grad: %d configurations\n", n_cfg);
     ffn_ctx_destroy(ctx);
-    return n_fail ? 1 : 0;
+    return ffn_check_summary();
 }

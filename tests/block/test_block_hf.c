@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "ffn.h"
 
 // Reference in f64 rounded to f32; ours is f32 GEMMs of length ≤ 256 on O(1) values.
 #define TOL_ABS 2e-5  // × the largest |value| of the tensor
 #define TOL_REL 1e-4
-#define MAX_FAILS 10
 
 // How one transformers MLP class maps to a block (the test states it; the io layer's
 // architecture maps are tested on their own).
@@ -44,24 +44,13 @@ static const struct arch arches[] = {
      FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN, false, "wi_0", "wi_1", NULL, "wo"},
 };
 
-static int n_fail;
 static ffn_ctx_t ctx;
-
-static int fail(const char *fmt, const char *a, const char *b) {
-    printf("FAIL ");
-    printf(fmt, a, b);
-    printf(" %s\n", ffn_ctx_last_error(ctx));
-    return 1;
-}
 
 // Looks up `name` (f32) in st; fills view and element count.
 static bool get(ffn_safetensors_t st, const char *name, struct ffn_file_tensor *t) {
-    if (ffn_safetensors_find(ctx, st, name, t) != FFN_STATUS_OK || t->dtype != FFN_FILE_DTYPE_F32) {
-        printf("FAIL: tensor '%s' missing or not F32 (%s)\n", name, ffn_ctx_last_error(ctx));
-        n_fail++;
-        return false;
-    }
-    return true;
+    return CHECK(ffn_safetensors_find(ctx, st, name, t) == FFN_STATUS_OK &&
+                     t->dtype == FFN_FILE_DTYPE_F32,
+                 "tensor '%s' missing or not F32", name);
 }
 
 static int64_t numel(const struct ffn_file_tensor *t) {
@@ -84,8 +73,8 @@ static void compare(const char *what, const float *want, const float *got, int64
     for (int64_t k = 0; k < n; k++) {
         const double err = fabs((double)got[k] - want[k]);
         worst = err / (scale > 0 ? scale : 1) > worst ? err / (scale > 0 ? scale : 1) : worst;
-        if (!(err <= TOL_ABS * scale + TOL_REL * fabs(want[k])) && ++n_fail <= MAX_FAILS)
-            printf("FAIL %s[%" PRId64 "]: expected %.9g got %.9g\n", what, k, want[k], got[k]);
+        CHECK(err <= TOL_ABS * scale + TOL_REL * fabs(want[k]), "%s[%" PRId64 "]: expected %.9g got %.9g",
+              what, k, want[k], got[k]);
     }
     printf("  %-26s max |err| / max |ref| = %.2e\n", what, worst);
 }
@@ -95,19 +84,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_block_hf <fixture dir>\n");
         return 2;
     }
+    ffn_check_begin("test_block_hf");
     if (ffn_ctx_create(NULL, &ctx) != FFN_STATUS_OK) return 1;
+    ffn_check_show_error(ctx);  // failures print the context's last error
     char path[4096];
     ffn_safetensors_t model = NULL, io = NULL;
     snprintf(path, sizeof path, "%s/model.safetensors", argv[1]);
-    if (ffn_safetensors_open(ctx, path, &model)) return fail("open %s%s", path, "");
+    if (!CHECK(!ffn_safetensors_open(ctx, path, &model), "open %s", path)) return ffn_check_summary();
     snprintf(path, sizeof path, "%s/io.safetensors", argv[1]);
-    if (ffn_safetensors_open(ctx, path, &io)) return fail("open %s%s", path, "");
+    if (!CHECK(!ffn_safetensors_open(ctx, path, &io), "open %s", path)) return ffn_check_summary();
     const char *module = ffn_safetensors_metadata(io, "module");
     const char *layer = ffn_safetensors_metadata(io, "layer");
     const struct arch *a = NULL;
     for (size_t k = 0; module && k < sizeof arches / sizeof arches[0]; k++)
         if (!strcmp(arches[k].module, module)) a = &arches[k];
-    if (!a || !layer) return fail("unknown module '%s' or no layer%s", module ? module : "?", "");
+    if (!CHECK(a && layer, "unknown module '%s' or no layer", module ? module : "?"))
+        return ffn_check_summary();
     printf("test_block_hf: %s (%s, layer %s)\n", argv[1], module, layer);
 
     // Weights: zero-copy views of the mapped checkpoint; gradients in the same shapes.
@@ -122,17 +114,17 @@ int main(int argc, char **argv) {
         char pre[256];
         snprintf(pre, sizeof pre, a->prefix, layer);
         snprintf(full, sizeof full, "%s%s.weight", pre, names[k]);
-        if (!get(model, full, &wt[k])) return 1;
+        if (!get(model, full, &wt[k])) return ffn_check_summary();
         *wm[k] = weight_of(&wt[k], a->orient);
         if (a->bias) {
             snprintf(full, sizeof full, "%s%s.bias", pre, names[k]);
-            if (!get(model, full, &bt[k])) return 1;
+            if (!get(model, full, &bt[k])) return ffn_check_summary();
             *bm[k] = weight_of(&bt[k], a->orient);
         }
     }
     struct ffn_file_tensor x, y, dy, dx;
     if (!get(io, "x", &x) || !get(io, "y", &y) || !get(io, "dy", &dy) || !get(io, "dx", &dx))
-        return 1;
+        return ffn_check_summary();
     const int64_t T = x.shape[0], d = x.shape[1];
     const struct ffn_file_tensor *down = &wt[3];
     const int64_t m = a->orient == FFN_WEIGHT_OUT_IN ? down->shape[1] : down->shape[0];
@@ -146,12 +138,12 @@ int main(int argc, char **argv) {
     spec.bias_up = spec.bias_down = a->bias;
     spec.bias_gate = a->bias && a->gated;
     ffn_block_t blk;
-    if (ffn_block_create(ctx, &spec, &w, NULL, &blk)) return fail("create%s%s", "", "");
+    if (!CHECK(!ffn_block_create(ctx, &spec, &w, NULL, &blk), "create")) return ffn_check_summary();
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
     ffn_block_info(ctx, blk, T, &info);
     printf("  d=%" PRId64 " m=%" PRId64 " tokens=%" PRId64 ", %" PRId64 " params, cache %zu bytes "
            "(f32 weights are used in place)\n", d, m, T, info.n_params, info.cache_bytes);
-    if (info.cache_bytes != 0) n_fail++, printf("FAIL: an f32 checkpoint was copied\n");
+    CHECK_EQ(info.cache_bytes, 0, "an f32 checkpoint is used in place, not copied");
 
     float *grads[8] = {0};
     for (int k = 0; k < 4; k++) {
@@ -169,8 +161,9 @@ int main(int argc, char **argv) {
         struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
         g.gate = grads[0], g.up = grads[1], g.gate_up = grads[2], g.down = grads[3];
         g.b_gate = grads[4], g.b_up = grads[5], g.b_gate_up = grads[6], g.b_down = grads[7];
-        if (ffn_block_forward(ctx, blk, &ty, &tx, policy)) return fail("forward%s%s", "", "");
-        if (ffn_block_backward(ctx, blk, &g, &tdx, &tdy)) return fail("backward%s%s", "", "");
+        if (!CHECK(!ffn_block_forward(ctx, blk, &ty, &tx, policy), "forward") ||
+            !CHECK(!ffn_block_backward(ctx, blk, &g, &tdx, &tdy), "backward"))
+            return ffn_check_summary();
         compare("y", y.data, yo, T * d);
         compare("dx", dx.data, dxo, T * d);
         for (int k = 0; k < 8; k++) {
@@ -187,7 +180,7 @@ int main(int argc, char **argv) {
     ffn_block_destroy(blk);
     ffn_safetensors_close(model);
     ffn_safetensors_close(io);
+    ffn_check_show_error(NULL);
     ffn_ctx_destroy(ctx);
-    printf("test_block_hf: %s\n", n_fail ? "FAILED" : "ok");
-    return n_fail ? 1 : 0;
+    return ffn_check_summary();
 }

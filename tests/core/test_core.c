@@ -24,46 +24,46 @@ static bool ffn__names(const char *msg, const char *word) {
 }
 
 // A call must fail with INVALID_ARG and a message that names `arg`.
-static void ffn__expect_invalid(struct ffn_test_report *r, ffn_ctx_t ctx, enum ffn_status st,
+static void ffn__expect_invalid(ffn_ctx_t ctx, enum ffn_status st,
                                 const char *arg, const char *what) {
     const char *msg = ffn_ctx_last_error(ctx);
-    ffn_test_check(r, st == FFN_STATUS_INVALID_ARG, "%s: status %s, want invalid argument", what,
+    CHECK(st == FFN_STATUS_INVALID_ARG, "%s: status %s, want invalid argument", what,
                    ffn_status_string(st));
-    ffn_test_check(r, ffn__names(msg, arg), "%s: message \"%s\" does not name '%s'", what, msg, arg);
+    CHECK(ffn__names(msg, arg), "%s: message \"%s\" does not name '%s'", what, msg, arg);
 }
 
-static void ffn__check_status(struct ffn_test_report *r) {
+static void ffn__check_status(void) {
     for (int i = 0; i < FFN_STATUS_COUNT; i++) {
         const char *s = ffn_status_string((enum ffn_status)i);
-        ffn_test_check(r, s && *s && strcmp(s, "unknown status"), "status %d has no text", i);
+        CHECK(s && *s && strcmp(s, "unknown status"), "status %d has no text", i);
         for (int j = 0; j < i; j++)
-            ffn_test_check(r, strcmp(s, ffn_status_string((enum ffn_status)j)),
+            CHECK(strcmp(s, ffn_status_string((enum ffn_status)j)),
                            "statuses %d and %d share the text \"%s\"", i, j, s);
     }
-    ffn_test_check(r, !strcmp(ffn_status_string(FFN_STATUS_OK), "ok"), "ok");
-    ffn_test_check(r, !strcmp(ffn_status_string(FFN_STATUS_COUNT), "unknown status") &&
+    CHECK(!strcmp(ffn_status_string(FFN_STATUS_OK), "ok"), "ok");
+    CHECK(!strcmp(ffn_status_string(FFN_STATUS_COUNT), "unknown status") &&
                           !strcmp(ffn_status_string((enum ffn_status)-1), "unknown status"),
                    "unknown statuses");
 }
 
-static void ffn__check_names(struct ffn_test_report *r) {
+static void ffn__check_names(void) {
     static const char *const dt_names[] = {"f32", "bf16", "f16"};
     static const char *const dt_alias[] = {"float32", "bfloat16", "float16"};
     static const size_t dt_size[] = {4, 2, 2};
     for (int i = 0; i < FFN_DTYPE_COUNT; i++) {
         enum ffn_dtype d = FFN_DTYPE_COUNT, d2 = FFN_DTYPE_COUNT;
-        ffn_test_check(r, !strcmp(ffn_dtype_name((enum ffn_dtype)i), dt_names[i]), "dtype %d name", i);
-        ffn_test_check(r, ffn_dtype_from_name(dt_names[i], &d) == FFN_STATUS_OK && d == (enum ffn_dtype)i &&
+        CHECK(!strcmp(ffn_dtype_name((enum ffn_dtype)i), dt_names[i]), "dtype %d name", i);
+        CHECK(ffn_dtype_from_name(dt_names[i], &d) == FFN_STATUS_OK && d == (enum ffn_dtype)i &&
                               ffn_dtype_from_name(dt_alias[i], &d2) == FFN_STATUS_OK && d2 == d,
                        "dtype %s round trip", dt_names[i]);
-        ffn_test_check(r, ffn_dtype_size((enum ffn_dtype)i) == dt_size[i], "dtype %s size", dt_names[i]);
+        CHECK(ffn_dtype_size((enum ffn_dtype)i) == dt_size[i], "dtype %s size", dt_names[i]);
     }
     enum ffn_dtype d;
-    ffn_test_check(r, ffn_dtype_from_name("f64", &d) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_dtype_from_name("f64", &d) == FFN_STATUS_INVALID_ARG &&
                           ffn_dtype_from_name(NULL, &d) == FFN_STATUS_INVALID_ARG &&
                           ffn_dtype_from_name("f32", NULL) == FFN_STATUS_INVALID_ARG,
                    "unknown dtype names");
-    ffn_test_check(r, !strcmp(ffn_dtype_name(FFN_DTYPE_COUNT), "?") && ffn_dtype_size(FFN_DTYPE_COUNT) == 0,
+    CHECK(!strcmp(ffn_dtype_name(FFN_DTYPE_COUNT), "?") && ffn_dtype_size(FFN_DTYPE_COUNT) == 0,
                    "unknown dtype");
 
     static const char *const act_names[] = {"gelu_tanh", "gelu_erf", "silu", "relu",
@@ -72,33 +72,33 @@ static void ffn__check_names(struct ffn_test_report *r) {
                                             "glu", "bilinear", "quick_geglu"};
     for (int i = 0; i < FFN_ACT_COUNT; i++) {
         enum ffn_act a = FFN_ACT_COUNT;
-        ffn_test_check(r, !strcmp(ffn_act_name((enum ffn_act)i), act_names[i]) &&
+        CHECK(!strcmp(ffn_act_name((enum ffn_act)i), act_names[i]) &&
                               !strcmp(ffn_glu_name((enum ffn_act)i), glu_names[i]),
                        "act %d names", i);
-        ffn_test_check(r, ffn_act_from_name(act_names[i], &a) == FFN_STATUS_OK && a == (enum ffn_act)i,
+        CHECK(ffn_act_from_name(act_names[i], &a) == FFN_STATUS_OK && a == (enum ffn_act)i,
                        "act %s round trip", act_names[i]);
-        ffn_test_check(r, ffn_act_from_name(glu_names[i], &a) == FFN_STATUS_INVALID_ARG,
+        CHECK(ffn_act_from_name(glu_names[i], &a) == FFN_STATUS_INVALID_ARG,
                        "'%s' is a gated name, not an activation", glu_names[i]);
     }
     enum ffn_act a;
-    ffn_test_check(r, ffn_act_from_name("gelu", &a) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_act_from_name("gelu", &a) == FFN_STATUS_INVALID_ARG &&
                           ffn_act_from_name(NULL, &a) == FFN_STATUS_INVALID_ARG,
                    "unknown activation names (HF aliases are the io layer's)");
-    ffn_test_check(r, !strcmp(ffn_act_name(FFN_ACT_COUNT), "?") && !strcmp(ffn_glu_name(FFN_ACT_COUNT), "?"),
+    CHECK(!strcmp(ffn_act_name(FFN_ACT_COUNT), "?") && !strcmp(ffn_glu_name(FFN_ACT_COUNT), "?"),
                    "unknown activation");
 
     static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512"};
     for (int i = 0; i < FFN_ISA_COUNT; i++) {
         enum ffn_isa s = FFN_ISA_COUNT;
-        ffn_test_check(r, !strcmp(ffn_isa_name((enum ffn_isa)i), isa_names[i]) &&
+        CHECK(!strcmp(ffn_isa_name((enum ffn_isa)i), isa_names[i]) &&
                               ffn_isa_from_name(isa_names[i], &s) == FFN_STATUS_OK && s == (enum ffn_isa)i,
                        "isa %s round trip", isa_names[i]);
     }
     enum ffn_isa s;
-    ffn_test_check(r, ffn_isa_from_name("sse2", &s) == FFN_STATUS_INVALID_ARG, "unknown isa name");
-    ffn_test_check(r, ffn_isa_supported(FFN_ISA_SCALAR) && !ffn_isa_supported(FFN_ISA_COUNT),
+    CHECK(ffn_isa_from_name("sse2", &s) == FFN_STATUS_INVALID_ARG, "unknown isa name");
+    CHECK(ffn_isa_supported(FFN_ISA_SCALAR) && !ffn_isa_supported(FFN_ISA_COUNT),
                    "scalar is always supported; an unknown ISA never");
-    ffn_test_check(r, !ffn_isa_supported(FFN_ISA_AVX512) || ffn_isa_supported(FFN_ISA_AVX2),
+    CHECK(!ffn_isa_supported(FFN_ISA_AVX512) || ffn_isa_supported(FFN_ISA_AVX2),
                    "AVX-512 without AVX2");
 }
 
@@ -114,48 +114,48 @@ static void ffn__log_fn(int level, const char *message, void *user) {
     snprintf(l->last, sizeof l->last, "%s", message);
 }
 
-static void ffn__check_ctx(struct ffn_test_report *r) {
+static void ffn__check_ctx(void) {
     ffn_ctx_t ctx = NULL;
     unsetenv("FFN_ISA");
-    ffn_test_check(r, ffn_ctx_create(NULL, &ctx) == FFN_STATUS_OK && ctx, "create with NULL options");
-    ffn_test_check(r, ffn_isa_supported(ffn_ctx_isa(ctx)) && ffn_ctx_isa(ctx) != FFN_ISA_AUTO,
+    CHECK(ffn_ctx_create(NULL, &ctx) == FFN_STATUS_OK && ctx, "create with NULL options");
+    CHECK(ffn_isa_supported(ffn_ctx_isa(ctx)) && ffn_ctx_isa(ctx) != FFN_ISA_AUTO,
                    "auto ISA is a supported one: %s", ffn_isa_name(ffn_ctx_isa(ctx)));
     const enum ffn_isa best = ffn_isa_supported(FFN_ISA_AVX512) ? FFN_ISA_AVX512
                               : ffn_isa_supported(FFN_ISA_AVX2) ? FFN_ISA_AVX2
                                                                  : FFN_ISA_SCALAR;
-    ffn_test_check(r, ffn_ctx_isa(ctx) == best, "auto picks %s, best is %s",
+    CHECK(ffn_ctx_isa(ctx) == best, "auto picks %s, best is %s",
                    ffn_isa_name(ffn_ctx_isa(ctx)), ffn_isa_name(best));
     const int def = ffn_ctx_threads(ctx);
-    ffn_test_check(r, def >= 1, "default threads %d", def);
-    ffn_test_check(r, ffn_ctx_set_threads(ctx, 3) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == 3, "threads 3");
-    ffn_test_check(r, ffn_ctx_set_threads(ctx, 0) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == def,
+    CHECK(def >= 1, "default threads %d", def);
+    CHECK(ffn_ctx_set_threads(ctx, 3) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == 3, "threads 3");
+    CHECK(ffn_ctx_set_threads(ctx, 0) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == def,
                    "threads 0 restores the default");
-    ffn__expect_invalid(r, ctx, ffn_ctx_set_threads(ctx, -1), "n_threads", "set_threads(-1)");
-    ffn_test_check(r, ffn_ctx_accuracy(ctx) == FFN_ACCURACY_DEFAULT &&
+    ffn__expect_invalid(ctx, ffn_ctx_set_threads(ctx, -1), "n_threads", "set_threads(-1)");
+    CHECK(ffn_ctx_accuracy(ctx) == FFN_ACCURACY_DEFAULT &&
                           ffn_ctx_set_accuracy(ctx, FFN_ACCURACY_HIGH) == FFN_STATUS_OK &&
                           ffn_ctx_accuracy(ctx) == FFN_ACCURACY_HIGH,
                    "accuracy");
-    ffn_test_check(r, ffn_ctx_set_accuracy(ctx, (enum ffn_accuracy)7) == FFN_STATUS_INVALID_ARG,
+    CHECK(ffn_ctx_set_accuracy(ctx, (enum ffn_accuracy)7) == FFN_STATUS_INVALID_ARG,
                    "unknown accuracy");
-    ffn_test_check(r, ffn_ctx_last_error(ctx)[0] != '\0', "failed call leaves a message");
-    ffn_test_check(r, ffn_ctx_set_threads(ctx, 1) == FFN_STATUS_OK && ffn_ctx_last_error(ctx)[0] == '\0',
+    CHECK(ffn_ctx_last_error(ctx)[0] != '\0', "failed call leaves a message");
+    CHECK(ffn_ctx_set_threads(ctx, 1) == FFN_STATUS_OK && ffn_ctx_last_error(ctx)[0] == '\0',
                    "a successful call clears the message");
     ffn_ctx_destroy(ctx);
     ffn_ctx_destroy(NULL);
-    ffn_test_check(r, ffn_ctx_last_error(NULL) != NULL, "last_error(NULL)");
-    ffn_test_check(r, ffn_ctx_create(NULL, NULL) == FFN_STATUS_INVALID_ARG, "create(NULL, NULL)");
+    CHECK(ffn_ctx_last_error(NULL) != NULL, "last_error(NULL)");
+    CHECK(ffn_ctx_create(NULL, NULL) == FFN_STATUS_INVALID_ARG, "create(NULL, NULL)");
 
     // Options: size, threads, accuracy, forced ISA.
     struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
     o.size = 4;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && !ctx, "opts.size too small");
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && !ctx, "opts.size too small");
     o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
     o.n_threads = -2;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG, "opts.n_threads < 0");
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG, "opts.n_threads < 0");
     o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
     o.n_threads = 2;
     o.accuracy = FFN_ACCURACY_HIGH;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == 2 &&
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK && ffn_ctx_threads(ctx) == 2 &&
                           ffn_ctx_accuracy(ctx) == FFN_ACCURACY_HIGH,
                    "opts threads/accuracy");
     ffn_ctx_destroy(ctx);
@@ -165,50 +165,47 @@ static void ffn__check_ctx(struct ffn_test_report *r) {
         ctx = NULL;
         const enum ffn_status st = ffn_ctx_create(&o, &ctx);
         if (ffn_isa_supported((enum ffn_isa)i)) {
-            ffn_test_check(r, st == FFN_STATUS_OK && ffn_ctx_isa(ctx) == (enum ffn_isa)i,
+            CHECK(st == FFN_STATUS_OK && ffn_ctx_isa(ctx) == (enum ffn_isa)i,
                            "force_isa %s", ffn_isa_name((enum ffn_isa)i));
             // Every table entry comes from the forced ISA or a lower one, and the public
             // ffn_ctx_kernel_isa reports the table's entry.
             for (int op = 0; op < FFN_KOP_COUNT; op++)
                 for (int a = 0; a < FFN_ACT_COUNT && ctx; a++) {
-                    ffn_test_check(r, ctx->kernels.isa[op][a] >= FFN_ISA_SCALAR &&
+                    CHECK(ctx->kernels.isa[op][a] >= FFN_ISA_SCALAR &&
                                           ctx->kernels.isa[op][a] <= (enum ffn_isa)i,
                                    "force_isa %s: entry (%d, %d) from %s", ffn_isa_name((enum ffn_isa)i),
                                    op, a, ffn_isa_name(ctx->kernels.isa[op][a]));
                     const enum ffn_isa k =
                         ffn_ctx_kernel_isa(ctx, (enum ffn_op)op, (enum ffn_act)a);
-                    ffn_test_check(r, k == ctx->kernels.isa[op][a],
-                                   "ffn_ctx_kernel_isa(%s, %s, %s) = %s",
-                                   ffn_isa_name((enum ffn_isa)i), ffn_op_name((enum ffn_op)op),
-                                   ffn_act_name((enum ffn_act)a), ffn_isa_name(k));
+                    CHECK(k == ctx->kernels.isa[op][a], "ffn_ctx_kernel_isa(%s, %s, %s) = %s",
+                          ffn_isa_name((enum ffn_isa)i), ffn_op_name((enum ffn_op)op),
+                          ffn_act_name((enum ffn_act)a), ffn_isa_name(k));
                 }
-            ffn_test_check(r, ffn_ctx_kernel_isa(ctx, FFN_OP_COUNT, FFN_ACT_SILU) == FFN_ISA_AUTO &&
-                                  ffn_ctx_kernel_isa(ctx, FFN_OP_ACT_FWD, FFN_ACT_COUNT) ==
-                                      FFN_ISA_AUTO &&
-                                  ffn_ctx_kernel_isa(ctx, (enum ffn_op)-1, FFN_ACT_SILU) ==
-                                      FFN_ISA_AUTO,
-                           "ffn_ctx_kernel_isa: op or act out of range -> auto");
+            CHECK(ffn_ctx_kernel_isa(ctx, FFN_OP_COUNT, FFN_ACT_SILU) == FFN_ISA_AUTO &&
+                      ffn_ctx_kernel_isa(ctx, FFN_OP_ACT_FWD, FFN_ACT_COUNT) == FFN_ISA_AUTO &&
+                      ffn_ctx_kernel_isa(ctx, (enum ffn_op)-1, FFN_ACT_SILU) == FFN_ISA_AUTO,
+                  "ffn_ctx_kernel_isa: op or act out of range -> auto");
         } else {
-            ffn_test_check(r, st == FFN_STATUS_UNSUPPORTED && !ctx, "force_isa %s unsupported: %s",
+            CHECK(st == FFN_STATUS_UNSUPPORTED && !ctx, "force_isa %s unsupported: %s",
                            ffn_isa_name((enum ffn_isa)i), ffn_status_string(st));
         }
         ffn_ctx_destroy(ctx);
     }
-    ffn_test_check(r, ffn_ctx_kernel_isa(NULL, FFN_OP_ACT_FWD, FFN_ACT_SILU) == FFN_ISA_AUTO,
-                   "ffn_ctx_kernel_isa(NULL) -> auto");
+    CHECK(ffn_ctx_kernel_isa(NULL, FFN_OP_ACT_FWD, FFN_ACT_SILU) == FFN_ISA_AUTO,
+          "ffn_ctx_kernel_isa(NULL) -> auto");
     o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
     o.force_isa = (enum ffn_isa)42;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG, "force_isa 42");
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG, "force_isa 42");
 
     // $FFN_ISA: chooses when force_isa is auto; a bad value is UNSUPPORTED and named in the log.
     setenv("FFN_ISA", "scalar", 1);
-    ffn_test_check(r, ffn_ctx_create(NULL, &ctx) == FFN_STATUS_OK && ffn_ctx_isa(ctx) == FFN_ISA_SCALAR,
+    CHECK(ffn_ctx_create(NULL, &ctx) == FFN_STATUS_OK && ffn_ctx_isa(ctx) == FFN_ISA_SCALAR,
                    "FFN_ISA=scalar");
     ffn_ctx_destroy(ctx);
     if (ffn_isa_supported(FFN_ISA_AVX2)) {
         o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
         o.force_isa = FFN_ISA_AVX2;
-        ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK && ffn_ctx_isa(ctx) == FFN_ISA_AVX2,
+        CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK && ffn_ctx_isa(ctx) == FFN_ISA_AVX2,
                        "force_isa overrides FFN_ISA");
         ffn_ctx_destroy(ctx);
     }
@@ -218,21 +215,21 @@ static void ffn__check_ctx(struct ffn_test_report *r) {
     o.log_user = &log;
     setenv("FFN_ISA", "bogus", 1);
     ctx = NULL;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_UNSUPPORTED && !ctx, "FFN_ISA=bogus");
-    ffn_test_check(r, log.calls > 0 && strstr(log.last, "bogus"), "FFN_ISA=bogus: log \"%s\"", log.last);
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_UNSUPPORTED && !ctx, "FFN_ISA=bogus");
+    CHECK(log.calls > 0 && strstr(log.last, "bogus"), "FFN_ISA=bogus: log \"%s\"", log.last);
     for (int i = FFN_ISA_AVX2; i < FFN_ISA_COUNT; i++) {
         if (ffn_isa_supported((enum ffn_isa)i)) continue;
         setenv("FFN_ISA", ffn_isa_name((enum ffn_isa)i), 1);
-        ffn_test_check(r, ffn_ctx_create(NULL, &ctx) == FFN_STATUS_UNSUPPORTED,
+        CHECK(ffn_ctx_create(NULL, &ctx) == FFN_STATUS_UNSUPPORTED,
                        "FFN_ISA=%s unsupported here", ffn_isa_name((enum ffn_isa)i));
     }
     unsetenv("FFN_ISA");
     log.calls = 0;
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK && log.calls > 0, "log callback at create");
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK && log.calls > 0, "log callback at create");
     ffn_ctx_destroy(ctx);
 }
 
-static void ffn__check_misuse(struct ffn_test_report *r) {
+static void ffn__check_misuse(void) {
     ffn_ctx_t ctx;
     ffn_ctx_create(NULL, &ctx);
     float a[64] = {0}, b[64] = {0}, c[64] = {0}, d[64] = {0};
@@ -242,7 +239,7 @@ static void ffn__check_misuse(struct ffn_test_report *r) {
     const enum ffn_act act = FFN_ACT_SILU;
 
     // NULL context: INVALID_ARG from every entry point, no crash.
-    ffn_test_check(r, ffn_act_forward(NULL, act, &ta, &tb) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_act_forward(NULL, act, &ta, &tb) == FFN_STATUS_INVALID_ARG &&
                           ffn_act_backward(NULL, act, &ta, &tb, &tc) == FFN_STATUS_INVALID_ARG &&
                           ffn_glu_forward(NULL, act, &ta, &tb, &tc) == FFN_STATUS_INVALID_ARG &&
                           ffn_glu_backward(NULL, act, &ta, &tb, &tc, &td, &td) == FFN_STATUS_INVALID_ARG &&
@@ -250,75 +247,75 @@ static void ffn__check_misuse(struct ffn_test_report *r) {
                           ffn_ctx_set_threads(NULL, 1) == FFN_STATUS_INVALID_ARG,
                    "NULL context");
     // NULL views.
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, NULL, &tb), "y", "act_forward y=NULL");
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &ta, NULL), "x", "act_forward x=NULL");
-    ffn__expect_invalid(r, ctx, ffn_act_backward(ctx, act, &ta, &tb, NULL), "dy", "act_backward dy=NULL");
-    ffn__expect_invalid(r, ctx, ffn_glu_forward(ctx, act, &ta, &tb, NULL), "up", "glu_forward up=NULL");
-    ffn__expect_invalid(r, ctx, ffn_glu_forward(ctx, act, &ta, NULL, &tc), "gate", "glu_forward gate=NULL");
-    ffn__expect_invalid(r, ctx, ffn_glu_backward(ctx, act, &ta, NULL, &tb, &tc, &td), "dup",
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, NULL, &tb), "y", "act_forward y=NULL");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &ta, NULL), "x", "act_forward x=NULL");
+    ffn__expect_invalid(ctx, ffn_act_backward(ctx, act, &ta, &tb, NULL), "dy", "act_backward dy=NULL");
+    ffn__expect_invalid(ctx, ffn_glu_forward(ctx, act, &ta, &tb, NULL), "up", "glu_forward up=NULL");
+    ffn__expect_invalid(ctx, ffn_glu_forward(ctx, act, &ta, NULL, &tc), "gate", "glu_forward gate=NULL");
+    ffn__expect_invalid(ctx, ffn_glu_backward(ctx, act, &ta, NULL, &tb, &tc, &td), "dup",
                         "glu_backward dup=NULL");
-    ffn__expect_invalid(r, ctx, ffn_glu_backward(ctx, act, &ta, &tb, &tc, &td, NULL), "dh",
+    ffn__expect_invalid(ctx, ffn_glu_backward(ctx, act, &ta, &tb, &tc, &td, NULL), "dh",
                         "glu_backward dh=NULL");
     // NULL data in a non-empty view; an empty view is a valid no-op even with NULL data.
     struct ffn_tensor tn = ffn_tensor_vec(NULL, FFN_DTYPE_F32, 64);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &ta, &tn), "x", "x.data=NULL");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &ta, &tn), "x", "x.data=NULL");
     struct ffn_tensor te = ffn_tensor_vec(NULL, FFN_DTYPE_F32, 0);
-    ffn_test_check(r, ffn_act_forward(ctx, act, &te, &te) == FFN_STATUS_OK, "empty views: %s",
+    CHECK(ffn_act_forward(ctx, act, &te, &te) == FFN_STATUS_OK, "empty views: %s",
                    ffn_ctx_last_error(ctx));
     // Negative shapes, row_stride < cols.
     struct ffn_tensor neg = ffn_tensor_2d(a, FFN_DTYPE_F32, -1, 64, 64);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &ta, &neg), "x", "rows=-1");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &ta, &neg), "x", "rows=-1");
     neg = ffn_tensor_2d(b, FFN_DTYPE_F32, 1, -5, 64);
-    ffn__expect_invalid(r, ctx, ffn_act_backward(ctx, act, &ta, &tc, &neg), "dy", "cols=-5");
+    ffn__expect_invalid(ctx, ffn_act_backward(ctx, act, &ta, &tc, &neg), "dy", "cols=-5");
     struct ffn_tensor bad_rs = ffn_tensor_2d(a, FFN_DTYPE_F32, 4, 16, 8);
     struct ffn_tensor ok_2d = ffn_tensor_2d(b, FFN_DTYPE_F32, 4, 16, 16);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &ok_2d, &bad_rs), "x", "row_stride < cols");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &ok_2d, &bad_rs), "x", "row_stride < cols");
     struct ffn_tensor huge = ffn_tensor_2d(a, FFN_DTYPE_F32, INT64_MAX / 2, 16, INT64_MAX / 4);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &huge, &ok_2d), "y", "byte extent overflow");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &huge, &ok_2d), "y", "byte extent overflow");
     // Shape mismatch: the message names both views.
     struct ffn_tensor t32 = ffn_tensor_vec(c, FFN_DTYPE_F32, 32);
-    ffn__expect_invalid(r, ctx, ffn_glu_forward(ctx, act, &ta, &tb, &t32), "up", "shape mismatch (up)");
-    ffn_test_check(r, ffn__names(ffn_ctx_last_error(ctx), "gate"), "shape mismatch names gate: %s",
+    ffn__expect_invalid(ctx, ffn_glu_forward(ctx, act, &ta, &tb, &t32), "up", "shape mismatch (up)");
+    CHECK(ffn__names(ffn_ctx_last_error(ctx), "gate"), "shape mismatch names gate: %s",
                    ffn_ctx_last_error(ctx));
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &t32, &tb), "y", "shape mismatch (y)");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &t32, &tb), "y", "shape mismatch (y)");
     // Dtype mismatch between inputs; outputs of glu_backward must share one dtype.
     struct ffn_tensor tbf = ffn_tensor_vec(hb, FFN_DTYPE_BF16, 64);
-    ffn__expect_invalid(r, ctx, ffn_act_backward(ctx, act, &ta, &tb, &tbf), "dy", "dtype mismatch dy");
-    ffn__expect_invalid(r, ctx, ffn_glu_backward(ctx, act, &ta, &tbf, &tc, &td, &tb), "dup",
+    ffn__expect_invalid(ctx, ffn_act_backward(ctx, act, &ta, &tb, &tbf), "dy", "dtype mismatch dy");
+    ffn__expect_invalid(ctx, ffn_glu_backward(ctx, act, &ta, &tbf, &tc, &td, &tb), "dup",
                         "dtype mismatch dup");
     // Unknown dtype and activation.
     struct ffn_tensor tbad = ffn_tensor_vec(a, (enum ffn_dtype)9, 64);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &tb, &tbad), "x", "unknown dtype");
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, (enum ffn_act)99, &ta, &tb), "act", "unknown act");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &tb, &tbad), "x", "unknown dtype");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, (enum ffn_act)99, &ta, &tb), "act", "unknown act");
     // Overlap: exact alias is fine, a partial overlap is not; two outputs must not overlap.
-    ffn_test_check(r, ffn_act_forward(ctx, act, &ta, &ta) == FFN_STATUS_OK, "exact alias: %s",
+    CHECK(ffn_act_forward(ctx, act, &ta, &ta) == FFN_STATUS_OK, "exact alias: %s",
                    ffn_ctx_last_error(ctx));
     struct ffn_tensor shifted = ffn_tensor_vec(a + 1, FFN_DTYPE_F32, 63), first = ffn_tensor_vec(a, FFN_DTYPE_F32, 63);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &shifted, &first), "y", "partial overlap");
-    ffn_test_check(r, strstr(ffn_ctx_last_error(ctx), "overlap") != NULL, "overlap message: %s",
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &shifted, &first), "y", "partial overlap");
+    CHECK(strstr(ffn_ctx_last_error(ctx), "overlap") != NULL, "overlap message: %s",
                    ffn_ctx_last_error(ctx));
-    ffn__expect_invalid(r, ctx, ffn_glu_backward(ctx, act, &ta, &ta, &tb, &tc, &td), "dup",
+    ffn__expect_invalid(ctx, ffn_glu_backward(ctx, act, &ta, &ta, &tb, &tc, &td), "dup",
                         "dgate and dup overlap");
     // An alias of a different dtype over the same bytes is an overlap, not an in-place call.
     struct ffn_tensor ta_bf = ffn_tensor_vec(a, FFN_DTYPE_BF16, 64);
-    ffn__expect_invalid(r, ctx, ffn_act_forward(ctx, act, &ta_bf, &ta), "y", "alias with another dtype");
+    ffn__expect_invalid(ctx, ffn_act_forward(ctx, act, &ta_bf, &ta), "y", "alias with another dtype");
     // ffn_gate_up_split: odd columns, bad order, NULL outputs; the views.
     float fused[4 * 343];
     struct ffn_tensor tf = ffn_tensor_2d(fused, FFN_DTYPE_F32, 4, 343, 343), g, u;
-    ffn__expect_invalid(r, ctx, ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, &g, &u), "fused",
+    ffn__expect_invalid(ctx, ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, &g, &u), "fused",
                         "odd columns");
-    ffn_test_check(r, strstr(ffn_ctx_last_error(ctx), "343") != NULL, "odd columns message: %s",
+    CHECK(strstr(ffn_ctx_last_error(ctx), "343") != NULL, "odd columns message: %s",
                    ffn_ctx_last_error(ctx));
     tf = ffn_tensor_2d(fused, FFN_DTYPE_F32, 4, 342, 343);
-    ffn_test_check(r, ffn_gate_up_split(ctx, &tf, (enum ffn_gate_up_order)5, &g, &u) == FFN_STATUS_INVALID_ARG,
+    CHECK(ffn_gate_up_split(ctx, &tf, (enum ffn_gate_up_order)5, &g, &u) == FFN_STATUS_INVALID_ARG,
                    "unknown order");
-    ffn_test_check(r, ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, NULL, &u) == FFN_STATUS_INVALID_ARG,
+    CHECK(ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, NULL, &u) == FFN_STATUS_INVALID_ARG,
                    "NULL gate_out");
-    ffn_test_check(r, ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, &g, &u) == FFN_STATUS_OK &&
+    CHECK(ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, &g, &u) == FFN_STATUS_OK &&
                           g.data == (void *)fused && u.data == (void *)(fused + 171) && g.cols == 171 &&
                           u.cols == 171 && g.rows == 4 && g.row_stride == 343 && u.row_stride == 343,
                    "gate-first split views");
-    ffn_test_check(r, ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_UP_FIRST, &g, &u) == FFN_STATUS_OK &&
+    CHECK(ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_UP_FIRST, &g, &u) == FFN_STATUS_OK &&
                           u.data == (void *)fused && g.data == (void *)(fused + 171),
                    "up-first split views");
     // In-place gated backward over a fused buffer (dgate = gate, dup = up: the documented use).
@@ -327,13 +324,13 @@ static void ffn__check_misuse(struct ffn_test_report *r) {
     struct ffn_tensor dh = ffn_tensor_2d(dhbuf, FFN_DTYPE_F32, 4, 171, 171);
     for (int i = 0; i < 4 * 343; i++) fused[i] = (float)(i % 17) * 0.25f - 2.0f;
     ffn_gate_up_split(ctx, &tf, FFN_GATE_UP_GATE_FIRST, &g, &u);
-    ffn_test_check(r, ffn_glu_backward(ctx, act, &g, &u, &g, &u, &dh) == FFN_STATUS_OK,
+    CHECK(ffn_glu_backward(ctx, act, &g, &u, &g, &u, &dh) == FFN_STATUS_OK,
                    "in-place glu_backward on the halves of a fused buffer: %s", ffn_ctx_last_error(ctx));
     ffn_ctx_destroy(ctx);
 }
 
 // ffn_tensor_convert equals the scalar conversions, for every dtype pair.
-static void ffn__check_convert(struct ffn_test_report *r) {
+static void ffn__check_convert(void) {
     ffn_ctx_t ctx;
     ffn_ctx_create(NULL, &ctx);
     enum { N = 1000 };
@@ -348,11 +345,11 @@ static void ffn__check_convert(struct ffn_test_report *r) {
             void *dst = dout == FFN_DTYPE_F32 ? (void *)out32 : (void *)out16;
             for (int i = 0; i < N; i++) ffn_test_set(src, din, i, src32[i]);
             struct ffn_tensor ts = ffn_tensor_vec(src, din, N), td = ffn_tensor_vec(dst, dout, N);
-            ffn_test_check(r, ffn_tensor_convert(ctx, &td, &ts) == FFN_STATUS_OK, "convert: %s",
+            CHECK(ffn_tensor_convert(ctx, &td, &ts) == FFN_STATUS_OK, "convert: %s",
                            ffn_ctx_last_error(ctx));
             for (int i = 0; i < N; i++) {
                 const float want = ffn_round_to(dout, ffn_test_get(src, din, i));
-                ffn_test_check(r, ffn_test_same(ffn_test_get(dst, dout, i), want),
+                CHECK(ffn_test_same(ffn_test_get(dst, dout, i), want),
                                "convert %s->%s i=%d: %a, want %a", ffn_dtype_name(din),
                                ffn_dtype_name(dout), i, ffn_test_get(dst, dout, i), want);
             }
@@ -363,31 +360,31 @@ static void ffn__check_convert(struct ffn_test_report *r) {
 // Backends: names, availability, and the CPU context's answers to the backend calls. A CUDA
 // context where the build or the machine has no CUDA device is refused (UNSUPPORTED, with the
 // reason logged); on a GPU machine it is made (the GPU tests, tests/cuda, go further).
-static void ffn__check_backends(struct ffn_test_report *r) {
-    ffn_test_check(r, !strcmp(ffn_backend_name(FFN_BACKEND_CPU), "cpu") &&
+static void ffn__check_backends(void) {
+    CHECK(!strcmp(ffn_backend_name(FFN_BACKEND_CPU), "cpu") &&
                           !strcmp(ffn_backend_name(FFN_BACKEND_CUDA), "cuda") &&
                           !strcmp(ffn_backend_name((enum ffn_backend)9), "?"),
                    "backend names");
     enum ffn_backend b = FFN_BACKEND_CPU;
-    ffn_test_check(r, ffn_backend_from_name("cuda", &b) == FFN_STATUS_OK && b == FFN_BACKEND_CUDA,
+    CHECK(ffn_backend_from_name("cuda", &b) == FFN_STATUS_OK && b == FFN_BACKEND_CUDA,
                    "backend_from_name(cuda)");
-    ffn_test_check(r, ffn_backend_from_name("tpu", &b) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_backend_from_name("tpu", &b) == FFN_STATUS_INVALID_ARG &&
                           ffn_backend_from_name(NULL, &b) == FFN_STATUS_INVALID_ARG,
                    "backend_from_name(tpu / NULL)");
     char why[256] = "x";
-    ffn_test_check(r, ffn_backend_available(FFN_BACKEND_CPU, why, sizeof why) && why[0] == '\0',
+    CHECK(ffn_backend_available(FFN_BACKEND_CPU, why, sizeof why) && why[0] == '\0',
                    "CPU available");
-    ffn_test_check(r, !ffn_backend_available((enum ffn_backend)7, why, sizeof why) && why[0],
+    CHECK(!ffn_backend_available((enum ffn_backend)7, why, sizeof why) && why[0],
                    "backend 7 unavailable, with a reason");
     const bool cuda = ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why);
 #ifndef FFN_HAVE_CUDA
-    ffn_test_check(r, !cuda && strstr(why, "no cuda backend"), "no CUDA in this build: \"%s\"",
+    CHECK(!cuda && strstr(why, "no cuda backend"), "no CUDA in this build: \"%s\"",
                    why);
 #endif
-    ffn_test_check(r, cuda || why[0], "CUDA unavailable comes with a reason");
+    CHECK(cuda || why[0], "CUDA unavailable comes with a reason");
     printf("core: CUDA backend %s%s%s\n", cuda ? "available" : "unavailable", cuda ? "" : ": ",
            cuda ? "" : why);
-    ffn_test_check(r, !ffn_backend_available(FFN_BACKEND_CUDA, NULL, 0) == !cuda,
+    CHECK(!ffn_backend_available(FFN_BACKEND_CUDA, NULL, 0) == !cuda,
                    "available() with no reason buffer");
 
     // A CUDA context: made where a device is, else UNSUPPORTED with the reason in the log.
@@ -399,11 +396,11 @@ static void ffn__check_backends(struct ffn_test_report *r) {
     ffn_ctx_t ctx = NULL;
     const enum ffn_status st = ffn_ctx_create(&o, &ctx);
     if (cuda) {
-        ffn_test_check(r, st == FFN_STATUS_OK && ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA &&
+        CHECK(st == FFN_STATUS_OK && ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA &&
                               ffn_ctx_device(ctx) == 0,
                        "CUDA context: %s", log.last);
     } else {
-        ffn_test_check(r, st == FFN_STATUS_UNSUPPORTED && !ctx && log.calls > 0 &&
+        CHECK(st == FFN_STATUS_UNSUPPORTED && !ctx && log.calls > 0 &&
                               strstr(log.last, "ffn_ctx_create") && strlen(log.last) > 30,
                        "CUDA context refused with a reason: %s, \"%s\"", ffn_status_string(st),
                        log.last);
@@ -414,38 +411,35 @@ static void ffn__check_backends(struct ffn_test_report *r) {
     o.log = ffn__log_fn;
     o.log_user = &log;
     o.backend = (enum ffn_backend)5;
-    ffn_test_check(r,
-                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "backend"),
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "backend"),
                    "backend 5: %s", log.last);
     o.backend = FFN_BACKEND_CUDA;
     o.device = -1;
-    ffn_test_check(r,
-                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "device"),
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "device"),
                    "device -1: %s", log.last);
     o.backend = FFN_BACKEND_CPU;
     o.device = 0;
     o.stream = &log;
-    ffn_test_check(r,
-                   ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "stream"),
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG && strstr(log.last, "stream"),
                    "stream for a CPU context: %s", log.last);
     // An older caller's opts (without the backend fields) get a CPU context.
     o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
     o.size = offsetof(struct ffn_ctx_opts, backend);
     o.backend = FFN_BACKEND_CUDA;  // beyond the size: ignored
-    ffn_test_check(r, ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK &&
+    CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK &&
                           ffn_ctx_backend(ctx) == FFN_BACKEND_CPU,
                    "short opts: a CPU context");
     // A CPU context: no device, no stream, synchronous.
-    ffn_test_check(r, ffn_ctx_device(ctx) == -1 && ffn_ctx_stream(ctx) == NULL,
+    CHECK(ffn_ctx_device(ctx) == -1 && ffn_ctx_stream(ctx) == NULL,
                    "CPU device/stream");
-    ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "CPU set_stream(NULL)");
-    ffn_test_check(r, ffn_ctx_set_stream(ctx, &log) == FFN_STATUS_UNSUPPORTED &&
+    CHECK(ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "CPU set_stream(NULL)");
+    CHECK(ffn_ctx_set_stream(ctx, &log) == FFN_STATUS_UNSUPPORTED &&
                           strstr(ffn_ctx_last_error(ctx), "no streams"),
                    "CPU set_stream(non-NULL): %s", ffn_ctx_last_error(ctx));
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "CPU synchronize");
-    ffn_test_check(r, ffn_ctx_require_cpu(ctx, "ffn_block_create") == FFN_STATUS_OK, "require_cpu");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "CPU synchronize");
+    CHECK(ffn_ctx_require_cpu(ctx, "ffn_block_create") == FFN_STATUS_OK, "require_cpu");
     ffn_ctx_destroy(ctx);
-    ffn_test_check(r, ffn_ctx_backend(NULL) == FFN_BACKEND_CPU && ffn_ctx_device(NULL) == -1 &&
+    CHECK(ffn_ctx_backend(NULL) == FFN_BACKEND_CPU && ffn_ctx_device(NULL) == -1 &&
                           ffn_ctx_stream(NULL) == NULL &&
                           ffn_ctx_set_stream(NULL, NULL) == FFN_STATUS_INVALID_ARG &&
                           ffn_ctx_synchronize(NULL) == FFN_STATUS_INVALID_ARG,
@@ -454,12 +448,12 @@ static void ffn__check_backends(struct ffn_test_report *r) {
 
 // The op names, and the public reference in double against values computed independently
 // (Python's math.erf / math.exp, 17 digits).
-static void ffn__check_op_ref(struct ffn_test_report *r) {
+static void ffn__check_op_ref(void) {
     static const char *const names[FFN_OP_COUNT] = {"act_fwd", "act_bwd", "glu_fwd", "glu_bwd"};
     for (int op = 0; op < FFN_OP_COUNT; op++)
-        ffn_test_check(r, !strcmp(ffn_op_name((enum ffn_op)op), names[op]), "ffn_op_name(%d) = %s",
+        CHECK(!strcmp(ffn_op_name((enum ffn_op)op), names[op]), "ffn_op_name(%d) = %s",
                        op, ffn_op_name((enum ffn_op)op));
-    ffn_test_check(r, !strcmp(ffn_op_name(FFN_OP_COUNT), "?") && !strcmp(ffn_op_name((enum ffn_op)-1), "?"),
+    CHECK(!strcmp(ffn_op_name(FFN_OP_COUNT), "?") && !strcmp(ffn_op_name((enum ffn_op)-1), "?"),
                    "ffn_op_name out of range");
     const struct {
         enum ffn_act act;
@@ -479,28 +473,28 @@ static void ffn__check_op_ref(struct ffn_test_report *r) {
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
         const double got = refs[i].deriv ? ffn_ref_dact(refs[i].act, refs[i].x)
                                          : ffn_ref_act(refs[i].act, refs[i].x);
-        ffn_test_check(r, fabs(got - refs[i].want) <= 1e-14 * fmax(1.0, fabs(refs[i].want)),
+        CHECK(fabs(got - refs[i].want) <= 1e-14 * fmax(1.0, fabs(refs[i].want)),
                        "ffn_ref_%s(%s, %g) = %.17g, expected %.17g", refs[i].deriv ? "dact" : "act",
                        ffn_act_name(refs[i].act), refs[i].x, got, refs[i].want);
     }
-    ffn_test_check(r, isnan(ffn_ref_act(FFN_ACT_COUNT, 1.0)) &&
+    CHECK(isnan(ffn_ref_act(FFN_ACT_COUNT, 1.0)) &&
                           isnan(ffn_ref_act(FFN_ACT_COUNT, INFINITY)) &&
                           isnan(ffn_ref_dact((enum ffn_act)-1, -INFINITY)),
                    "ffn_ref_act / ffn_ref_dact: act out of range -> NaN");
-    ffn_test_check(r, ffn_ref_act(FFN_ACT_SILU, -INFINITY) == 0.0 &&
+    CHECK(ffn_ref_act(FFN_ACT_SILU, -INFINITY) == 0.0 &&
                           signbit(ffn_ref_act(FFN_ACT_SILU, -INFINITY)) &&
                           isnan(ffn_ref_act(FFN_ACT_SILU, NAN)),
                    "ffn_ref_act special values");
 }
 
 int main(void) {
-    struct ffn_test_report r = {.name = "core"};
-    ffn__check_op_ref(&r);
-    ffn__check_backends(&r);
-    ffn__check_status(&r);
-    ffn__check_names(&r);
-    ffn__check_ctx(&r);
-    ffn__check_misuse(&r);
-    ffn__check_convert(&r);
-    return ffn_test_finish(&r);
+    ffn_check_begin("core");
+    ffn__check_op_ref();
+    ffn__check_backends();
+    ffn__check_status();
+    ffn__check_names();
+    ffn__check_ctx();
+    ffn__check_misuse();
+    ffn__check_convert();
+    return ffn_check_summary();
 }

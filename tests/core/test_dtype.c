@@ -57,19 +57,19 @@ static float ffn__convert(const struct ffn__fmt *f, float x, uint16_t *bits) {
     return ffn_f16_to_f32(*bits);
 }
 
-static void ffn__check_one(struct ffn_test_report *r, const struct ffn__fmt *f, float x) {
+static void ffn__check_one(const struct ffn__fmt *f, float x) {
     uint16_t bits;
     const float got = ffn__convert(f, x, &bits);
     if (isnan(x)) {
         const uint16_t quiet = f->prec == 8 ? 0x0040 : 0x0200;
         if (!(isnan(got) && (bits & quiet) && (bool)signbit(got) == (bool)signbit(x)))
-            ffn_test_check(r, false, "%s(NaN %08x) = %04x: not a quiet NaN of the same sign", f->name,
+            FAIL("%s(NaN %08x) = %04x: not a quiet NaN of the same sign", f->name,
                            ffn_f32_bits(x), bits);
         return;
     }
     const double want = ffn__expect(f, x);
     if (!(got == want && !signbit(got) == !signbit(want)))
-        ffn_test_check(r, false, "%s(%a) = %a (%04x), want %a", f->name, x, got, bits, want);
+        FAIL("%s(%a) = %a (%04x), want %a", f->name, x, got, bits, want);
 }
 
 // Independent decode of a 16-bit pattern.
@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
         printf("usage: test_dtype [--stride N]\n");
         return 2;
     }
-    struct ffn_test_report r = {.name = "dtype"};
+    ffn_check_begin("dtype");
     static struct ffn__fmt bf16, f16;
     ffn__fmt_init(&bf16, "f32_to_bf16", 8, -126, 0x1.ffp127);
     ffn__fmt_init(&f16, "f32_to_f16", 11, -14, 65520.0);
@@ -107,14 +107,14 @@ int main(int argc, char **argv) {
             const char *name = b ? "bf16" : "f16";
             if (isnan(want)) {
                 const uint16_t quiet = b ? 0x0040 : 0x0200;
-                ffn_test_check(&r, isnan(v) && (bool)signbit(v) == (h >> 15) && (back & quiet) &&
+                CHECK(isnan(v) && (bool)signbit(v) == (h >> 15) && (back & quiet) &&
                                        (back >> 15) == (h >> 15) &&
                                        isnan(b ? ffn_bf16_to_f32(back) : ffn_f16_to_f32(back)),
                                "%s NaN %04x -> %a -> %04x", name, h, v, back);
             } else {
-                ffn_test_check(&r, v == want && !signbit(v) == !signbit(want), "%s %04x decodes to %a, want %a",
+                CHECK(v == want && !signbit(v) == !signbit(want), "%s %04x decodes to %a, want %a",
                                name, h, v, want);
-                ffn_test_check(&r, back == h, "%s %04x -> %a -> %04x", name, h, v, back);
+                CHECK(back == h, "%s %04x -> %a -> %04x", name, h, v, back);
             }
         }
     }
@@ -122,15 +122,15 @@ int main(int argc, char **argv) {
     int64_t n = 0;
     for (uint64_t u = 0; u <= UINT32_MAX; u += stride, n++) {
         const float x = ffn_f32_from_bits((uint32_t)u);
-        ffn__check_one(&r, &bf16, x);
-        ffn__check_one(&r, &f16, x);
+        ffn__check_one(&bf16, x);
+        ffn__check_one(&f16, x);
     }
-    r.checks += 2 * n;
+    ffn_check_count(2 * n);
     // Near half-way, bf16: the low 16 bits around 0x8000 (and around 0) for every upper half.
     static const uint32_t lows[] = {0x7ffe, 0x7fff, 0x8000, 0x8001, 0x0000, 0x0001, 0xffff};
     for (uint32_t hi = 0; hi < 65536; hi++)
         for (size_t k = 0; k < sizeof lows / sizeof lows[0]; k++)
-            ffn__check_one(&r, &bf16, ffn_f32_from_bits(hi << 16 | lows[k]));
+            ffn__check_one(&bf16, ffn_f32_from_bits(hi << 16 | lows[k]));
     // Near half-way, f16: every midpoint between neighbours (0..max, and max..65536) and the f32
     // values within 2 ulps of it, both signs.
     for (uint32_t k = 0; k < 0x7c00; k++) {
@@ -139,18 +139,18 @@ int main(int argc, char **argv) {
         const float mid = (float)((lo + hi) / 2);  // exact: 12 significant bits
         float x = nextafterf(nextafterf(mid, 0.0f), 0.0f);
         for (int j = 0; j < 5; j++, x = nextafterf(x, INFINITY)) {
-            ffn__check_one(&r, &f16, x);
-            ffn__check_one(&r, &f16, -x);
+            ffn__check_one(&f16, x);
+            ffn__check_one(&f16, -x);
         }
     }
     // NaN payloads, signalling NaNs, infinities.
     static const uint32_t specials[] = {0x7f800001, 0xff800001, 0x7fc00000, 0xffffffff, 0x7fbfffff,
                                         0x7f800000, 0xff800000, 0x00000000, 0x80000000};
     for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
-        ffn__check_one(&r, &bf16, ffn_f32_from_bits(specials[k]));
-        ffn__check_one(&r, &f16, ffn_f32_from_bits(specials[k]));
+        ffn__check_one(&bf16, ffn_f32_from_bits(specials[k]));
+        ffn__check_one(&f16, ffn_f32_from_bits(specials[k]));
     }
     printf("every %u-th f32 pattern (%lld), all 16-bit patterns, half-way cases\n", stride,
            (long long)n);
-    return ffn_test_finish(&r);
+    return ffn_check_summary();
 }

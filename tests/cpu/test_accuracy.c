@@ -53,7 +53,6 @@ struct ffn__run {
     struct ffn_test_ctx ctx[FFN_TEST_MAX_CTX];
     int n_ctx;
     struct ffn_oracle oracle;
-    struct ffn_test_report rep;
 };
 
 static double ffn__bound(const struct ffn__run *R, int c, enum ffn_kop op) {
@@ -95,14 +94,14 @@ static void ffn__compare(struct ffn__run *R, int c, enum ffn_kop op, int out, co
         const float a1 = m1 ? m1[i] : 1.0f, a2 = m2 ? m2[i] : 1.0f;
         const double err = ffn_ulp_error(op, out, R->act, odt, g, exact[i], x[i], a1, a2);
         ffn__stat_add(&st, err, x[i]);
-        ffn_test_check(&R->rep, err <= bound,
+        CHECK(err <= bound,
                        "%s %s %s %s->%s [%s] i=%lld x=%a m1=%a m2=%a: expected %a, got %a "
                        "(%.3g ulp > %g)",
                        ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
                        ffn_dtype_name(odt), R->ctx[c].label, (long long)i, x[i], a1, a2, exact[i],
                        g, err, bound);
         if (ref && !R->ctx[c].accurate)
-            ffn_test_check(&R->rep, err <= FFN__REF_BOUND,
+            CHECK(err <= FFN__REF_BOUND,
                            "%s %s %s %s->%s scalar reference i=%lld x=%a: expected %a, got %a "
                            "(%.3g ulp > %g: not correctly rounded from double)",
                            ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
@@ -148,7 +147,7 @@ static void ffn__unary(struct ffn__run *R, enum ffn_dtype idt, const void *xs, c
             struct ffn_tensor ty = ffn_tensor_vec(outf, FFN_DTYPE_F32, n);
             enum ffn_status st = dir ? ffn_act_backward(ctx, R->act, &ty, &tx32, &tdy32)
                                      : ffn_act_forward(ctx, R->act, &ty, &tx32);
-            ffn_test_check(&R->rep, st == FFN_STATUS_OK, "call failed: %s",
+            CHECK(st == FFN_STATUS_OK, "call failed: %s",
                            ffn_ctx_last_error(ctx));
             ffn__compare(R, c, op, 0, dir ? "dx" : "y", FFN_DTYPE_F32, FFN_DTYPE_F32, n, outf,
                          exact, xf, m1, NULL);
@@ -159,7 +158,7 @@ static void ffn__unary(struct ffn__run *R, enum ffn_dtype idt, const void *xs, c
                 ty = ffn_tensor_vec(outs, odt, n);
                 st = dir ? ffn_act_backward(ctx, R->act, &ty, &tx, &tdy)
                          : ffn_act_forward(ctx, R->act, &ty, &tx);
-                ffn_test_check(&R->rep, st == FFN_STATUS_OK, "call failed: %s",
+                CHECK(st == FFN_STATUS_OK, "call failed: %s",
                                ffn_ctx_last_error(ctx));
                 ffn__compare(R, c, op, 0, dir ? "dx" : "y", idt, odt, n, outs, exact, xf, m1,
                              NULL);
@@ -232,13 +231,13 @@ static void ffn__gated(struct ffn__run *R, int64_t n) {
                 enum ffn_status st;
                 if (!dup_fwd) {
                     st = ffn_glu_forward(ctx, R->act, &th, &tg, &tu);
-                    ffn_test_check(&R->rep, st == FFN_STATUS_OK, "glu_forward failed: %s",
+                    CHECK(st == FFN_STATUS_OK, "glu_forward failed: %s",
                                    ffn_ctx_last_error(ctx));
                     ffn__compare(R, c, FFN_KOP_GLU_FWD, 0, "h", dt, odt, n, o1, eh, g, u, NULL);
                 }
                 if (!dup_bwd) {
                     st = ffn_glu_backward(ctx, R->act, &th, &tdu, &tg, &tu, &td);
-                    ffn_test_check(&R->rep, st == FFN_STATUS_OK, "glu_backward failed: %s",
+                    CHECK(st == FFN_STATUS_OK, "glu_backward failed: %s",
                                    ffn_ctx_last_error(ctx));
                     ffn__compare(R, c, FFN_KOP_GLU_BWD, 0, "dgate", dt, odt, n, o1, edg, g, u, d);
                     ffn__compare(R, c, FFN_KOP_GLU_BWD, 1, "dup", dt, odt, n, o2, edu, g, d, NULL);
@@ -286,7 +285,7 @@ int main(int argc, char **argv) {
 
     char name[64];
     snprintf(name, sizeof name, "accuracy %s", ffn_act_name(R.act));
-    R.rep.name = name;
+    ffn_check_begin(name);
     R.n_ctx = ffn_test_contexts(R.ctx, true);
     ffn_oracle_init(&R.oracle);
     printf("contexts:");
@@ -330,9 +329,9 @@ int main(int argc, char **argv) {
     printf("oracle: %lld evaluations, %lld needed more than %d bits, %lld undecided\n",
            (long long)R.oracle.n_eval, (long long)R.oracle.n_retry, FFN_ORACLE_PREC0,
            (long long)R.oracle.n_unsure);
-    ffn_test_check(&R.rep, R.oracle.n_unsure == 0,
+    CHECK(R.oracle.n_unsure == 0,
                    "the oracle could not round %lld values correctly", (long long)R.oracle.n_unsure);
     ffn_oracle_clear(&R.oracle);
     ffn_test_contexts_free(R.ctx, R.n_ctx);
-    return ffn_test_finish(&R.rep);
+    return ffn_check_summary();
 }

@@ -55,7 +55,7 @@ static int64_t ffn__inputs(float *xs) {
 }
 
 int main(void) {
-    struct ffn_test_report rep = {.name = "grad"};
+    ffn_check_begin("grad");
     struct ffn_test_ctx c[FFN_TEST_MAX_CTX];
     const int nc = ffn_test_contexts(c, false);
     float *xs = ffn_test_alloc(8192 * 4), *ones = ffn_test_alloc(8192 * 4);
@@ -92,14 +92,14 @@ int main(void) {
             }
             const double rel = scale > 0 ? fabs(fd[i] - d) / scale : fabs(fd[i] - d);
             worst = fmax(worst, rel);
-            ffn_test_check(&rep, rel <= FFN__FD_REL_TOL,
+            CHECK(rel <= FFN__FD_REL_TOL,
                            "%s'(%a): reference %.17g, finite differences %.17g (rel %.3g)",
                            ffn_act_name(act), xs[i], d, fd[i], rel);
         }
         printf("  %-10s reference vs finite differences: max rel error %.3g (%lld of %lld points "
                "not measurable)\n",
                ffn_act_name(act), worst, (long long)skipped, (long long)n);
-        ffn_test_check(&rep, skipped < n / 4, "%s: too few measurable points", ffn_act_name(act));
+        CHECK(skipped < n / 4, "%s: too few measurable points", ffn_act_name(act));
 
         // 2. The backward kernels of every ISA.
         const struct ffn_tensor tx = ffn_tensor_vec(xs, FFN_DTYPE_F32, n);
@@ -117,7 +117,7 @@ int main(void) {
                 const double e = ffn_ulp_error(FFN_KOP_ACT_BWD, 0, act, FFN_DTYPE_F32, o1[i], fd[i],
                                                xs[i], 1.0f, 1.0f);
                 wdx = fmax(wdx, e);
-                ffn_test_check(&rep, e <= bound, "[%s] %s dx(%a) = %a, finite differences %.9g (%.3g ulp)",
+                CHECK(e <= bound, "[%s] %s dx(%a) = %a, finite differences %.9g (%.3g ulp)",
                                c[k].label, ffn_act_name(act), xs[i], o1[i], fd[i], e);
             }
             // dgate = dh·up·act'(g) against dh·up·fd; dup = dh·act(g) against dh·∂(act(g)·u)/∂u.
@@ -134,7 +134,7 @@ int main(void) {
                                                 (double)dh[i] * fdu, xs[i], dh[i], 1.0f);
                 wdg = fmax(wdg, eg);
                 wdu = fmax(wdu, eu);
-                ffn_test_check(&rep, eg <= bound && eu <= bound,
+                CHECK(eg <= bound && eu <= bound,
                                "[%s] %s gate=%a up=%a dh=%a: dgate %a (%.3g ulp), dup %a (%.3g ulp)",
                                c[k].label, ffn_act_name(act), xs[i], up[i], dh[i], o1[i], eg, o2[i],
                                eu);
@@ -147,5 +147,5 @@ int main(void) {
     }
     ffn_test_contexts_free(c, nc);
     free(xs), free(ones), free(up), free(dh), free(o1), free(o2), free(fd);
-    return ffn_test_finish(&rep);
+    return ffn_check_summary();
 }

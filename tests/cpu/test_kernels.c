@@ -151,7 +151,6 @@ static float ffn__rand_m(uint64_t *s) { return ffn_test_logrand(s, -4.0, 4.0); }
 // --- one configuration: kernel × dtypes × tier × n ---------------------------------------------
 
 struct ffn__state {
-    struct ffn_test_report rep;
     struct ffn__buf in[3], out[2], tmp[2], alias[3];
     float *vals[3];   // the inputs' values as stored (f32)
     uint64_t seed;
@@ -196,11 +195,11 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
     for (int j = 0; j < ni; j++) memcpy(S->alias[j].base, S->in[j].data, S->in[j].bytes);
     ffn__call(k, cfg, n, outs, ins);
     for (int j = 0; j < ni; j++)
-        ffn_test_check(&S->rep, !memcmp(S->alias[j].base, S->in[j].data, S->in[j].bytes),
+        CHECK(!memcmp(S->alias[j].base, S->in[j].data, S->in[j].bytes),
                        "%s n=%lld: input %d was modified", ffn__cfg_str(k, cfg, cs, sizeof cs),
                        (long long)n, j);
     for (int o = 0; o < no; o++)
-        ffn_test_check(&S->rep, ffn__buf_guards_ok(&S->out[o]),
+        CHECK(ffn__buf_guards_ok(&S->out[o]),
                        "%s n=%lld: %s written outside [0, n)", ffn__cfg_str(k, cfg, cs, sizeof cs),
                        (long long)n, ffn__out_names[k->op][o]);
 
@@ -219,8 +218,7 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
                 const float f = ((const float *)t[o])[i];
                 const float want = ffn_round_to(cfg->out, f), got = ffn_test_get(outs[o], cfg->out, i);
                 if (!ffn_test_same(got, want))
-                    ffn_test_check(&S->rep, false,
-                                   "%s n=%lld i=%lld %s: x=%a: %s output %a is not the rounding "
+                    FAIL("%s n=%lld i=%lld %s: x=%a: %s output %a is not the rounding "
                                    "%a of the f32 output %a",
                                    ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
                                    ffn__out_names[k->op][o], S->vals[0][i],
@@ -239,13 +237,12 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
             const float got = ffn_test_get(outs[o], cfg->out, i);
             const double err = ffn_ulp_error(k->op, o, k->act, cfg->out, got, want, v[0], m1, m2);
             if (!(err <= bound))
-                ffn_test_check(&S->rep, false,
-                               "%s n=%lld i=%lld %s: inputs (%a, %a, %a): expected %a, got %a "
+                FAIL("%s n=%lld i=%lld %s: inputs (%a, %a, %a): expected %a, got %a "
                                "(%.3g ulp > %g)",
                                ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
                                ffn__out_names[k->op][o], v[0], v[1], v[2], want, got, err, bound);
         }
-    S->rep.checks += (int64_t)n * no;
+    ffn_check_count((int64_t)n * no);
 
     // In place: every alias the API allows, bitwise equal to the out-of-place result.
     if (cfg->in != cfg->out) return;
@@ -277,8 +274,7 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
         for (int o = 0; o < no; o++)
             for (int64_t i = 0; i < n; i++)
                 if (!ffn_test_same_elem(ao[o], outs[o], cfg->out, i))
-                    ffn_test_check(&S->rep, false,
-                                   "%s n=%lld i=%lld: in place (variant %d) %s = %a, out of place "
+                    FAIL("%s n=%lld i=%lld: in place (variant %d) %s = %a, out of place "
                                    "%a",
                                    ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
                                    v, ffn__out_names[k->op][o], ffn_test_get(ao[o], cfg->out, i),
@@ -314,14 +310,13 @@ static void ffn__check_position(struct ffn__state *S, const struct ffn__kern *k,
         for (int o = 0; o < no; o++)
             for (int64_t i = 0; i < n - s; i++)
                 if (!ffn_test_same_elem(sub[o], (const char *)outs[o] + (size_t)s * oes, cfg->out, i))
-                    ffn_test_check(&S->rep, false,
-                                   "%s: element %lld is %a in a call of n=%lld and %a when the "
+                    FAIL("%s: element %lld is %a in a call of n=%lld and %a when the "
                                    "call starts at %lld",
                                    ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)(s + i),
                                    ffn_test_get(outs[o], cfg->out, s + i), (long long)n,
                                    ffn_test_get(sub[o], cfg->out, i), (long long)s);
     }
-    S->rep.checks++;
+    ffn_check_count(1);
 }
 
 // Special values of x (and gate) against every factor in a small set, for every dtype pair.
@@ -386,17 +381,16 @@ static void ffn__check_parity(struct ffn__state *S, const struct ffn__kern *k) {
                     const float got = ffn_test_get(outs[0], cfg.out, i);
                     differ += !ffn_test_same_elem(outs[0], plain[0], cfg.out, i);
                     if (!ffn_test_same(got, want_k) && !ffn_test_same(got, want_r))
-                        ffn_test_check(&S->rep, false,
-                                       "%s i=%lld gate=%a up=%a: got %a, parity definition gives "
+                        FAIL("%s i=%lld gate=%a up=%a: got %a, parity definition gives "
                                        "%a (reference act: %a)",
                                        ffn__cfg_str(k, &cfg, cs, sizeof cs), (long long)i, g, u,
                                        got, want_k, want_r);
                 }
-                S->rep.checks += n;
+                ffn_check_count(n);
                 // Parity must change some results, else this check could not fail (relu and
                 // identity of a 16-bit gate are exact in any type: nothing to round there).
                 const bool exact_act = k->act == FFN_ACT_RELU || k->act == FFN_ACT_IDENTITY;
-                ffn_test_check(&S->rep, differ > 0 || exact_act,
+                CHECK(differ > 0 || exact_act,
                                "%s: parity and plain results never differ on %lld inputs",
                                ffn__cfg_str(k, &cfg, cs, sizeof cs), (long long)n);
             }
@@ -405,7 +399,7 @@ static void ffn__check_parity(struct ffn__state *S, const struct ffn__kern *k) {
 }
 
 // The classic WGSL bugs (docs/numerics.md), through contexts of every ISA and tier, in every dtype.
-static void ffn__check_wgsl_bugs(struct ffn_test_report *rep) {
+static void ffn__check_wgsl_bugs(void) {
     struct ffn_test_ctx c[FFN_TEST_MAX_CTX];
     const int nc = ffn_test_contexts(c, true);
     static const struct {
@@ -431,7 +425,7 @@ static void ffn__check_wgsl_bugs(struct ffn_test_report *rep) {
                 struct ffn_tensor tx = ffn_tensor_vec(xin, dt, 8), ty = ffn_tensor_vec(yout, dt, 8);
                 const enum ffn_status st = ffn_act_forward(c[i].ctx, cases[j].act, &ty, &tx);
                 const float got = ffn_test_get(yout, dt, 7);
-                ffn_test_check(rep, st == FFN_STATUS_OK && ffn_test_same(got, cases[j].want),
+                CHECK(st == FFN_STATUS_OK && ffn_test_same(got, cases[j].want),
                                "[%s] %s %s: got %a", c[i].label, ffn_dtype_name(dt), cases[j].what,
                                got);
             }
@@ -440,7 +434,7 @@ static void ffn__check_wgsl_bugs(struct ffn_test_report *rep) {
 
 int main(void) {
     static struct ffn__state S;
-    S.rep.name = "kernels";
+    ffn_check_begin("kernels");
     S.seed = FFN__SEED;
     printf("seed %#llx; %zu kernels listed\n", (unsigned long long)S.seed,
            sizeof ffn__kernels / sizeof ffn__kernels[0]);
@@ -465,9 +459,8 @@ int main(void) {
             printf("  %-34s skipped: %s not supported here\n", k->name, ffn_isa_name(k->isa));
             continue;
         }
-        // Each kernel gets its own report (first FFN__PRINT_PER_KERNEL failures printed).
-        const struct ffn_test_report total = S.rep;
-        S.rep = (struct ffn_test_report){.name = k->name, .max_print = FFN__PRINT_PER_KERNEL};
+        // Each kernel is its own section (first FFN__PRINT_PER_KERNEL failures printed).
+        ffn_check_section(k->name, FFN__PRINT_PER_KERNEL);
         // The scalar reference has one tier: FFN_ACCURACY_HIGH changes nothing there.
         for (int acc = 0; acc < (k->isa == FFN_ISA_SCALAR ? 1 : 2); acc++)
             for (int ti = 0; ti < FFN_DTYPE_COUNT; ti++)
@@ -489,12 +482,10 @@ int main(void) {
                 }
         ffn__check_specials(&S, k);
         if (k->op == FFN_KOP_GLU_FWD) ffn__check_parity(&S, k);
-        printf("  %-34s %s\n", k->name, S.rep.failures ? "FAILED" : "ok");
-        S.rep = (struct ffn_test_report){.name = total.name,
-                                         .failures = total.failures + S.rep.failures,
-                                         .checks = total.checks + S.rep.checks};
+        printf("  %-34s %s\n", k->name, ffn_check_section_failures() ? "FAILED" : "ok");
+        ffn_check_section(NULL, 0);
     }
-    ffn__check_wgsl_bugs(&S.rep);
+    ffn__check_wgsl_bugs();
     for (int j = 0; j < 3; j++) {
         free(S.in[j].base);
         free(S.alias[j].base);
@@ -504,5 +495,5 @@ int main(void) {
         free(S.out[o].base);
         free(S.tmp[o].base);
     }
-    return ffn_test_finish(&S.rep);
+    return ffn_check_summary();
 }

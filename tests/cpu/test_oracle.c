@@ -202,7 +202,7 @@ static const struct {
     {FFN_ACT_QUICK_GELU, -0.7511542554412889512980956},
 };
 
-static void ffn__check_mpmath(struct ffn_test_report *r, struct ffn_oracle *o) {
+static void ffn__check_mpmath(struct ffn_oracle *o) {
     mpfr_t v;
     mpfr_init2(v, 256);
     for (size_t i = 0; i < sizeof ffn__mpmath / sizeof ffn__mpmath[0]; i++) {
@@ -215,10 +215,10 @@ static void ffn__check_mpmath(struct ffn_test_report *r, struct ffn_oracle *o) {
         const float want_f = mpfr_get_flt(v, MPFR_RNDN);
         // Values that round to ±0 in every storage type may come back as a signed zero.
         const bool zero_ok = fabs(want) < 0x1p-152 && d == 0 && signbit(d) == signbit(want);
-        ffn_test_check(r, zero_ok || fabs(d - want) <= 0x1p-50 * fabs(want),
+        CHECK(zero_ok || fabs(d - want) <= 0x1p-50 * fabs(want),
                        "%s%s(%a): oracle %.17g, mpmath %s", ffn_act_name(act),
                        ffn__mpmath[i].deriv ? "'" : "", x, d, ffn__mpmath[i].value);
-        ffn_test_check(r, ffn_test_same(f, want_f), "%s%s(%a): oracle rounds to %a, mpmath to %a",
+        CHECK(ffn_test_same(f, want_f), "%s%s(%a): oracle rounds to %a, mpmath to %a",
                        ffn_act_name(act), ffn__mpmath[i].deriv ? "'" : "", x, f, want_f);
     }
     mpfr_clear(v);
@@ -227,26 +227,26 @@ static void ffn__check_mpmath(struct ffn_test_report *r, struct ffn_oracle *o) {
 // Saturated products: silu(192)·u = 192·u·(1 - e^-192·...) where 192·u lies exactly on an f32
 // midpoint; the value is just below it and must round down, not to even. And
 // silu'(192)·u·dh = u·dh·(1 + ε) with u·dh on a midpoint: rounds up.
-static void ffn__check_saturated(struct ffn_test_report *r, struct ffn_oracle *o) {
+static void ffn__check_saturated(struct ffn_oracle *o) {
     const float u = 1.0f + 0x1p-23f;
     float f;
     ffn_oracle_eval(o, FFN_ACT_SILU, false, 192.0f, u, 1.0f, &f);
-    ffn_test_check(r, f == 192.0f + 0x1p-16f, "silu(192)·(1+2^-23): got %a, want %a", f,
+    CHECK(f == 192.0f + 0x1p-16f, "silu(192)·(1+2^-23): got %a, want %a", f,
                    192.0f + 0x1p-16f);
     ffn_oracle_eval(o, FFN_ACT_GELU_ERF, false, 192.0f, -u, 1.0f, &f);
-    ffn_test_check(r, f == -(192.0f + 0x1p-16f), "gelu_erf(192)·-(1+2^-23): got %a", f);
+    CHECK(f == -(192.0f + 0x1p-16f), "gelu_erf(192)·-(1+2^-23): got %a", f);
     ffn_oracle_eval(o, FFN_ACT_SILU, true, 192.0f, u, 1.5f, &f);
-    ffn_test_check(r, f == 1.5f + 0x1p-22f, "silu'(192)·(1+2^-23)·1.5: got %a, want %a", f,
+    CHECK(f == 1.5f + 0x1p-22f, "silu'(192)·(1+2^-23)·1.5: got %a, want %a", f,
                    1.5f + 0x1p-22f);
     ffn_oracle_eval(o, FFN_ACT_GELU_TANH, true, 1e30f, u, 1.5f, &f);
-    ffn_test_check(r, f == 1.5f + 0x1p-22f, "gelu_tanh'(1e30)·(1+2^-23)·1.5: got %a", f);
+    CHECK(f == 1.5f + 0x1p-22f, "gelu_tanh'(1e30)·(1+2^-23)·1.5: got %a", f);
     // Not saturated, same midpoint structure: silu(20)·u is below 20·u by e^-20 relative.
     const double d = ffn_oracle_eval(o, FFN_ACT_SILU, false, 20.0f, 1.0f, 1.0f, &f);
-    ffn_test_check(r, f == 20.0f && d < 20.0, "silu(20): got %a (%.17g)", f, d);
+    CHECK(f == 20.0f && d < 20.0, "silu(20): got %a (%.17g)", f, d);
 }
 
 // Results far below the smallest subnormal: ±0 with the sign of the exact value.
-static void ffn__check_tiny(struct ffn_test_report *r, struct ffn_oracle *o) {
+static void ffn__check_tiny(struct ffn_oracle *o) {
     static const struct {
         enum ffn_act act;
         bool deriv;
@@ -262,7 +262,7 @@ static void ffn__check_tiny(struct ffn_test_report *r, struct ffn_oracle *o) {
         float f;
         const double d = ffn_oracle_eval(o, cases[i].act, cases[i].deriv, cases[i].x, cases[i].m1,
                                          1.0f, &f);
-        ffn_test_check(r, f == 0 && d == 0 && (bool)signbit(f) == cases[i].neg,
+        CHECK(f == 0 && d == 0 && (bool)signbit(f) == cases[i].neg,
                        "%s%s(%g)·%g: got %a (%g), want %s0", ffn_act_name(cases[i].act),
                        cases[i].deriv ? "'" : "", cases[i].x, cases[i].m1, f, d,
                        cases[i].neg ? "-" : "+");
@@ -270,49 +270,49 @@ static void ffn__check_tiny(struct ffn_test_report *r, struct ffn_oracle *o) {
     // Still representable: silu(-100) = -3.72e-42 (subnormal), from the mpmath table's value.
     float f;
     ffn_oracle_eval(o, FFN_ACT_SILU, false, -100.0f, 1.0f, 1.0f, &f);
-    ffn_test_check(r, f < 0 && f > -1e-41f, "silu(-100): got %a", f);
+    CHECK(f < 0 && f > -1e-41f, "silu(-100): got %a", f);
 }
 
 // The contract's special values.
-static void ffn__check_specials(struct ffn_test_report *r, struct ffn_oracle *o) {
+static void ffn__check_specials(struct ffn_oracle *o) {
     for (int a = 0; a < FFN_ACT_COUNT; a++) {
         const enum ffn_act act = (enum ffn_act)a;
         float f;
         ffn_oracle_eval(o, act, false, NAN, 1.0f, 1.0f, &f);
-        ffn_test_check(r, isnan(f), "%s(NaN) = %a", ffn_act_name(act), f);
+        CHECK(isnan(f), "%s(NaN) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, true, NAN, 1.0f, 1.0f, &f);
-        ffn_test_check(r, isnan(f), "%s'(NaN) = %a", ffn_act_name(act), f);
+        CHECK(isnan(f), "%s'(NaN) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, false, INFINITY, 1.0f, 1.0f, &f);
         const float want_pinf = act == FFN_ACT_SIGMOID ? 1.0f : INFINITY;
-        ffn_test_check(r, f == want_pinf, "%s(+inf) = %a", ffn_act_name(act), f);
+        CHECK(f == want_pinf, "%s(+inf) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, false, -INFINITY, 1.0f, 1.0f, &f);
         if (act == FFN_ACT_IDENTITY)
-            ffn_test_check(r, f == -INFINITY, "identity(-inf) = %a", f);
+            CHECK(f == -INFINITY, "identity(-inf) = %a", f);
         else
-            ffn_test_check(r, f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU && act != FFN_ACT_SIGMOID),
+            CHECK(f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU && act != FFN_ACT_SIGMOID),
                            "%s(-inf) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, false, -0.0f, 1.0f, 1.0f, &f);
         if (act == FFN_ACT_SIGMOID)
-            ffn_test_check(r, f == 0.5f, "sigmoid(-0) = %a", f);
+            CHECK(f == 0.5f, "sigmoid(-0) = %a", f);
         else
-            ffn_test_check(r, f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU),
+            CHECK(f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU),
                            "%s(-0) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, true, INFINITY, 1.0f, 1.0f, &f);
-        ffn_test_check(r, f == (act == FFN_ACT_SIGMOID ? 0.0f : 1.0f), "%s'(+inf) = %a",
+        CHECK(f == (act == FFN_ACT_SIGMOID ? 0.0f : 1.0f), "%s'(+inf) = %a",
                        ffn_act_name(act), f);
         ffn_oracle_eval(o, act, true, -INFINITY, 1.0f, 1.0f, &f);
-        ffn_test_check(r, f == (act == FFN_ACT_IDENTITY ? 1.0f : 0.0f), "%s'(-inf) = %a",
+        CHECK(f == (act == FFN_ACT_IDENTITY ? 1.0f : 0.0f), "%s'(-inf) = %a",
                        ffn_act_name(act), f);
     }
     float f;
     ffn_oracle_eval(o, FFN_ACT_SILU, false, -INFINITY, INFINITY, 1.0f, &f);
-    ffn_test_check(r, isnan(f), "silu(-inf)·inf = %a, want NaN (0·inf)", f);
+    CHECK(isnan(f), "silu(-inf)·inf = %a, want NaN (0·inf)", f);
     ffn_oracle_eval(o, FFN_ACT_RELU, false, -1.0f, -2.0f, 1.0f, &f);
-    ffn_test_check(r, f == 0 && signbit(f), "relu(-1)·-2 = %a, want -0", f);
+    CHECK(f == 0 && signbit(f), "relu(-1)·-2 = %a, want -0", f);
 }
 
 // The ulp metric on hand-computed cases.
-static void ffn__check_metric(struct ffn_test_report *r) {
+static void ffn__check_metric(void) {
     static const struct {
         double got, exact;
         enum ffn_dtype dt;
@@ -347,13 +347,13 @@ static void ffn__check_metric(struct ffn_test_report *r) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const double u = ffn_count_ulp(cases[i].got, cases[i].exact, cases[i].dt, cases[i].scale,
                                        cases[i].strict);
-        ffn_test_check(r, fabs(u - cases[i].want) <= 1e-9 * cases[i].want,
+        CHECK(fabs(u - cases[i].want) <= 1e-9 * cases[i].want,
                        "count_ulp(%a, %a, %s, scale %g, strict %d) = %.17g, want %.17g",
                        cases[i].got, cases[i].exact, ffn_dtype_name(cases[i].dt), cases[i].scale,
                        cases[i].strict, u, cases[i].want);
     }
     // The bound table of docs/numerics.md.
-    ffn_test_check(r, ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, false) == 4 &&
+    CHECK(ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, false) == 4 &&
                           ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, true) == 2 &&
                           ffn_ulp_bound(FFN_KOP_GLU_FWD, FFN_ACT_GELU_ERF, false) == 4 &&
                           ffn_ulp_bound(FFN_KOP_GLU_FWD, FFN_ACT_SILU, false) == 2 &&
@@ -362,7 +362,7 @@ static void ffn__check_metric(struct ffn_test_report *r) {
 }
 
 // Rounding to bf16 / f16 by double arithmetic, on hand-computed cases.
-static void ffn__check_rounding(struct ffn_test_report *r) {
+static void ffn__check_rounding(void) {
     static const struct {
         double v;
         enum ffn_dtype dt;
@@ -388,7 +388,7 @@ static void ffn__check_rounding(struct ffn_test_report *r) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const double g = ffn_round_double(cases[i].v, cases[i].dt);
-        ffn_test_check(r, g == cases[i].want && signbit(g) == signbit(cases[i].want),
+        CHECK(g == cases[i].want && signbit(g) == signbit(cases[i].want),
                        "round_double(%a, %s) = %a, want %a", cases[i].v,
                        ffn_dtype_name(cases[i].dt), g, cases[i].want);
     }
@@ -396,7 +396,7 @@ static void ffn__check_rounding(struct ffn_test_report *r) {
 
 // mpfr_get_flt (the oracle's f32) against ffn_round_double of its double, away from rounding
 // boundaries: two independent roundings that must agree, subnormal results included.
-static void ffn__check_get_flt(struct ffn_test_report *r, struct ffn_oracle *o) {
+static void ffn__check_get_flt(struct ffn_oracle *o) {
     const int64_t n = ffn_inputs_strided(NULL, 0, 1u << 20, 12345);
     float *xs = ffn_test_alloc((size_t)n * 4);
     ffn_inputs_strided(xs, n, 1u << 20, 12345);
@@ -406,54 +406,54 @@ static void ffn__check_get_flt(struct ffn_test_report *r, struct ffn_oracle *o) 
             const double d = ffn_oracle_eval(o, (enum ffn_act)a, false, xs[i], 0.3f, 1.0f, &f);
             if (ffn_near_rounding_boundary(d, FFN_DTYPE_F32, 1e-6)) continue;
             const double want = ffn_round_double(d, FFN_DTYPE_F32);
-            ffn_test_check(r, ffn_test_same(f, (float)want), "%s(%a)·0.3: get_flt %a, rounded %a",
+            CHECK(ffn_test_same(f, (float)want), "%s(%a)·0.3: get_flt %a, rounded %a",
                            ffn_act_name((enum ffn_act)a), xs[i], f, want);
         }
     free(xs);
 }
 
-static void ffn__check_sets(struct ffn_test_report *r, struct ffn_oracle *o) {
+static void ffn__check_sets(struct ffn_oracle *o) {
     for (size_t i = 0; i < sizeof ffn__zeros / sizeof ffn__zeros[0]; i++) {
         const double z = ffn_dact_zero(ffn__zeros[i].act);
-        ffn_test_check(r, fabs(z - ffn__zeros[i].zero) < 1e-14, "zero of %s': %.17g, want %.17g",
+        CHECK(fabs(z - ffn__zeros[i].zero) < 1e-14, "zero of %s': %.17g, want %.17g",
                        ffn_act_name(ffn__zeros[i].act), z, ffn__zeros[i].zero);
         // The oracle's derivative changes sign between the floats around the zero.
         const float zf = (float)ffn__zeros[i].zero;
         const double lo = ffn_oracle_eval(o, ffn__zeros[i].act, true, nextafterf(zf, -2.0f), 1, 1, NULL);
         const double hi = ffn_oracle_eval(o, ffn__zeros[i].act, true, nextafterf(zf, 0.0f), 1, 1, NULL);
-        ffn_test_check(r, lo < 0 && hi > 0 && fabs(lo) < 1e-6 && fabs(hi) < 1e-6,
+        CHECK(lo < 0 && hi > 0 && fabs(lo) < 1e-6 && fabs(hi) < 1e-6,
                        "%s' around its zero: %g, %g", ffn_act_name(ffn__zeros[i].act), lo, hi);
     }
-    ffn_test_check(r, isnan(ffn_dact_zero(FFN_ACT_RELU)) && isnan(ffn_dact_zero(FFN_ACT_SIGMOID)),
+    CHECK(isnan(ffn_dact_zero(FFN_ACT_RELU)) && isnan(ffn_dact_zero(FFN_ACT_SIGMOID)),
                    "relu' and sigmoid' have no zero in [-2, -0.5]");
-    ffn_test_check(r, ffn_inputs_strided(NULL, 0, 4093, 0) == (((int64_t)1 << 32) + 4092) / 4093,
+    CHECK(ffn_inputs_strided(NULL, 0, 4093, 0) == (((int64_t)1 << 32) + 4092) / 4093,
                    "strided count");
     const int64_t n = ffn_inputs_hard(NULL, 0);
     float *xs = ffn_test_alloc((size_t)n * 4);
-    ffn_test_check(r, ffn_inputs_hard(xs, n) == n && n > 100000, "hard set: %lld", (long long)n);
+    CHECK(ffn_inputs_hard(xs, n) == n && n > 100000, "hard set: %lld", (long long)n);
     int64_t tail = 0, sub = 0;
     for (int64_t i = 0; i < n; i++) {
         tail += xs[i] >= -15.0f && xs[i] <= -3.0f;
         sub += xs[i] != 0 && fabsf(xs[i]) < FLT_MIN;
     }
-    ffn_test_check(r, tail >= 32768 && sub >= 8192, "hard set: %lld in the GeLU tail, %lld subnormal",
+    CHECK(tail >= 32768 && sub >= 8192, "hard set: %lld in the GeLU tail, %lld subnormal",
                    (long long)tail, (long long)sub);
     free(xs);
 }
 
 int main(void) {
-    struct ffn_test_report r = {.name = "oracle"};
+    ffn_check_begin("oracle");
     struct ffn_oracle o;
     ffn_oracle_init(&o);
-    ffn__check_mpmath(&r, &o);
-    ffn__check_saturated(&r, &o);
-    ffn__check_tiny(&r, &o);
-    ffn__check_specials(&r, &o);
-    ffn__check_metric(&r);
-    ffn__check_rounding(&r);
-    ffn__check_get_flt(&r, &o);
-    ffn__check_sets(&r, &o);
-    ffn_test_check(&r, o.n_unsure == 0, "%lld undecided roundings", (long long)o.n_unsure);
+    ffn__check_mpmath(&o);
+    ffn__check_saturated(&o);
+    ffn__check_tiny(&o);
+    ffn__check_specials(&o);
+    ffn__check_metric();
+    ffn__check_rounding();
+    ffn__check_get_flt(&o);
+    ffn__check_sets(&o);
+    CHECK(o.n_unsure == 0, "%lld undecided roundings", (long long)o.n_unsure);
     ffn_oracle_clear(&o);
-    return ffn_test_finish(&r);
+    return ffn_check_summary();
 }

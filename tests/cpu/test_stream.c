@@ -36,7 +36,7 @@ static enum ffn_status ffn__call(ffn_ctx_t ctx, int kind, enum ffn_act act, enum
 }
 
 int main(void) {
-    struct ffn_test_report rep = {.name = "stream"};
+    ffn_check_begin("stream");
     struct ffn_test_ctx c[FFN_TEST_MAX_CTX];
     const int nc = ffn_test_contexts(c, false);
     uint64_t seed = FFN__SEED;
@@ -77,7 +77,7 @@ int main(void) {
                         const int64_t m = FFN__N - p < FFN__PIECE ? FFN__N - p : FFN__PIECE;
                         ok = ffn__call(c[ci].ctx, kind, act, dt, refs, ins, p, m) == FFN_STATUS_OK;
                     }
-                    ffn_test_check(&rep, ok, "[%s] %s %s %s: piecewise call failed: %s",
+                    CHECK(ok, "[%s] %s %s %s: piecewise call failed: %s",
                                    c[ci].label, ffn_act_name(act), ffn__kind_names[kind],
                                    ffn_dtype_name(dt), ffn_ctx_last_error(c[ci].ctx));
                     for (size_t ti = 0; ti < sizeof ffn__threads / sizeof ffn__threads[0]; ti++) {
@@ -89,7 +89,7 @@ int main(void) {
                         bool same = st == FFN_STATUS_OK;
                         for (int k = 0; k < n_out && same; k++)
                             same = !memcmp(outs[k], refs[k], (size_t)FFN__N * es);
-                        ffn_test_check(&rep, same,
+                        CHECK(same,
                                        "[%s] %s %s %s, %d threads: the streamed call differs "
                                        "from the piecewise one (status %s)",
                                        c[ci].label, ffn_act_name(act), ffn__kind_names[kind],
@@ -102,5 +102,5 @@ int main(void) {
     for (int k = 0; k < 3; k++) free(in[k]);
     for (int k = 0; k < 2; k++) free(o[k]), free(ref[k]);
     ffn_test_contexts_free(c, nc);
-    return ffn_test_finish(&rep);
+    return ffn_check_summary();
 }

@@ -1,37 +1,10 @@
-// testutil.c — helpers shared by the CPU and core tests (see testutil.h).
+// testutil.c — helpers shared by the CPU, core and CUDA tests (see testutil.h).
 #include "testutil.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool ffn_test_check(struct ffn_test_report *r, bool ok, const char *fmt, ...) {
-    r->checks++;
-    if (ok) return true;
-    const int max_print = r->max_print > 0 ? r->max_print : FFN_TEST_MAX_PRINT;
-    if (r->failures++ < max_print) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("%s: FAIL ", r->name);
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-        if (r->failures == max_print) printf("%s: (further failures not shown)\n", r->name);
-    }
-    return false;
-}
-
-int ffn_test_finish(const struct ffn_test_report *r) {
-    if (r->failures) {
-        printf("%s: %lld of %lld checks FAILED\n", r->name, (long long)r->failures,
-               (long long)r->checks);
-        return 1;
-    }
-    printf("%s: all %lld checks passed\n", r->name, (long long)r->checks);
-    return 0;
-}
 
 int ffn_test_contexts(struct ffn_test_ctx *out, bool with_high) {
     static const enum ffn_isa isas[] = {FFN_ISA_SCALAR, FFN_ISA_AVX2, FFN_ISA_AVX512};

@@ -1,6 +1,6 @@
-// testutil.h — helpers shared by the tests of tests/cpu and tests/core: a context per supported
-// ISA (and accuracy tier), a seeded PRNG, guarded buffers, and failure reporting that prints the
-// first FFN_TEST_MAX_PRINT failures (index, input, expected, got, error) and counts the rest.
+// testutil.h — helpers shared by the tests of tests/cpu, tests/core and tests/cuda: a context per
+// supported ISA (and accuracy tier), a seeded PRNG, guarded buffers. Checks and the summary line
+// come from tests/support/check.h (included here).
 #ifndef FFN_TESTUTIL_H
 #define FFN_TESTUTIL_H
 
@@ -8,26 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "cpu/cpu_impl.h"
 #include "ffn.h"
 
-#define FFN_TEST_MAX_PRINT 10
 #define FFN_TEST_MAX_CTX 8
-
-// --- failures -----------------------------------------------------------------------------------
-struct ffn_test_report {
-    const char *name;  // printed before each failure
-    int64_t failures;
-    int64_t checks;
-    int max_print;     // failures printed (0: FFN_TEST_MAX_PRINT)
-};
-
-// Records one check; on failure prints "name: <message>" for the first FFN_TEST_MAX_PRINT.
-// Returns ok.
-bool ffn_test_check(struct ffn_test_report *r, bool ok, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-// Prints "name: N of M checks failed" (or "ok") and returns the process exit status (0 or 1).
-int ffn_test_finish(const struct ffn_test_report *r);
 
 // --- contexts -----------------------------------------------------------------------------------
 struct ffn_test_ctx {

@@ -13,6 +13,12 @@
 //   misuse    host memory, a view past the end of its allocation, overlapping views: clear
 //             FFN_STATUS_INVALID_ARG messages;
 //   lut       the 16-bit forwards through their lookup tables: the same bits as the kernels;
+//             the 16-bit gated forwards and backwards through their tables of act(gate) and
+//             act'(x): the host copy's bits
+//             (one-ulp allowance for libdevice's exp/erfc in the table, counted), in place too,
+//             and one call above the default threshold;
+//   forms     every form of the flat kernel ($FFN_CUDA_FLAT_FORM: chunks a thread, one pass or
+//             looping grids): the same bits as one pass with a chunk a thread;
 //   big       (--big) 2^31 + 1000 elements in one call: 64-bit indexing.
 // Without a CUDA device (or a build without CUDA) it prints "skipped: no CUDA device" and exits
 // 77, which ctest reports as skipped.
@@ -27,7 +33,6 @@
 #include "oracle.h"
 #include "testutil.h"
 
-#define FFN__SKIP 77
 #define FFN__N_F32 65541  // random f32 inputs per configuration (not a multiple of 8: a tail)
 #define FFN__GUARD 256    // guard bytes around every device output
 #define FFN__GUARD_BYTE 0xa5
@@ -42,8 +47,6 @@ static struct ffn_cm_tabs ffn__tabs;
 
 static const int ffn__n_in[FFN_KOP_COUNT] = {1, 2, 2, 3};
 static const int ffn__n_out[FFN_KOP_COUNT] = {1, 1, 1, 2};
-
-static struct ffn_test_report ffn__rep = {.name = "test_cuda"};
 
 #define FFN__CUDA(call)                                                              \
     do {                                                                             \
@@ -213,14 +216,14 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
     }
     const enum ffn_status st = ffn__call(ctx, c, to, ti);
     const enum ffn_status ss = ffn_ctx_synchronize(ctx);
-    ffn_test_check(&ffn__rep, st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s / %s: %s",
+    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s / %s: %s",
                    cs, ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(ctx));
     int64_t near = 0;
     if (st == FFN_STATUS_OK) {
         for (int k = 0; k < no; k++) {
             FFN__CUDA(
                 cudaMemcpy(hout[k], ffn__dptr(&dout[k]), (size_t)n * oes, cudaMemcpyDeviceToHost));
-            ffn_test_check(&ffn__rep, ffn__guards_ok(&dout[k], 0, (size_t)n * oes),
+            CHECK(ffn__guards_ok(&dout[k], 0, (size_t)n * oes),
                            "%s: output %d written outside its view", cs, k);
         }
         struct ffn_oracle or ;
@@ -241,7 +244,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
                     fprintf(stderr,
                             "  %s [%lld] out %d: x=%.9g a=%.9g b=%.9g: got %.9g, host %.9g\n", cs,
                             (long long)e, o, x, a, b, got, want);
-                ffn_test_check(&ffn__rep, d < 2,
+                CHECK(d < 2,
                                "%s: element %lld output %d differs from the host math", cs,
                                (long long)e, o);
                 if (c->par) continue;  // parity is compared bitwise only (test_cuda_math checks it)
@@ -271,7 +274,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
                     exact = ffn_oracle_eval(& or, c->act, deriv, x, f1, f2, NULL);
                     err = ffn_ulp_error(c->op, o, c->act, c->out, got, exact, x, a1, a2);
                 }
-                ffn_test_check(&ffn__rep, err <= bound,
+                CHECK(err <= bound,
                                "%s: element %lld output %d: x=%.9g a=%.9g b=%.9g got %.9g, "
                                "exact %.9g: %.3f ulp > %g",
                                cs, (long long)e, o, x, a, b, got, exact, err, bound);
@@ -283,7 +286,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
         // Inputs untouched.
         void *back = malloc((size_t)n * ies);
         FFN__CUDA(cudaMemcpy(back, ffn__dptr(&din[k]), (size_t)n * ies, cudaMemcpyDeviceToHost));
-        ffn_test_check(&ffn__rep, !memcmp(back, hin[k], (size_t)n * ies), "%s: input %d modified",
+        CHECK(!memcmp(back, hin[k], (size_t)n * ies), "%s: input %d modified",
                        cs, k);
         free(back);
         free(hin[k]);
@@ -359,13 +362,126 @@ static void ffn__test_kernels(void) {
         // exp/erfc against glibc's a double by an ulp or two: a result moves across a rounding
         // boundary in perhaps one of 2^21 outputs. A systematic difference would show in
         // thousands.
-        ffn_test_check(&ffn__rep, (double)near <= 16 + 1e-5 * (double)outputs,
+        CHECK((double)near <= 16 + 1e-5 * (double)outputs,
                        "%s: %lld outputs one ulp from the host math", what[pass], (long long)near);
         for (int acc = 0; acc < 2; acc++)
             for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[acc][par]);
     }
     ffn__inf_m = false;
     free(x32), free(x16);
+}
+
+// --- the flat kernel's forms ---------------------------------------------------------------------
+// Every form of the flat kernel ($FFN_CUDA_FLAT_FORM=U,W: U chunks a thread and step, one pass or
+// W waves of resident blocks looping; $FFN_CUDA_FLAT_BLOCKS=3 makes every thread of a looping
+// grid take many steps, the last one partly) gives the same bits as one pass with a chunk a
+// thread, for every op × activation × dtype (in = out) × tier × parity, on the kernels test's
+// inputs (f32: 65,541 random ones with the specials, a tail of 1; 16-bit: 65,533 of the 65,536
+// patterns, a tail of 5). Tables off: the kernel itself.
+
+static const struct {
+    const char *form, *blocks;
+} ffn__forms[] = {{"1,0", NULL}, {"2,0", NULL}, {"4,0", NULL}, {"1,1", "3"},
+                  {"2,1", "3"},  {"4,1", "3"},  {"2,4", NULL}, {"4,4", NULL}};
+#define FFN__N_FORMS (sizeof ffn__forms / sizeof ffn__forms[0])
+
+static void ffn__test_flat_forms(void) {
+    ffn_ctx_t ctx[FFN__N_FORMS][2][2];
+    setenv("FFN_CUDA_LUT", "0", 1);
+    setenv("FFN_CUDA_GLU_LUT", "0", 1);
+    for (size_t f = 0; f < FFN__N_FORMS; f++) {
+        setenv("FFN_CUDA_FLAT_FORM", ffn__forms[f].form, 1);
+        if (ffn__forms[f].blocks)
+            setenv("FFN_CUDA_FLAT_BLOCKS", ffn__forms[f].blocks, 1);
+        else
+            unsetenv("FFN_CUDA_FLAT_BLOCKS");
+        for (int acc = 0; acc < 2; acc++)
+            for (int par = 0; par < 2; par++) ctx[f][acc][par] = ffn__ctx(acc, par);
+    }
+    unsetenv("FFN_CUDA_FLAT_FORM"), unsetenv("FFN_CUDA_FLAT_BLOCKS");
+    unsetenv("FFN_CUDA_LUT"), unsetenv("FFN_CUDA_GLU_LUT");
+    uint64_t s = 0xf1a7f0f3ull;
+    int configs = 0;
+    int64_t differ = 0;
+    for (int op = 0; op < FFN_KOP_COUNT; op++)
+        for (int act = 0; act < FFN_ACT_COUNT; act++)
+            for (int dt = 0; dt < FFN_DTYPE_COUNT; dt++)
+                for (int acc = 0; acc < 2; acc++)
+                    for (int par = 0; par < 2; par++) {
+                        const bool gelu = act == FFN_ACT_GELU_TANH || act == FFN_ACT_GELU_ERF;
+                        const bool fwd = op == FFN_KOP_ACT_FWD || op == FFN_KOP_GLU_FWD;
+                        if (acc && !(gelu && fwd)) continue;
+                        if (par && !(op == FFN_KOP_GLU_FWD && dt != FFN_DTYPE_F32)) continue;
+                        const struct ffn__cfg c = {(enum ffn_kop)op, (enum ffn_act)act,
+                                                   (enum ffn_dtype)dt, (enum ffn_dtype)dt,
+                                                   acc, par};
+                        char cs[128];
+                        ffn__cfg_str(&c, cs, sizeof cs);
+                        const int ni = ffn__n_in[op], no = ffn__n_out[op];
+                        const int64_t n = dt == FFN_DTYPE_F32 ? FFN__N_F32 : 65533;
+                        const size_t es = ffn_dtype_size(c.in), bytes = (size_t)n * es;
+                        struct ffn__dbuf din[3], dout[2];
+                        struct ffn_tensor ti[3], to[2];
+                        void *h = malloc(bytes), *ref[2], *got = malloc(bytes);
+                        for (int k = 0; k < ni; k++) {
+                            for (int64_t e = 0; e < n; e++) {
+                                float v = ffn__rand_m(&s);
+                                if (k == 0)
+                                    v = dt == FFN_DTYPE_F32 ? (e < (int64_t)FFN__N_SPECIALS
+                                                                   ? ffn__specials[e]
+                                                                   : ffn__rand_x(&s))
+                                        : dt == FFN_DTYPE_BF16 ? ffn_bf16_to_f32((uint16_t)e)
+                                                               : ffn_f16_to_f32((uint16_t)e);
+                                ffn__hset(h, c.in, e, v);
+                            }
+                            din[k] = ffn__dalloc(bytes);
+                            FFN__CUDA(cudaMemcpy(ffn__dptr(&din[k]), h, bytes,
+                                                 cudaMemcpyHostToDevice));
+                            ti[k] = ffn_tensor_vec(ffn__dptr(&din[k]), c.in, n);
+                        }
+                        for (int k = 0; k < no; k++) {
+                            dout[k] = ffn__dalloc(bytes);
+                            to[k] = ffn_tensor_vec(ffn__dptr(&dout[k]), c.out, n);
+                            ref[k] = malloc(bytes);
+                        }
+                        for (size_t f = 0; f < FFN__N_FORMS; f++) {
+                            ffn_ctx_t cx = ctx[f][acc][par];
+                            const enum ffn_status st = ffn__call(cx, &c, to, ti);
+                            const enum ffn_status ss = ffn_ctx_synchronize(cx);
+                            CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK,
+                                           "%s form %s: status %s / %s: %s", cs,
+                                           ffn__forms[f].form, ffn_status_string(st),
+                                           ffn_status_string(ss), ffn_ctx_last_error(cx));
+                            for (int k = 0; k < no; k++) {
+                                void *dst = f == 0 ? ref[k] : got;
+                                FFN__CUDA(cudaMemcpy(dst, ffn__dptr(&dout[k]), bytes,
+                                                     cudaMemcpyDeviceToHost));
+                                CHECK(ffn__guards_ok(&dout[k], 0, bytes),
+                                               "%s form %s: output %d written outside its view",
+                                               cs, ffn__forms[f].form, k);
+                                // Garbage in the output for the next form.
+                                FFN__CUDA(cudaMemset(ffn__dptr(&dout[k]), 0x5a, bytes));
+                                if (f == 0) continue;
+                                const bool same = !memcmp(got, ref[k], bytes);
+                                differ += !same;
+                                CHECK(same,
+                                               "%s form %s: output %d differs from form 1,0", cs,
+                                               ffn__forms[f].form, k);
+                            }
+                        }
+                        for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(din[k].base));
+                        for (int k = 0; k < no; k++) {
+                            FFN__CUDA(cudaFree(dout[k].base));
+                            free(ref[k]);
+                        }
+                        free(h), free(got);
+                        configs++;
+                    }
+    printf("flat forms: %d configurations x %d forms, %lld outputs differ from form 1,0\n",
+           configs, (int)FFN__N_FORMS - 1, (long long)differ);
+    for (size_t f = 0; f < FFN__N_FORMS; f++)
+        for (int acc = 0; acc < 2; acc++)
+            for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[f][acc][par]);
 }
 
 // --- layouts -------------------------------------------------------------------------------------
@@ -430,7 +546,7 @@ static void ffn__check_views(ffn_ctx_t ctx, const struct ffn__cfg *c, struct ffn
     for (int k = 0; k < ni; k++) ti[k] = ins[k].t;
     const enum ffn_status st = ffn__call(ctx, c, to, ti);
     const enum ffn_status ss = ffn_ctx_synchronize(ctx);
-    ffn_test_check(&ffn__rep, st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s: %s", cs,
+    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s: %s", cs,
                    ffn_status_string(st), ffn_ctx_last_error(ctx));
     if (st == FFN_STATUS_OK) {
         int bad = 0;
@@ -450,7 +566,7 @@ static void ffn__check_views(ffn_ctx_t ctx, const struct ffn__cfg *c, struct ffn
                                 (long long)r, (long long)e, k, got, k ? w.y1 : w.y0);
                 }
         }
-        ffn_test_check(&ffn__rep, bad == 0, "%s: %d elements differ from the host math", cs, bad);
+        CHECK(bad == 0, "%s: %d elements differ from the host math", cs, bad);
     }
     for (int k = 0; k < ni; k++) free(vals[k]);
 }
@@ -494,7 +610,7 @@ static void ffn__layout(ffn_ctx_t ctx, const struct ffn__cfg *c, int64_t rows, i
             }
             free(h);
             char cs[160];
-            ffn_test_check(&ffn__rep, ok, "%s [%s]: bytes outside the output view changed",
+            CHECK(ok, "%s [%s]: bytes outside the output view changed",
                            ffn__cfg_str(c, cs, sizeof cs), what);
         }
     }
@@ -516,7 +632,7 @@ static void ffn__fused(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype dt, int64
         struct ffn__view fused, dh, h;
         ffn__view_make(&fused, dt, rows, 2 * m, 2 * m, 0);
         struct ffn_tensor g, u;
-        ffn_test_check(&ffn__rep, ffn_gate_up_split(ctx, &fused.t, order, &g, &u) == FFN_STATUS_OK,
+        CHECK(ffn_gate_up_split(ctx, &fused.t, order, &g, &u) == FFN_STATUS_OK,
                        "split");
         struct ffn__view ins[3], outs[2];
         ins[0] = fused, ins[1] = fused;
@@ -598,13 +714,11 @@ static void ffn__test_layouts(void) {
 
 static void ffn__test_api(void) {
     ffn_ctx_t ctx = ffn__ctx(false, false);
-    struct ffn_test_report *r = &ffn__rep;
-    ffn_test_check(r, ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA, "backend");
-    ffn_test_check(r, ffn_ctx_device(ctx) == 0 && ffn_ctx_stream(ctx) == NULL, "device, stream");
+    CHECK(ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA, "backend");
+    CHECK(ffn_ctx_device(ctx) == 0 && ffn_ctx_stream(ctx) == NULL, "device, stream");
     cudaStream_t stream;
     FFN__CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    ffn_test_check(
-        r, ffn_ctx_set_stream(ctx, stream) == FFN_STATUS_OK && ffn_ctx_stream(ctx) == stream,
+    CHECK(ffn_ctx_set_stream(ctx, stream) == FFN_STATUS_OK && ffn_ctx_stream(ctx) == stream,
         "set_stream");
     // A call on the stream, a synchronize, the result.
     const int64_t n = 4099;
@@ -616,11 +730,11 @@ static void ffn__test_api(void) {
                       y = ffn_tensor_vec(d + n, FFN_DTYPE_F32, n);
     int dev_before = -1, dev_after = -2;
     FFN__CUDA(cudaGetDevice(&dev_before));
-    ffn_test_check(r, ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y, &x) == FFN_STATUS_OK,
+    CHECK(ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y, &x) == FFN_STATUS_OK,
                    "forward on a stream: %s", ffn_ctx_last_error(ctx));
     FFN__CUDA(cudaGetDevice(&dev_after));
-    ffn_test_check(r, dev_before == dev_after, "current device kept");
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
+    CHECK(dev_before == dev_after, "current device kept");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
     float *out = malloc(n * sizeof *out);
     FFN__CUDA(cudaMemcpy(out, d + n, n * sizeof *out, cudaMemcpyDeviceToHost));
     int bad = 0;
@@ -629,19 +743,55 @@ static void ffn__test_api(void) {
                                                 FFN_DTYPE_F32, h[i], 0, 0);
         bad += ffn__diff(out[i], w.y0, FFN_DTYPE_F32) == 2;
     }
-    ffn_test_check(r, bad == 0, "stream result: %d differ", bad);
+    CHECK(bad == 0, "stream result: %d differ", bad);
     // Conversion on the device: f32 -> bf16 -> f32 equals the host rounding.
     uint16_t *d16 = NULL;
     FFN__CUDA(cudaMalloc((void **)&d16, n * sizeof *d16));
     struct ffn_tensor t16 = ffn_tensor_vec(d16, FFN_DTYPE_BF16, n);
-    ffn_test_check(r, ffn_tensor_convert(ctx, &t16, &x) == FFN_STATUS_OK, "convert");
+    CHECK(ffn_tensor_convert(ctx, &t16, &x) == FFN_STATUS_OK, "convert");
     uint16_t *h16 = malloc(n * sizeof *h16);
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
     FFN__CUDA(cudaMemcpy(h16, d16, n * sizeof *h16, cudaMemcpyDeviceToHost));
     bad = 0;
     for (int64_t i = 0; i < n; i++) bad += h16[i] != ffn_f32_to_bf16(h[i]);
-    ffn_test_check(r, bad == 0, "convert f32->bf16: %d differ", bad);
-    ffn_test_check(r, ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK && !ffn_ctx_stream(ctx),
+    CHECK(bad == 0, "convert f32->bf16: %d differ", bad);
+    // Captured into a CUDA graph in the global mode (torch.cuda.graph's): the stream is set during
+    // the capture, the checks run, the kernel is captured, not run; a replay computes it.
+    float *d2 = NULL;
+    FFN__CUDA(cudaMalloc((void **)&d2, n * sizeof *d2));
+    FFN__CUDA(cudaMemset(d2, 0, n * sizeof *d2));
+    struct ffn_tensor y2 = ffn_tensor_vec(d2, FFN_DTYPE_F32, n);
+    CHECK(ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK, "default stream");
+    FFN__CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const enum ffn_status cst = ffn_ctx_set_stream(ctx, stream);
+    const enum ffn_status cfw = ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y2, &x);
+    cudaGraph_t graph = NULL;
+    const cudaError_t cend = cudaStreamEndCapture(stream, &graph);
+    CHECK(cst == FFN_STATUS_OK && cfw == FFN_STATUS_OK && cend == cudaSuccess,
+                   "captured call: set_stream %s, forward %s (%s), end of capture %s",
+                   ffn_status_string(cst), ffn_status_string(cfw), ffn_ctx_last_error(ctx),
+                   cudaGetErrorName(cend));
+    FFN__CUDA(cudaStreamSynchronize(stream));
+    float *cap = malloc(n * sizeof *cap);
+    FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += cap[i] != 0.0f;
+    CHECK(bad == 0, "captured, not run: %d outputs written", bad);
+    if (cend == cudaSuccess) {
+        cudaGraphExec_t exec = NULL;
+        FFN__CUDA(cudaGraphInstantiate(&exec, graph, 0));
+        FFN__CUDA(cudaGraphLaunch(exec, stream));
+        FFN__CUDA(cudaStreamSynchronize(stream));
+        FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
+        bad = memcmp(cap, out, n * sizeof *cap) != 0;
+        CHECK(!bad, "graph replay = the direct call");
+        FFN__CUDA(cudaGraphExecDestroy(exec));
+        FFN__CUDA(cudaGraphDestroy(graph));
+    }
+    (void)cudaGetLastError();
+    free(cap);
+    FFN__CUDA(cudaFree(d2));
+    CHECK(ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK && !ffn_ctx_stream(ctx),
                    "back to the default stream");
     FFN__CUDA(cudaStreamDestroy(stream));
 
@@ -649,23 +799,20 @@ static void ffn__test_api(void) {
     float *host = malloc(n * sizeof *host);
     struct ffn_tensor th = ffn_tensor_vec(host, FFN_DTYPE_F32, n);
     enum ffn_status st = ffn_act_forward(ctx, FFN_ACT_SILU, &y, &th);
-    ffn_test_check(r,
-                   st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "host memory"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "host memory"),
                    "host pointer: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     struct ffn_tensor past = ffn_tensor_vec(d + n + 10, FFN_DTYPE_F32, n);
     st = ffn_act_forward(ctx, FFN_ACT_SILU, &past, &x);
-    ffn_test_check(
-        r, st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "past the end"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "past the end"),
         "view past its allocation: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     struct ffn_tensor shifted = ffn_tensor_vec(d + 1, FFN_DTYPE_F32, n);
     st = ffn_act_forward(ctx, FFN_ACT_SILU, &shifted, &x);
-    ffn_test_check(r, st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "overlaps"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "overlaps"),
                    "overlap: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     // A CPU context refuses a stream; the CUDA context synchronizes cleanly after the misuse.
-    ffn_test_check(r, ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize after misuse");
+    CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize after misuse");
     ffn_ctx_t cpu = NULL;
-    ffn_test_check(r,
-                   ffn_ctx_create(NULL, &cpu) == FFN_STATUS_OK &&
+    CHECK(ffn_ctx_create(NULL, &cpu) == FFN_STATUS_OK &&
                        ffn_ctx_set_stream(cpu, (void *)stream) == FFN_STATUS_UNSUPPORTED,
                    "CPU context: no stream");
     ffn_ctx_destroy(cpu);
@@ -676,7 +823,7 @@ static void ffn__test_api(void) {
     o.backend = FFN_BACKEND_CUDA;
     o.device = nd;
     ffn_ctx_t bad_ctx = NULL;
-    ffn_test_check(r, ffn_ctx_create(&o, &bad_ctx) == FFN_STATUS_UNSUPPORTED && !bad_ctx,
+    CHECK(ffn_ctx_create(&o, &bad_ctx) == FFN_STATUS_UNSUPPORTED && !bad_ctx,
                    "device %d does not exist", nd);
     free(host), free(h), free(out), free(h16);
     FFN__CUDA(cudaFree(d));
@@ -724,7 +871,7 @@ static void ffn__test_lut(void) {
                              ffn_act_forward(lut[acc], (enum ffn_act)act, &z, &z) == FFN_STATUS_OK;
                     ok = ok && ffn_ctx_synchronize(lut[acc]) == FFN_STATUS_OK &&
                          ffn_ctx_synchronize(direct[acc]) == FFN_STATUS_OK;
-                    ffn_test_check(&ffn__rep, ok, "lut %s: %s", ffn_act_name((enum ffn_act)act),
+                    CHECK(ok, "lut %s: %s", ffn_act_name((enum ffn_act)act),
                                    ffn_ctx_last_error(lut[acc]));
                     FFN__CUDA(cudaMemcpy(r1, dy1, n * 2, cudaMemcpyDeviceToHost));
                     FFN__CUDA(cudaMemcpy(r2, dy2, n * 2, cudaMemcpyDeviceToHost));
@@ -734,8 +881,7 @@ static void ffn__test_lut(void) {
                         bad += !ffn_test_same_elem(r1, r2, (enum ffn_dtype)out, i);
                         if (in == out) bad += !ffn_test_same_elem(r3, r2, (enum ffn_dtype)out, i);
                     }
-                    ffn_test_check(
-                        &ffn__rep, bad == 0,
+                    CHECK(bad == 0,
                         "lut %s %s->%s%s: %d elements differ from "
                         "the kernel's",
                         ffn_act_name((enum ffn_act)act), ffn_dtype_name((enum ffn_dtype)in),
@@ -743,7 +889,7 @@ static void ffn__test_lut(void) {
                     configs++;
                 }
     }
-    // Above the default threshold (2^25 elements), a default context: the table, checked at the
+    // Above the default threshold (2^23 elements), a default context: the table, checked at the
     // start, the middle and the end against the host math.
     const int64_t big = ((int64_t)1 << 25) + 3;
     uint16_t *bx = NULL, *by = NULL;
@@ -756,8 +902,7 @@ static void ffn__test_lut(void) {
     ffn_ctx_t def = ffn__ctx(false, false);
     const struct ffn_tensor tx = ffn_tensor_vec(bx, FFN_DTYPE_BF16, big);
     const struct ffn_tensor ty = ffn_tensor_vec(by, FFN_DTYPE_BF16, big);
-    ffn_test_check(&ffn__rep,
-                   ffn_act_forward(def, FFN_ACT_GELU_ERF, &ty, &tx) == FFN_STATUS_OK &&
+    CHECK(ffn_act_forward(def, FFN_ACT_GELU_ERF, &ty, &tx) == FFN_STATUS_OK &&
                        ffn_ctx_synchronize(def) == FFN_STATUS_OK,
                    "lut big: %s", ffn_ctx_last_error(def));
     int bad = 0;
@@ -773,7 +918,7 @@ static void ffn__test_lut(void) {
             bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
         }
     }
-    ffn_test_check(&ffn__rep, bad == 0, "lut big: %d elements differ from the host math", bad);
+    CHECK(bad == 0, "lut big: %d elements differ from the host math", bad);
     printf("lut: %d configurations, and %lld elements through the default threshold\n", configs,
            (long long)big);
     free(h), free(r1), free(r2), free(r3), free(got);
@@ -785,6 +930,164 @@ static void ffn__test_lut(void) {
     FFN__CUDA(cudaFree(by));
     for (int k = 0; k < 2; k++) ffn_ctx_destroy(lut[k]), ffn_ctx_destroy(direct[k]);
     ffn_ctx_destroy(def);
+}
+
+// --- tables of act(gate) and act'(x): the 16-bit gated forwards and backwards -------------------
+// $FFN_CUDA_GLU_LUT=1: every contiguous 16-bit gated forward of the default tier through the table
+// (lut.cu), and every 16-bit backward through its table of act'(x): each output equal to the
+// host copy (ffn_cm_glut_h with a table built on the host), special values bit for bit; a one-ulp difference allowed where libdevice's exp/erfc moved an
+// entry (counted: ≤ 1 in 10^4); the direct kernel's bits differ where the product lies near a
+// midpoint of the output type (counted, for the record). Then h = gate in place, and one call
+// above the default threshold (2^25 elements) against the host copy.
+static float ffn__h16(uint16_t b, enum ffn_dtype dt) {
+    return dt == FFN_DTYPE_BF16 ? ffn_bf16_to_f32(b) : ffn_f16_to_f32(b);
+}
+
+static int ffn__glut_check(const uint16_t *got, const uint16_t *g, const uint16_t *u, int64_t n,
+                           enum ffn_act act, bool deriv, enum ffn_dtype in, enum ffn_dtype out,
+                           int *one) {
+    uint32_t *ent = malloc(65536 * sizeof *ent);
+    for (int i = 0; i < 65536; i++) {
+        const double x = ffn__h16((uint16_t)i, in);
+        ent[i] = ffn_cm_glut_entry(deriv ? ffn_ref_dact_eval(act, x) : ffn_ref_act_eval(act, x));
+    }
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float gv = ffn__h16(g[i], in), uv = ffn__h16(u[i], in);
+        const float want = ffn_cm_round_to(out, ffn_cm_glut_h(act, deriv, ent[g[i]], gv, uv));
+        const int d = ffn__diff(ffn__h16(got[i], out), want, out);
+        *one += d == 1;
+        if (d == 2 && bad++ < 3)
+            printf("  glut %s%s %s->%s: g=%.9g u=%.9g got %.9g, host %.9g\n", ffn_glu_name(act),
+                   deriv ? " bwd" : "", ffn_dtype_name(in), ffn_dtype_name(out), gv, uv,
+                   ffn__h16(got[i], out), want);
+    }
+    free(ent);
+    return bad;
+}
+
+static void ffn__test_glut(void) {
+    setenv("FFN_CUDA_GLU_LUT", "1", 1);
+    ffn_ctx_t lut = ffn__ctx(false, false);
+    setenv("FFN_CUDA_GLU_LUT", "0", 1);
+    ffn_ctx_t direct = ffn__ctx(false, false);
+    unsetenv("FFN_CUDA_GLU_LUT");
+    const int64_t n = 65536 + 5;
+    uint16_t *g = malloc(n * 2), *u[2] = {malloc(n * 2), malloc(n * 2)}, *r1 = malloc(n * 2),
+             *r2 = malloc(n * 2), *r3 = malloc(n * 2);
+    for (int64_t i = 0; i < n; i++) g[i] = (uint16_t)(i * 40503u);  // every pattern, permuted
+    uint16_t *dg = NULL, *du = NULL, *dh1 = NULL, *dh2 = NULL, *dz = NULL;
+    FFN__CUDA(cudaMalloc((void **)&dg, n * 2));
+    FFN__CUDA(cudaMalloc((void **)&du, n * 2));
+    FFN__CUDA(cudaMalloc((void **)&dh1, n * 2));
+    FFN__CUDA(cudaMalloc((void **)&dh2, n * 2));
+    FFN__CUDA(cudaMalloc((void **)&dz, n * 2));
+    FFN__CUDA(cudaMemcpy(dg, g, n * 2, cudaMemcpyHostToDevice));
+    int configs = 0;
+    long long ones = 0, direct_diff = 0, total = 0;
+    for (int in = FFN_DTYPE_BF16; in <= FFN_DTYPE_F16; in++) {
+        // Ups: specials and plain values, then random ones over the type's range.
+        const bool bf = in == FFN_DTYPE_BF16;
+        const uint16_t fixed[] = {0x0000, 0x8000, bf ? 0x7f80 : 0x7c00, bf ? 0xff80 : 0xfc00,
+                                  bf ? 0x7fc0 : 0x7e00, bf ? 0x7f7f : 0x7bff, 0x0001,
+                                  bf ? 0x3f80 : 0x3c00, bf ? 0xbf40 : 0xba00};
+        uint64_t seed = 0x6c757400ull;
+        uint16_t *uu = u[in - FFN_DTYPE_BF16];
+        for (int64_t i = 0; i < n; i++) {
+            const float r = ffn_test_logrand(&seed, bf ? -100.0 : -20.0, bf ? 100.0 : 15.0);
+            uu[i] = i % 16 < 9 ? fixed[i % 16] : bf ? ffn_f32_to_bf16(r) : ffn_f32_to_f16(r);
+        }
+        FFN__CUDA(cudaMemcpy(du, uu, n * 2, cudaMemcpyHostToDevice));
+        for (int act = 0; act < FFN_ACT_COUNT; act++) {
+            if (act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY) continue;
+            for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++)
+            for (int deriv = 0; deriv < 2; deriv++) {
+                const enum ffn_dtype it = (enum ffn_dtype)in, ot = (enum ffn_dtype)out;
+                const struct ffn_tensor tg = ffn_tensor_vec(dg, it, n);
+                const struct ffn_tensor tu = ffn_tensor_vec(du, it, n);
+                const struct ffn_tensor h1 = ffn_tensor_vec(dh1, ot, n);
+                const struct ffn_tensor h2 = ffn_tensor_vec(dh2, ot, n);
+                const struct ffn_tensor z = ffn_tensor_vec(dz, it, n);
+                FFN__CUDA(cudaMemcpy(dz, dg, n * 2, cudaMemcpyDeviceToDevice));
+                // deriv: the backward dx = act'(x)·dy (x = the gates, dy = the ups).
+                const enum ffn_act ac = (enum ffn_act)act;
+                bool ok = (deriv ? ffn_act_backward(lut, ac, &h1, &tg, &tu)
+                                 : ffn_glu_forward(lut, ac, &h1, &tg, &tu)) == FFN_STATUS_OK &&
+                          (deriv ? ffn_act_backward(direct, ac, &h2, &tg, &tu)
+                                 : ffn_glu_forward(direct, ac, &h2, &tg, &tu)) == FFN_STATUS_OK;
+                if (in == out)  // h = gate (dx = x), through the table
+                    ok = ok && (deriv ? ffn_act_backward(lut, ac, &z, &z, &tu)
+                                      : ffn_glu_forward(lut, ac, &z, &z, &tu)) == FFN_STATUS_OK;
+                ok = ok && ffn_ctx_synchronize(lut) == FFN_STATUS_OK &&
+                     ffn_ctx_synchronize(direct) == FFN_STATUS_OK;
+                CHECK(ok, "glut %s: %s", ffn_glu_name((enum ffn_act)act),
+                               ffn_ctx_last_error(lut));
+                FFN__CUDA(cudaMemcpy(r1, dh1, n * 2, cudaMemcpyDeviceToHost));
+                FFN__CUDA(cudaMemcpy(r2, dh2, n * 2, cudaMemcpyDeviceToHost));
+                FFN__CUDA(cudaMemcpy(r3, dz, n * 2, cudaMemcpyDeviceToHost));
+                int one = 0;
+                int bad = ffn__glut_check(r1, g, uu, n, ac, deriv, it, ot, &one);
+                if (in == out) {
+                    int bad_z = 0;
+                    for (int64_t i = 0; i < n; i++) bad_z += !ffn_test_same_elem(r3, r1, ot, i);
+                    CHECK(bad_z == 0, "glut %s%s %s in place: %d differ",
+                                   ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
+                                   bad_z);
+                }
+                for (int64_t i = 0; i < n; i++) direct_diff += !ffn_test_same_elem(r1, r2, ot, i);
+                CHECK(bad == 0 && one <= n / 10000,
+                               "glut %s%s %s->%s: %d elements differ from the host copy, %d by "
+                               "one ulp",
+                               ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
+                               ffn_dtype_name(ot), bad, one);
+                ones += one, total += n;
+                configs++;
+            }
+        }
+    }
+    // Above the default threshold, a default context: SwiGLU bf16, start, middle and end.
+    const int64_t big = ((int64_t)1 << 25) + 3;
+    uint16_t *bg = NULL, *bu = NULL, *bh = NULL;
+    FFN__CUDA(cudaMalloc((void **)&bg, big * 2));
+    FFN__CUDA(cudaMalloc((void **)&bu, big * 2));
+    FFN__CUDA(cudaMalloc((void **)&bh, big * 2));
+    for (int64_t i = 0; i < big; i += n - 5) {
+        const int64_t m = big - i < n - 5 ? big - i : n - 5;
+        FFN__CUDA(cudaMemcpy(bg + i, g, (size_t)m * 2, cudaMemcpyHostToDevice));
+        FFN__CUDA(cudaMemcpy(bu + i, u[0], (size_t)m * 2, cudaMemcpyHostToDevice));
+    }
+    ffn_ctx_t def = ffn__ctx(false, false);
+    const struct ffn_tensor tg = ffn_tensor_vec(bg, FFN_DTYPE_BF16, big);
+    const struct ffn_tensor tu = ffn_tensor_vec(bu, FFN_DTYPE_BF16, big);
+    const struct ffn_tensor th = ffn_tensor_vec(bh, FFN_DTYPE_BF16, big);
+    CHECK(ffn_glu_forward(def, FFN_ACT_SILU, &th, &tg, &tu) == FFN_STATUS_OK &&
+                       ffn_ctx_synchronize(def) == FFN_STATUS_OK,
+                   "glut big: %s", ffn_ctx_last_error(def));
+    int bad = 0, one = 0;
+    const int64_t starts[] = {0, big / 2, big - 70000};
+    uint16_t *got = malloc(70000 * 2), *xg = malloc(70000 * 2), *xu = malloc(70000 * 2);
+    for (int k = 0; k < 3; k++) {
+        FFN__CUDA(cudaMemcpy(got, bh + starts[k], 70000 * 2, cudaMemcpyDeviceToHost));
+        for (int64_t i = 0; i < 70000; i++)
+            xg[i] = g[(starts[k] + i) % (n - 5)], xu[i] = u[0][(starts[k] + i) % (n - 5)];
+        bad += ffn__glut_check(got, xg, xu, 70000, FFN_ACT_SILU, false, FFN_DTYPE_BF16,
+                               FFN_DTYPE_BF16, &one);
+    }
+    CHECK(bad == 0 && one <= 21,
+                   "glut big: %d elements differ from the host copy", bad);
+    printf("glut: %d configurations (%lld elements: %lld one ulp from the host copy, %lld differ "
+           "from the direct kernel), and %lld elements through the default threshold\n",
+           configs, total, ones, direct_diff, (long long)big);
+    free(g), free(u[0]), free(u[1]), free(r1), free(r2), free(r3), free(got), free(xg), free(xu);
+    FFN__CUDA(cudaFree(dg));
+    FFN__CUDA(cudaFree(du));
+    FFN__CUDA(cudaFree(dh1));
+    FFN__CUDA(cudaFree(dh2));
+    FFN__CUDA(cudaFree(dz));
+    FFN__CUDA(cudaFree(bg));
+    FFN__CUDA(cudaFree(bu));
+    FFN__CUDA(cudaFree(bh));
+    ffn_ctx_destroy(lut), ffn_ctx_destroy(direct), ffn_ctx_destroy(def);
 }
 
 // --- 64-bit indexing -----------------------------------------------------------------------------
@@ -824,8 +1127,7 @@ static void ffn__test_big(void) {
         ffn_ctx_t ctx = pass ? lut : direct;
         const enum ffn_act act = pass ? FFN_ACT_GELU_ERF : FFN_ACT_SILU;
         FFN__CUDA(cudaMemset(y, 0xff, (size_t)n * 2));
-        ffn_test_check(&ffn__rep,
-                       ffn_act_forward(ctx, act, &ty, &tx) == FFN_STATUS_OK &&
+        CHECK(ffn_act_forward(ctx, act, &ty, &tx) == FFN_STATUS_OK &&
                            ffn_ctx_synchronize(ctx) == FFN_STATUS_OK,
                        "big: %s", ffn_ctx_last_error(ctx));
         int bad = 0;
@@ -838,7 +1140,7 @@ static void ffn__test_big(void) {
                 bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
             }
         }
-        ffn_test_check(&ffn__rep, bad == 0, "big (%s): %d of %lld elements differ",
+        CHECK(bad == 0, "big (%s): %d of %lld elements differ",
                        pass ? "table" : "kernel", bad, (long long)(3 * tail));
     }
     printf("big: %lld elements in one call, through the kernel and through the table\n",
@@ -851,6 +1153,7 @@ static void ffn__test_big(void) {
 }
 
 int main(int argc, char **argv) {
+    ffn_check_begin("test_cuda");
     ffn_cm_tabs_fill(&ffn__tabs, &ffn__tabs_src, 0, 1, true, true);
     bool kernels = true, layouts = true, api = true, big = false;
     for (int i = 1; i < argc; i++) {
@@ -869,8 +1172,7 @@ int main(int argc, char **argv) {
     }
     char why[256];
     if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why)) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return FFN__SKIP;
+        return ffn_check_skip("no CUDA device (%s)", why);
     }
     struct cudaDeviceProp p;
     FFN__CUDA(cudaGetDeviceProperties(&p, 0));
@@ -879,7 +1181,9 @@ int main(int argc, char **argv) {
     if (api) ffn__test_api();
     if (kernels) ffn__test_kernels();
     if (kernels) ffn__test_lut();
+    if (kernels) ffn__test_glut();
+    if (kernels) ffn__test_flat_forms();
     if (layouts) ffn__test_layouts();
     if (big) ffn__test_big();
-    return ffn_test_finish(&ffn__rep);
+    return ffn_check_summary();
 }

@@ -8,8 +8,9 @@
 //               GPU block against the CPU block (oneDNN) on the same inputs; every layout of the
 //               same weights gives the same y; accumulation into gradients; outputs poisoned
 //               first (an unwritten element fails). Then d=64 m=128 on 48 tokens and d=40 m=72 on
-//               33 tokens (cuBLASLt's tensor-core kernels; odd leading dimensions) against the CPU
-//               block and the reference forward.
+//               33 tokens (cuBLASLt's tensor-core kernels; odd leading dimensions), and d=16
+//               m=32 on 1000 tokens (the bias gradients' column sums over many row chunks)
+//               against the CPU block and the reference forward.
 //   --hf DIR    a Hugging Face fixture (tests/data/hf/<arch>): the block built from the
 //               checkpoint's tensors copied to the device, forward + backward under both
 //               policies, y, dx and every weight gradient against the transformers reference
@@ -27,8 +28,8 @@
 #include <cuda_runtime_api.h>
 
 #include "block_ref.h"
+#include "check.h"
 
-#define SKIP 77
 #define D 6
 #define M 8
 #define T 5
@@ -41,12 +42,11 @@
 #define TOL_TF32 5e-3  // tf32 rounds each GEMM input to 11 bits: 2^-11, a quarter of bf16's
 #define TOL_HF_F32 2e-5
 #define TOL_HF_BF16 3e-2  // ffn verify's bf16 tolerance (the CPU's worst fixture: 7e-3)
-#define MAX_FAILS 12
+#define MAX_FAILS 12  // failures printed
 #define NLEN(a) (sizeof(a) / sizeof((a)[0]))
 
-int ffn_test_epilogue(int stride, bool verbose);  // test_cuda_block_epi.cu
+void ffn_test_epilogue(int stride, bool verbose);  // test_cuda_block_epi.cu: checks
 
-static int n_fail, n_checks;
 static double worst;
 static int only_act = -1;  // --only-act: one activation in the grids
 static int n_log_warn, n_log_fallback;
@@ -66,17 +66,13 @@ static double rnd(void) {
     return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-static bool fail_msg(void) { return ++n_fail <= MAX_FAILS; }
-
 static void check_tol(const char *cfg, const char *what, int64_t k, double want, double got,
                       double scale, double tol_abs, double tol_rel) {
-    n_checks++;
     const double err = fabs(got - want), s = scale > 1 ? scale : 1;
     if (err / (tol_abs * s) > worst) worst = err / (tol_abs * s);
-    if (err <= tol_abs * s + tol_rel * fabs(want) && !isnan(got)) return;
-    if (fail_msg())
-        printf("FAIL %s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)\n", cfg, what,
-               k, want, got, err, scale);
+    CHECK(err <= tol_abs * s + tol_rel * fabs(want) && !isnan(got),
+          "%s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)", cfg, what, k, want,
+          got, err, scale);
 }
 
 #define CUDA_OK(call)                                                                     \
@@ -234,15 +230,14 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
             ok = false;
     }
     if (ok && ffn_ctx_synchronize(ctx)) ok = false;
-    if (!ok && fail_msg())
-        printf("FAIL %s (%s): %s\n", name, cuda ? "cuda" : "cpu", ffn_ctx_last_error(ctx));
+    CHECK(ok, "%s (%s): %s", name, cuda ? "cuda" : "cpu", ffn_ctx_last_error(ctx));
     if (ok && impl) {
         struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
         ffn_block_info(ctx, blk, s->t, &info);
         snprintf(impl, impl_size, "%s", info.gemm_impl);
-        if (cuda && info.cache_bytes != 0 && fail_msg())
-            printf("FAIL %s: a CUDA block reports %zu cache bytes (weights are used as they lie)\n",
-                   name, info.cache_bytes);
+        if (cuda)
+            CHECK_EQ(info.cache_bytes, 0, "%s: a CUDA block copies no weights (used as they lie)",
+                     name);
     }
     ffn_block_destroy(blk);
     if (ok) {
@@ -256,8 +251,6 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
         to_f32(r->dx, hdx, td, dt->act);
         for (int k = 0; k < 8; k++)
             if (r->g[k]) to_f32(r->g[k], hg[k], s->n[k], dt->grad);
-    } else {
-        n_fail++;
     }
     for (int k = 0; k < 8; k++) {
         if (cuda && dw[k]) cudaFree(dw[k]), cudaFree(dg[k]);
@@ -608,34 +601,26 @@ static void hf_compare(const char *cfg, const char *what, const float *want, con
     for (int64_t k = 0; k < n; k++) {
         const double err = fabs((double)got[k] - want[k]);
         w = err / (scale > 0 ? scale : 1) > w ? err / (scale > 0 ? scale : 1) : w;
-        n_checks++;
-        if (!(err <= tol_abs * scale + tol_rel * fabs(want[k])) && fail_msg())
-            printf("FAIL %s %s[%" PRId64 "]: expected %.9g got %.9g\n", cfg, what, k, want[k], got[k]);
+        CHECK(err <= tol_abs * scale + tol_rel * fabs(want[k]), "%s %s[%" PRId64 "]: expected %.9g got %.9g",
+              cfg, what, k, want[k], got[k]);
     }
     printf("    %-28s max |err| / max |ref| = %.2e\n", what, w);
 }
 
-static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
+static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
     char path[4096], name[512], pre[256];
     ffn_safetensors_t model = NULL, io = NULL;
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
-    if (ffn_safetensors_open(gpu, path, &model)) {
-        printf("FAIL open %s: %s\n", path, ffn_ctx_last_error(gpu));
-        return 1;
-    }
+    if (!CHECK(!ffn_safetensors_open(gpu, path, &model), "open %s: %s", path, ffn_ctx_last_error(gpu)))
+        return;
     snprintf(path, sizeof path, "%s/io.safetensors", dir);
-    if (ffn_safetensors_open(gpu, path, &io)) {
-        printf("FAIL open %s: %s\n", path, ffn_ctx_last_error(gpu));
-        return 1;
-    }
+    if (!CHECK(!ffn_safetensors_open(gpu, path, &io), "open %s: %s", path, ffn_ctx_last_error(gpu)))
+        return;
     const char *module = ffn_safetensors_metadata(io, "module"), *layer = ffn_safetensors_metadata(io, "layer");
     const struct arch *a = NULL;
     for (size_t k = 0; module && k < NLEN(arches); k++)
         if (!strcmp(arches[k].module, module)) a = &arches[k];
-    if (!a || !layer) {
-        printf("FAIL %s: unknown module\n", dir);
-        return 1;
-    }
+    if (!CHECK(a && layer, "%s: unknown module", dir)) return;
     snprintf(pre, sizeof pre, a->prefix, layer);
     printf("fixture %s (%s, layer %s)\n", dir, module, layer);
     struct ffn_file_tensor ft[8] = {0}, x, y, dy, dx;
@@ -643,16 +628,14 @@ static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
         const char *nm = a->names[k % 4];
         if (!nm || (k >= 4 && !a->bias)) continue;
         snprintf(name, sizeof name, "%s%s.%s", pre, nm, k < 4 ? "weight" : "bias");
-        if (ffn_safetensors_find(gpu, model, name, &ft[k]) || ft[k].dtype != FFN_FILE_DTYPE_F32) {
-            printf("FAIL %s: %s\n", dir, name);
-            return 1;
-        }
+        if (!CHECK(!ffn_safetensors_find(gpu, model, name, &ft[k]) && ft[k].dtype == FFN_FILE_DTYPE_F32,
+                   "%s: %s", dir, name))
+            return;
     }
-    if (ffn_safetensors_find(gpu, io, "x", &x) || ffn_safetensors_find(gpu, io, "y", &y) ||
-        ffn_safetensors_find(gpu, io, "dy", &dy) || ffn_safetensors_find(gpu, io, "dx", &dx)) {
-        printf("FAIL %s: io tensors\n", dir);
-        return 1;
-    }
+    if (!CHECK(!ffn_safetensors_find(gpu, io, "x", &x) && !ffn_safetensors_find(gpu, io, "y", &y) &&
+                   !ffn_safetensors_find(gpu, io, "dy", &dy) && !ffn_safetensors_find(gpu, io, "dx", &dx),
+               "%s: io tensors", dir))
+        return;
     const int64_t t = x.shape[0], d = x.shape[1];
     const int64_t m = a->orient == FFN_WEIGHT_OUT_IN ? ft[3].shape[1] : ft[3].shape[0];
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
@@ -691,10 +674,8 @@ static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
         struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
         o.save_dtype = dt;
         ffn_block_t blk = NULL;
-        if (ffn_block_create(gpu, &spec, &w, &o, &blk)) {
-            printf("FAIL %s %s create: %s\n", dir, ffn_dtype_name(dt), ffn_ctx_last_error(gpu));
-            n_fail++;
-        }
+        CHECK(!ffn_block_create(gpu, &spec, &w, &o, &blk), "%s %s create: %s", dir, ffn_dtype_name(dt),
+              ffn_ctx_last_error(gpu));
         for (int pol = 0; blk && pol < 2; pol++) {
             char cfg[128];
             snprintf(cfg, sizeof cfg, "[%s %s %s]", a->module, ffn_dtype_name(dt), pol ? "recompute" : "save");
@@ -708,12 +689,10 @@ static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
             }
             const struct ffn_tensor tx = ffn_tensor_2d(dxin, dt, t, d, d), ty = ffn_tensor_2d(dyo, dt, t, d, d);
             const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt, t, d, d), tdx = ffn_tensor_2d(ddx, dt, t, d, d);
-            if (ffn_block_forward(gpu, blk, &ty, &tx, pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE) ||
-                ffn_block_backward(gpu, blk, &g, &tdx, &tdy) || ffn_ctx_synchronize(gpu)) {
-                printf("FAIL %s: %s\n", cfg, ffn_ctx_last_error(gpu));
-                n_fail++;
+            if (!CHECK(!ffn_block_forward(gpu, blk, &ty, &tx, pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE) &&
+                           !ffn_block_backward(gpu, blk, &g, &tdx, &tdy) && !ffn_ctx_synchronize(gpu),
+                       "%s: %s", cfg, ffn_ctx_last_error(gpu)))
                 continue;
-            }
             dev_get(h, dyo, (size_t)(t * d) * es);
             to_f32(yo, h, t * d, dt);
             dev_get(h, ddx, (size_t)(t * d) * es);
@@ -729,11 +708,7 @@ static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
                 free(hh);
                 snprintf(name, sizeof name, "grad.%s.%s", a->names[k % 4], k < 4 ? "weight" : "bias");
                 struct ffn_file_tensor ref;
-                if (ffn_safetensors_find(gpu, io, name, &ref)) {
-                    printf("FAIL %s: %s missing\n", dir, name);
-                    n_fail++;
-                    continue;
-                }
+                if (!CHECK(!ffn_safetensors_find(gpu, io, name, &ref), "%s: %s missing", dir, name)) continue;
                 hf_compare(cfg, name, ref.data, hg[k], n, ta, tr);
             }
         }
@@ -747,22 +722,17 @@ static int hf_fixture(ffn_ctx_t gpu, const char *dir) {
     }
     ffn_safetensors_close(model);
     ffn_safetensors_close(io);
-    return 0;
 }
 
 // --- misuse -------------------------------------------------------------------------------------
 
 static void expect(const char *what, enum ffn_status got, enum ffn_status want, ffn_ctx_t ctx,
                    const char *needle) {
-    n_checks++;
     const char *msg = ffn_ctx_last_error(ctx);
-    if (got == want && (!needle || strstr(msg, needle))) {
+    if (CHECK(got == want && (!needle || strstr(msg, needle)),
+              "%s: status %d (want %d), message \"%s\" (want \"%s\")", what, (int)got, (int)want, msg,
+              needle ? needle : ""))
         printf("  ok   %-44s %s\n", what, msg);
-        return;
-    }
-    if (fail_msg())
-        printf("FAIL %s: status %d (want %d), message \"%s\" (want \"%s\")\n", what, (int)got,
-               (int)want, msg, needle ? needle : "");
 }
 
 static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
@@ -857,8 +827,7 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
     ffn_ctx_set_stream(gpu, NULL);
     dev_get(r1, dg1, sizeof r1);
     dev_get(r2, dg2, sizeof r2);
-    n_checks++;
-    if (memcmp(r1, r2, sizeof r1) && fail_msg()) printf("FAIL streams: the gradients differ\n");
+    CHECK(!memcmp(r1, r2, sizeof r1), "streams: the gradients differ");
     // n_tokens 0: a no-op forward; the backward zeroes the gradients.
     const struct ffn_tensor t0 = ffn_tensor_2d(dx, FFN_DTYPE_F32, 0, d, d), t0y = ffn_tensor_2d(dyb, FFN_DTYPE_F32, 0, d, d);
     g.up = dg1;
@@ -868,10 +837,7 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
     expect("0 tokens", st, FFN_STATUS_OK, gpu, NULL);
     dev_get(r1, dg1, sizeof r1);
     for (int k = 0; k < m * d; k++)
-        if (r1[k] != 0.0f && fail_msg()) {
-            printf("FAIL 0 tokens: grads.up[%d] = %g, expected 0\n", k, r1[k]);
-            break;
-        }
+        if (!CHECK(r1[k] == 0.0f, "0 tokens: grads.up[%d] = %g, expected 0", k, r1[k])) break;
     ffn_block_destroy(blk);
     ffn_block_destroy(cblk);
     cudaStreamDestroy(s1), cudaStreamDestroy(s2);
@@ -879,11 +845,11 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
 }
 
 int main(int argc, char **argv) {
+    ffn_check_begin("test_cuda_block");
+    ffn_check_section(NULL, MAX_FAILS);
     char why[256];
-    if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why)) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return SKIP;
-    }
+    if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why))
+        return ffn_check_skip("no CUDA device (%s)", why);
     bool grid = false, mis = false, epi = false, verbose = false;
     int stride = 1;
     const char *fixtures[16];
@@ -914,10 +880,8 @@ int main(int argc, char **argv) {
     o.backend = FFN_BACKEND_CUDA;
     o.log = log_cb;
     ffn_ctx_t gpu, cpu;
-    if (ffn_ctx_create(&o, &gpu) || ffn_ctx_create(NULL, &cpu)) {
-        printf("FAIL: ffn_ctx_create\n");
-        return 1;
-    }
+    if (!CHECK(!ffn_ctx_create(&o, &gpu) && !ffn_ctx_create(NULL, &cpu), "ffn_ctx_create"))
+        return ffn_check_summary();
     // No cuBLASLt: the blocks are refused with FFN_STATUS_UNSUPPORTED; say so and skip.
     {
         struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
@@ -928,10 +892,7 @@ int main(int argc, char **argv) {
         w.up.data = p + 1, w.down.data = p + 2;
         ffn_block_t b;
         enum ffn_status st = ffn_block_create(gpu, &spec, &w, NULL, &b);
-        if (st == FFN_STATUS_UNSUPPORTED) {
-            printf("skipped: %s\n", ffn_ctx_last_error(gpu));
-            return SKIP;
-        }
+        if (st == FFN_STATUS_UNSUPPORTED) return ffn_check_skip("%s", ffn_ctx_last_error(gpu));
         ffn_block_destroy(b);
         cudaFree(p);
     }
@@ -939,13 +900,14 @@ int main(int argc, char **argv) {
         grid_small(gpu, cpu);
         grid_large(gpu, cpu, 64, 128, 48);
         grid_large(gpu, cpu, 40, 72, 33);
+        grid_large(gpu, cpu, 16, 32, 1000);
     }
-    for (int i = 0; i < n_fx; i++) n_fail += hf_fixture(gpu, fixtures[i]);
+    for (int i = 0; i < n_fx; i++) hf_fixture(gpu, fixtures[i]);
     if (mis) misuse(gpu, cpu);
-    if (epi) n_fail += ffn_test_epilogue(stride, verbose);
+    if (epi) ffn_test_epilogue(stride, verbose);
     ffn_ctx_destroy(gpu);
     ffn_ctx_destroy(cpu);
-    printf("test_cuda_block: %d checks, %d failures; %d GEMM configurations without a cuBLASLt "
-           "algorithm (fallback), %d warnings\n", n_checks, n_fail, n_log_fallback, n_log_warn);
-    return n_fail ? 1 : 0;
+    printf("test_cuda_block: %d GEMM configurations without a cuBLASLt algorithm (fallback), %d "
+           "warnings\n", n_log_fallback, n_log_warn);
+    return ffn_check_summary();
 }

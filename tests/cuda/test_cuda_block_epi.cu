@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cuda/cuda_lt.h"
 #include "ulp_metric.h"
 
@@ -70,13 +71,14 @@ __global__ void epi_aux(void *aux, int dt, int64_t m, uint32_t b0, uint32_t stri
     }
 }
 
-// max: over every input; body_*: over the inputs whose exact result is a normal number of the
-// output dtype (not in the underflow tail); tail: the others above the bound (a zero of the wrong
-// sign, a flushed subnormal); nonfinite: NaN or inf for a finite exact result.
+// max: over every input; body_*: over the inputs of magnitude ≤ 2^20 (where pre-activations live)
+// whose exact result is a normal number of the output dtype; tail: inputs of the underflow tail
+// above the bound (a zero of the wrong sign, a flushed subnormal); huge: inputs beyond 2^20 above
+// the bound; nonfinite: NaN or inf for a finite exact result.
 struct epi_stat {
     double max, body_max;
     float x, m1, got, bx, bm1, bgot;
-    unsigned long long n, n_over, n_inexact, n_tail, n_nonfinite;
+    unsigned long long n, n_over, n_inexact, n_tail, n_huge, n_nonfinite;
 };
 
 static __device__ float epi_ld(const void *p, int64_t i, int dt) {
@@ -89,7 +91,7 @@ __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int
                            uint32_t b0, uint32_t stride, uint32_t last, double bound,
                            struct epi_stat *out) {
     __shared__ struct epi_stat sh[256];
-    struct epi_stat me = {-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct epi_stat me = {-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < m * EPI_N;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = e / EPI_N;
@@ -123,9 +125,10 @@ __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int
         me.n_over += err > bound;
         if (err > me.max) me.max = err, me.x = x, me.m1 = m1, me.got = got;
         const double r = ffn_um_round(exact, (enum ffn_dtype)dt);
-        const bool body = isfinite(r) && fabs(r) >= 0x1p-126;
-        if (body && err > me.body_max) me.body_max = err, me.bx = x, me.bm1 = m1, me.bgot = got;
-        if (!body && err > bound) me.n_tail++;
+        const bool huge = !(fabsf(x) <= 0x1p20f), tail = !huge && !(isfinite(r) && fabs(r) >= 0x1p-126);
+        if (!huge && !tail && err > me.body_max) me.body_max = err, me.bx = x, me.bm1 = m1, me.bgot = got;
+        if (tail && err > bound) me.n_tail++;
+        if (huge && err > bound) me.n_huge++;
         if (isfinite(exact) && !isfinite(got)) me.n_nonfinite++;
     }
     const int t = threadIdx.x;
@@ -139,7 +142,7 @@ __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int
             if (b->body_max > a->body_max)
                 a->body_max = b->body_max, a->bx = b->bx, a->bm1 = b->bm1, a->bgot = b->bgot;
             a->n += b->n, a->n_over += b->n_over, a->n_inexact += b->n_inexact;
-            a->n_tail += b->n_tail, a->n_nonfinite += b->n_nonfinite;
+            a->n_tail += b->n_tail, a->n_huge += b->n_huge, a->n_nonfinite += b->n_nonfinite;
         }
         __syncthreads();
     }
@@ -214,7 +217,7 @@ static int epi_run(const struct ffn_lt *lt, cublasLtHandle_t h, struct epi_gemm 
     cublasStatus_t s = lt->matmul(h, g->desc, &alpha, W, g->la, x, g->lb, &beta, D, g->lc, D, g->lc,
                                   &g->algo, ws, ws_bytes, 0);
     if (s != CUBLAS_STATUS_SUCCESS) {
-        printf("FAIL epilogue: cublasLtMatmul: %s\n", ffn_lt_status(lt, s));
+        FAIL("epilogue: cublasLtMatmul: %s", ffn_lt_status(lt, s));
         return 1;
     }
     return 0;
@@ -229,16 +232,16 @@ static void epi_collect(const struct epi_stat *d_st, struct epi_stat *acc) {
         if (h[b].body_max > acc->body_max)
             acc->body_max = h[b].body_max, acc->bx = h[b].bx, acc->bm1 = h[b].bm1, acc->bgot = h[b].bgot;
         acc->n += h[b].n, acc->n_over += h[b].n_over, acc->n_inexact += h[b].n_inexact;
-        acc->n_tail += h[b].n_tail, acc->n_nonfinite += h[b].n_nonfinite;
+        acc->n_tail += h[b].n_tail, acc->n_huge += h[b].n_huge, acc->n_nonfinite += h[b].n_nonfinite;
     }
 }
 
-extern "C" int ffn_test_epilogue(int stride, bool verbose) {
+extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     char why[512];
     const struct ffn_lt *lt = ffn_lt_get(why, sizeof why);
     if (!lt) {
         printf("epilogue: skipped: %s\n", why);
-        return 0;
+        return;
     }
     if (stride < 1) stride = 1;
     cublasLtHandle_t h;
@@ -253,11 +256,10 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     cudaMalloc(&aux, (size_t)EPI_M * EPI_N * 4);
     cudaMalloc((void **)&st, EPI_BLOCKS * sizeof *st);
     __nv_bfloat16 hw[EPI_N * EPI_K];
-    int fails = 0;
     printf("cuBLASLt GeLU epilogues (tanh form) against ffn's reference, %s\n", lt->path);
-    printf("  %-5s %-4s %-40s %11s %9s %9s %5s %11s %9s %4s %s\n", "what", "out", "inputs",
-           "values", "max ulp", "body max", "bound", "tail > bnd", "nonfinite", "used",
-           "worst of the body at");
+    printf("  %-5s %-4s %-40s %11s %9s %9s %5s %10s %10s %9s %4s %s\n", "what", "out", "inputs",
+           "values", "max ulp", "body max", "bound", "tail>bound", "huge>bound", "nonfinite",
+           "used", "worst of the body (|x| <= 2^20) at");
 
     // --- forward: the accumulator check, then GELU into f32 and into bf16 ----------------------
     epi_weights(hw, false);
@@ -267,20 +269,21 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     epi_gemm_make(lt, h, &g1, CUBLASLT_EPILOGUE_GELU, CUDA_R_32F, NULL, CUDA_R_32F, ws, ws_bytes);
     epi_gemm_make(lt, h, &g2, CUBLASLT_EPILOGUE_GELU, CUDA_R_16BF, NULL, CUDA_R_16BF, ws, ws_bytes);
     const uint32_t first = 0x0D800000u, last = 0x7F7FFFFFu;  // 2^-100 .. the largest finite f32
-    struct epi_stat s0 = {-1, -1}, s1 = {-1, -1}, s2 = {-1, -1};
+    const struct epi_stat empty = {-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct epi_stat s0 = empty, s1 = empty, s2 = empty;
     const double bf = ffn_um_bound(FFN_UM_ACT_FWD, FFN_ACT_GELU_TANH, false);
     const double bf_acc = ffn_um_bound(FFN_UM_ACT_FWD, FFN_ACT_GELU_TANH, true);
     const double bb = ffn_um_bound(FFN_UM_ACT_BWD, FFN_ACT_GELU_TANH, false);
     for (uint64_t b0 = first; g0.ok && g1.ok && b0 <= last; b0 += (uint64_t)EPI_M * stride) {
         epi_gen<<<1024, 256>>>((__nv_bfloat16 *)x, EPI_M, (uint32_t)b0, (uint32_t)stride, last, 0);
-        if (epi_run(lt, h, &g0, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g0, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(0, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
         epi_collect(st, &s0);
-        if (epi_run(lt, h, &g1, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g1, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
         epi_collect(st, &s1);
         if (g2.ok) {
-            if (epi_run(lt, h, &g2, W, x, D, ws, ws_bytes)) return fails + 1;
+            if (epi_run(lt, h, &g2, W, x, D, ws, ws_bytes)) return;
             epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_BF16, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
             epi_collect(st, &s2);
         }
@@ -288,19 +291,18 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     }
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        printf("FAIL epilogue: %s\n", cudaGetErrorString(e));
-        return fails + 1;
+        FAIL("epilogue: %s", cudaGetErrorString(e));
+        return;
     }
     char inputs[64];
     snprintf(inputs, sizeof inputs, "±(each %d%s positive f32 from 2^-100)", stride,
              stride == 1 ? "st" : "th");
     if (!g0.ok || !g1.ok) {
-        printf("FAIL epilogue: GELU forward f32: %s\n", !g0.ok ? g0.why : g1.why);
-        fails++;
-    } else if (s0.n_inexact) {
-        printf("FAIL epilogue: %llu of %llu accumulators are not the exact input: the measurement "
-               "is void\n", s0.n_inexact, s0.n);
-        fails++;
+        FAIL("epilogue: GELU forward f32: %s", !g0.ok ? g0.why : g1.why);
+    } else {
+        CHECK(s0.n_inexact == 0,
+              "epilogue: %llu of %llu accumulators are not the exact input: the measurement is void",
+              s0.n_inexact, s0.n);
     }
     struct {
         const char *what, *out;
@@ -322,25 +324,25 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
     struct epi_gemm g3, g4;
     epi_gemm_make(lt, h, &g3, CUBLASLT_EPILOGUE_DGELU, CUDA_R_32F, aux, CUDA_R_32F, ws, ws_bytes);
     epi_gemm_make(lt, h, &g4, CUBLASLT_EPILOGUE_DGELU, CUDA_R_16BF, aux, CUDA_R_16BF, ws, ws_bytes);
-    struct epi_stat s3 = {-1, -1}, s4 = {-1, -1};
+    struct epi_stat s3 = empty, s4 = empty;
     epi_gen<<<1024, 256>>>((__nv_bfloat16 *)x, EPI_M, 0, 0, 0, 1);
     const uint64_t per = (uint64_t)EPI_M * EPI_N * stride;
     for (uint64_t b0 = 0; g3.ok && b0 < ((uint64_t)1 << 32); b0 += per) {
         epi_aux<<<1024, 256>>>(aux, FFN_DTYPE_F32, EPI_M, (uint32_t)b0, (uint32_t)stride);
-        if (epi_run(lt, h, &g3, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g3, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_F32, aux, FFN_DTYPE_F32, EPI_M, 0, 0, 0, bb, st);
         epi_collect(st, &s3);
     }
     if (g4.ok) {  // all 65,536 bf16 patterns: 8192 rows of 8 (the rest of the chunk repeats them)
         epi_aux<<<1024, 256>>>(aux, FFN_DTYPE_BF16, EPI_M, 0, 1);
-        if (epi_run(lt, h, &g4, W, x, D, ws, ws_bytes)) return fails + 1;
+        if (epi_run(lt, h, &g4, W, x, D, ws, ws_bytes)) return;
         epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_BF16, aux, FFN_DTYPE_BF16, 8192, 0, 0, 0, bb, st);
         epi_collect(st, &s4);
     }
     e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        printf("FAIL epilogue: %s\n", cudaGetErrorString(e));
-        return fails + 1;
+        FAIL("epilogue: %s", cudaGetErrorString(e));
+        return;
     }
     rows[2].s = &s3, rows[2].ok = g3.ok;
     rows[3].s = &s4, rows[3].ok = g4.ok;
@@ -360,29 +362,25 @@ extern "C" int ffn_test_epilogue(int stride, bool verbose) {
             snprintf(at, sizeof at, "x=%.9g got %.9g", s->bx, s->bgot);
         else
             snprintf(at, sizeof at, "x=%.9g dy=%g got %.9g", s->bx, s->bm1, s->bgot);
-        printf("  %-5s %-4s %-40s %11llu %9.3g %9.3f %5.0f %11llu %9llu %4s %s\n", rows[r].what,
-               rows[r].out, in, s->n, s->max, s->body_max, rows[r].bound, s->n_tail,
-               s->n_nonfinite, used ? "yes" : "no", at);
+        printf("  %-5s %-4s %-40s %11llu %9.3g %9.3f %5.0f %10llu %10llu %9llu %4s %s\n",
+               rows[r].what, rows[r].out, in, s->n, s->max, s->body_max, rows[r].bound, s->n_tail,
+               s->n_huge, s->n_nonfinite, used ? "yes" : "no", at);
         if (rows[r].fwd)
             printf("        worst overall at x=%.9g got %.9g; %llu values above the bound\n", s->x,
                    s->got, s->n_over);
         else
             printf("        worst overall at x=%.9g dy=%g got %.9g; %llu values above the bound\n",
                    s->x, s->m1, s->got, s->n_over);
-        if (used && s->max > rows[r].bound) {
-            printf("FAIL epilogue: the library uses %s into %s, %.3f ulp > %.0f\n", rows[r].what,
-                   rows[r].out, s->max, rows[r].bound);
-            fails++;
-        }
-        if (rows[r].fwd && ffn_cuda_gelu_epilogue_ok(rows[r].dt, true) && s->max > bf_acc) {
-            printf("FAIL epilogue: the library uses %s into %s in the accurate tier, %.3f ulp > %.0f\n",
-                   rows[r].what, rows[r].out, s->max, bf_acc);
-            fails++;
-        }
+        if (used)
+            CHECK(s->max <= rows[r].bound, "epilogue: the library uses %s into %s, %.3f ulp > %.0f",
+                  rows[r].what, rows[r].out, s->max, rows[r].bound);
+        if (rows[r].fwd && ffn_cuda_gelu_epilogue_ok(rows[r].dt, true))
+            CHECK(s->max <= bf_acc,
+                  "epilogue: the library uses %s into %s in the accurate tier, %.3f ulp > %.0f",
+                  rows[r].what, rows[r].out, s->max, bf_acc);
     }
     epi_gemm_free(lt, &g0), epi_gemm_free(lt, &g1), epi_gemm_free(lt, &g2);
     epi_gemm_free(lt, &g3), epi_gemm_free(lt, &g4);
     lt->destroy(h);
     cudaFree(ws), cudaFree(W), cudaFree(x), cudaFree(D), cudaFree(aux), cudaFree(st);
-    return fails;
 }

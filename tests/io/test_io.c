@@ -10,19 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ffn.h"
 
-static int g_fail;
-#define CHECK(c, ...)                                                     \
-    do {                                                                  \
-        if (!(c)) {                                                       \
-            if (g_fail++ < 10) {                                          \
-                fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #c); \
-                fprintf(stderr, __VA_ARGS__);                             \
-                fprintf(stderr, "\n");                                    \
-            }                                                             \
-        }                                                                 \
-    } while (0)
 
 // --- byte images -------------------------------------------------------------------------------
 
@@ -173,7 +163,7 @@ static void test_st_roundtrip(ffn_ctx_t ctx, const char *dir) {
     }
     ffn_safetensors_t st;
     CHECK(ffn_safetensors_open(ctx, path, &st) == FFN_STATUS_OK, "open: %s", ffn_ctx_last_error(ctx));
-    if (!g_fail) {
+    if (!ffn_check_failures()) {
         CHECK(ffn_safetensors_count(st) == 4, "count %lld", (long long)ffn_safetensors_count(st));
         CHECK(!strcmp(ffn_safetensors_metadata(st, "note"), "é \"q\"") && !ffn_safetensors_metadata(st, "x"), "metadata");
         for (int i = 0; i < 4; i++) {
@@ -224,7 +214,7 @@ static void test_sharded(ffn_ctx_t ctx, const char *dir) {
     write_text(p, "{\"metadata\":{\"total_size\":20},\"weight_map\":{\"a\":\"m-1.safetensors\",\"b\":\"m-2.safetensors\"}}");
     ffn_safetensors_t st;
     CHECK(ffn_safetensors_open(ctx, sub, &st) == FFN_STATUS_OK, "sharded open: %s", ffn_ctx_last_error(ctx));
-    if (!g_fail) {
+    if (!ffn_check_failures()) {
         struct ffn_file_tensor t;
         CHECK(ffn_safetensors_count(st) == 2 && ffn_safetensors_shard_count(st) == 2, "shards");
         CHECK(!ffn_safetensors_find(ctx, st, "b", &t) && !memcmp(t.data, b, 12), "tensor b from shard 2");
@@ -287,7 +277,7 @@ static void test_gguf(ffn_ctx_t ctx) {
     for (int i = 0; i < 32; i++) b.p[b.n++] = (uint8_t)(int8_t)(i - 16);
     ffn_gguf_t g;
     CHECK(ffn_gguf_open_memory(ctx, b.p, b.n, "g", &g) == FFN_STATUS_OK, "gguf open: %s", ffn_ctx_last_error(ctx));
-    if (g_fail) return;
+    if (ffn_check_failures()) return;
     CHECK(ffn_gguf_version(g) == 3 && ffn_gguf_alignment(g) == 64 && ffn_gguf_data_offset(g) == data_off,
           "alignment %llu, data offset %zu (expected %zu)", (unsigned long long)ffn_gguf_alignment(g),
           ffn_gguf_data_offset(g), data_off);
@@ -445,6 +435,7 @@ static void test_small_dtypes(ffn_ctx_t ctx) {
 }
 
 int main(void) {
+    ffn_check_begin("test_io");
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) return 1;
     char dir[] = "/tmp/ffn_test_io_XXXXXX";
@@ -460,7 +451,5 @@ int main(void) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
     ffn_ctx_destroy(ctx);
-    if (g_fail) fprintf(stderr, "test_io: %d check(s) failed\n", g_fail);
-    else printf("test_io: all checks passed\n");
-    return g_fail ? 1 : 0;
+    return ffn_check_summary();
 }

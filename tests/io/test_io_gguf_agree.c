@@ -11,17 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "ffn.h"
 
-static int g_fail;
-#define CHECK(c, ...)                                  \
-    do {                                               \
-        if (!(c) && g_fail++ < 10) {                   \
-            fprintf(stderr, "CHECK(%s) failed: ", #c); \
-            fprintf(stderr, __VA_ARGS__);              \
-            fprintf(stderr, "\n");                     \
-        }                                              \
-    } while (0)
 
 static float *f32(ffn_ctx_t ctx, const struct ffn_file_tensor *t, int64_t *n) {
     *n = ffn_file_tensor_numel(t);
@@ -58,7 +50,7 @@ static void cmp_weight(ffn_ctx_t ctx, const char *what, const struct ffn_file_te
             default: bound = INFINITY; break;  // Q4_0: checked by verify's tolerance
             }
             if (fabs((double)a[i] - b[i]) > bound && bad++ < 3)
-                CHECK(0, "%s (%s) [%lld]: original %.9g, GGUF %.9g, bound %.3g", what,
+                FAIL("%s (%s) [%lld]: original %.9g, GGUF %.9g, bound %.3g", what,
                       ffn_file_dtype_name(g->dtype), (long long)i, a[i], b[i], bound);
         }
     }
@@ -68,7 +60,7 @@ static void cmp_weight(ffn_ctx_t ctx, const char *what, const struct ffn_file_te
 static void agree(ffn_ctx_t ctx, const char *hf, const char *gguf) {
     ffn_model_t m, q;
     if (ffn_model_open(ctx, hf, &m) || ffn_model_open(ctx, gguf, &q)) {
-        CHECK(0, "open: %s", ffn_ctx_last_error(ctx));
+        FAIL("open: %s", ffn_ctx_last_error(ctx));
         return;
     }
     const struct ffn_model_desc *a = ffn_model_desc(m), *b = ffn_model_desc(q);
@@ -99,6 +91,7 @@ static void agree(ffn_ctx_t ctx, const char *hf, const char *gguf) {
 }
 
 int main(int argc, char **argv) {
+    ffn_check_begin("test_io_gguf_agree");
     if (argc < 3) {
         fprintf(stderr, "usage: test_io_gguf_agree HF_DIR GEN_DIR\n");
         return 2;
@@ -118,6 +111,5 @@ int main(int argc, char **argv) {
         printf("%s agrees with %s\n", gg, hf);
     }
     ffn_ctx_destroy(ctx);
-    if (g_fail) fprintf(stderr, "test_io_gguf_agree: %d check(s) failed\n", g_fail);
-    return g_fail ? 1 : 0;
+    return ffn_check_summary();
 }

@@ -69,6 +69,10 @@ TORCH = {"gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "gelu_erf": F.gel
          "quick_gelu": lambda t: t * torch.sigmoid(1.702 * t)}
 TORCH64_DOMAIN = {"gelu_tanh": -4.0, "gelu_erf": -4.0}  # see test_torch_ops.py
 TORCH16_MISMATCH_MAX = 0.05
+# torch has no quick-GeLU op: its 16-bit x·σ(1.702x) rounds 1.702x and σ to the dtype before the
+# product (three roundings), so where it still lands within 1 ulp it differs from the once-rounded
+# value more often (16 % of the f16 inputs on an H200): only the 1-ulp agreement is asserted there.
+TORCH16_COMPOSED = {"quick_gelu"}
 # A spin kernel of this many cycles keeps a stream busy for ~50 ms (about 2 GHz): far longer
 # than the host needs to queue the calls behind it.
 SLEEP_CYCLES = 100_000_000
@@ -319,8 +323,9 @@ class TestAgainstTorch(CudaCase):
                     ok = fin & (ffntest.storage_ulps(tb, ref, "") <= 1)
                     d = ffntest.storage_ulps(bits(ffn.act(x, a)), tb, "")[ok]
                     self.assertLessEqual(int(d.max()), 1, "%s %s" % (dt, a))
-                    self.assertLessEqual(float(np.mean(d > 0)), TORCH16_MISMATCH_MAX,
-                                         "%s %s" % (dt, a))
+                    if a not in TORCH16_COMPOSED:
+                        self.assertLessEqual(float(np.mean(d > 0)), TORCH16_MISMATCH_MAX,
+                                             "%s %s" % (dt, a))
 
     def test_convert_vs_torch(self):
         x = f32_inputs(offset=6)
@@ -540,7 +545,7 @@ class TestLayouts(CudaCase):
         torch.testing.assert_close(x[:, 20:], self.fused[:, 20:], rtol=0, atol=0)
 
     def test_lookup_table_path(self):
-        # A contiguous 16-bit forward of >= 2^25 elements goes through the library's table of
+        # A contiguous 16-bit forward of >= 2^23 elements goes through the library's table of
         # the kernel's own outputs: every pattern, 513 times, equals one pass of the kernel.
         self.gpu_only()
         for dt in (torch.bfloat16, torch.float16):

@@ -6,6 +6,8 @@
 #   the gated combine against PyTorch's eager rounding;
 # - the C scalar reference (Context(isa="scalar")) on the same tensors;
 # - strided tensors, in place, bad input (library messages, outputs untouched), other devices.
+# - the one-pass path of dense operands against the general path (dtype= given): the same bits,
+#   outputs, library errors and context choice (`with` blocks, set_defaults).
 #
 # Tolerances (ffntest.py has the table): ffn's contract in ulps of the f32 reference. torch's
 # GeLUs are written 0.5x(1 + tanh u) and x·0.5(1 + erf(x/√2)): even in float64 they lose all
@@ -214,6 +216,110 @@ class TestAgainstTorch16(unittest.TestCase):
                 self.assertLessEqual(int(d1.max()), 1, "default %s" % a)
                 self.assertLessEqual(float(np.mean(dp > 0)), 0.01, "parity %s" % a)
                 self.assertLessEqual(float(np.mean(d1 > 0)), 0.01, "default %s" % a)
+
+
+def _bits(x):
+    """The stored bits of a tensor or array, as a NumPy integer array."""
+    if isinstance(x, torch.Tensor):
+        return x.view(torch.int32 if x.element_size() == 4 else torch.int16).numpy()
+    return x.view(np.uint32 if x.itemsize == 4 else np.uint16)
+
+
+class TestFastPath(unittest.TestCase):
+    """The one-pass path of dense operands (_ops._fast) against the general path, which a call
+    takes when dtype= is given: the same bits, the same errors, the same context."""
+
+    def setUp(self):
+        g = torch.Generator().manual_seed(7)
+        self.t = {d: (torch.randn(3, 5, 8, generator=g).to(d),
+                      torch.randn(3, 5, 8, generator=g).to(d),
+                      torch.randn(3, 5, 8, generator=g).to(d))
+                  for d in (torch.float32, torch.bfloat16, torch.float16)}
+
+    @staticmethod
+    def calls(a, b, c, **kw):
+        yield "act", lambda out: ffn.act(a, "silu", out=out, **kw), (a,)
+        yield "act_backward", lambda out: ffn.act_backward(a, b, "gelu_tanh", out=out, **kw), (a,)
+        yield "glu", lambda out: ffn.glu(a, b, "gelu", out=out, **kw), (a,)
+        yield "glu_backward", lambda out: ffn.glu_backward(a, b, c, "swiglu", out=out, **kw), \
+            (a, a)
+
+    def check_same(self, a, b, c, dname):
+        for op, call, like in self.calls(a, b, c):
+            with self.subTest(op=op, dtype=dname):
+                fast = call(None)
+                general = [f for n, f, _ in self.calls(a, b, c, dtype=dname) if n == op]
+                slow = general[0](None)
+                fast, slow = (fast, slow) if isinstance(fast, tuple) else ((fast,), (slow,))
+                for x, y in zip(fast, slow):
+                    self.assertEqual(type(x), type(y))
+                    self.assertEqual((x.shape, x.dtype), (y.shape, y.dtype))
+                    self.assertTrue(np.array_equal(_bits(x), _bits(y)))
+                # out= (given outputs are written, and returned as they are)
+                outs = tuple(torch.empty_like(t) if isinstance(t, torch.Tensor) else
+                             np.empty_like(t) for t in like)
+                r = call(outs if len(outs) == 2 else outs[0])
+                r = r if isinstance(r, tuple) else (r,)
+                for o, x, y in zip(outs, r, slow):
+                    self.assertIs(x, o)
+                    self.assertTrue(np.array_equal(_bits(o), _bits(y)))
+
+    def test_same_bits_torch(self):
+        for d, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16"), (torch.float16, "f16")):
+            self.check_same(*self.t[d], name)
+
+    def test_same_bits_numpy(self):
+        for d, name in ((np.float32, "f32"), (np.float16, "f16")):
+            a, b, c = (t.float().numpy().astype(d) for t in self.t[torch.float32])
+            self.check_same(a, b, c, name)
+
+    def test_same_errors(self):
+        for mk in (lambda n: torch.zeros(n), lambda n: np.zeros(n, np.float32)):
+            buf = mk(40)
+            g, u, h = buf[0:16], buf[20:36], buf[1:17]  # h overlaps gate: the library refuses
+            msgs = []
+            for kw in ({}, {"dtype": "f32"}):
+                with self.assertRaises(ffn.InvalidArgumentError) as cm:
+                    ffn.glu(g, u, "silu", out=h, **kw)
+                msgs.append((str(cm.exception), cm.exception.library_message))
+            self.assertEqual(msgs[0], msgs[1])
+            self.assertIn("[ffn.glu: h (16,) f32, gate (16,) f32, up (16,) f32]", msgs[0][0])
+            self.assertTrue(np.array_equal(_bits(buf), _bits(mk(40))))
+            # Operands the one-pass path does not take get the general path's messages.
+            for bad, says in (([0.0] * 16, "h is a list"), ("h", "h is a str")):
+                with self.assertRaisesRegex(ffn.InvalidArgumentError, says):
+                    ffn.glu(g, u, "silu", out=bad)
+
+    def test_context_choice(self):
+        # A failing call leaves the library's message on the context it ran on: the one of the
+        # innermost `with` block, else the thread's default (remade after set_defaults).
+        buf = np.zeros(40, np.float32)
+
+        def fail():
+            with self.assertRaises(ffn.InvalidArgumentError):
+                ffn.act(buf[0:16], "silu", out=buf[1:17])
+
+        ok = np.zeros(16, np.float32)
+        ffn.act(ok, "relu", out=ok)  # the default is cached for this thread now
+        c = ffn.Context(isa="scalar")
+        self.assertEqual(c.last_error, "")
+        with c:
+            fail()
+        self.assertIn("ffn_act_forward", c.last_error)
+        old = ffn.set_defaults(isa="scalar")
+        try:
+            d = ffn.get_context()
+            self.assertEqual(d.last_error, "")
+            fail()
+            self.assertIn("ffn_act_forward", d.last_error)
+            self.assertIs(ffn.get_context(), d)
+        finally:
+            ffn.set_defaults(**old)
+        self.assertIsNot(ffn.get_context(), d)
+        e = ffn.Context()
+        with self.assertRaises(ffn.InvalidArgumentError):
+            ffn.act(buf[0:16], "silu", out=buf[1:17], ctx=e)
+        self.assertIn("ffn_act_forward", e.last_error)
 
 
 class TestTorchLayouts(unittest.TestCase):

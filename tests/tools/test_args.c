@@ -5,19 +5,9 @@
 #include <string.h>
 
 #include "../../tools/args.h"
+#include "check.h"
 #include "ffn.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                             \
-    do {                                             \
-        if (!(cond)) {                               \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                     \
-            printf("\n");                            \
-            failures++;                              \
-        }                                            \
-    } while (0)
 
 static void test_i64(void) {
     static const struct {
@@ -138,9 +128,9 @@ static void test_escape(void) {
 }
 
 int main(void) {
+    ffn_check_begin("test_args");
     test_i64();
     test_f64();
     test_escape();
-    printf("test_args: %s\n", failures ? "FAILED" : "all rows as expected");
-    return failures ? 1 : 0;
+    return ffn_check_summary();
 }

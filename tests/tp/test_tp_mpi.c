@@ -19,28 +19,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check.h"
 #include "tp_case.h"
 
-#define MAX_FAILS 10
 // Sharded vs unsharded: the same f32 products summed in another order (over ranks).
 #define TOL_SHARD 2e-5
 // The contiguous cut computes another function: its error is O(1), far above this.
 #define BUG_MIN_ERR 0.1
 
-static int n_fail, n_checks, rank, world;
+static int rank, world;
 static ffn_ctx_t ctx;
 static ffn_comm_t comm;
-
-#define EXPECT(cond, ...)                                             \
-    do {                                                              \
-        n_checks++;                                                   \
-        if (!(cond) && ++n_fail <= MAX_FAILS) {                       \
-            printf("FAIL rank %d %s:%d: ", rank, __func__, __LINE__); \
-            printf(__VA_ARGS__);                                      \
-            printf(" [%s]\n", ffn_ctx_last_error(ctx));               \
-            fflush(stdout);                                           \
-        }                                                             \
-    } while (0)
 
 static int mkdir_p(const char *path) { return mkdir(path, 0777) && errno != EEXIST; }
 
@@ -86,13 +75,13 @@ static struct errs run_case(const struct tp_case *c, uint64_t seed) {
     tp_cols(m, world, c->align, rank, &c0, &n);
     const enum ffn_gate_up_layout sl = tp_shard_layout(c);
     const enum ffn_weight_orient sof = tp_shard_orient(c, false), sod = tp_shard_orient(c, true);
-    EXPECT(ref_ok && !ffn_tp_plan_make(ctx, &R.spec, &R.w, world, &o, &plan) &&
+    CHECK(ref_ok && !ffn_tp_plan_make(ctx, &R.spec, &R.w, world, &o, &plan) &&
                !ffn_tp_shard_create(ctx, &plan, rank, &R.w, &sh),
            "%s: plan / shard", name);
     // Collective from here on: every rank calls, whatever happened above.
     const enum ffn_status cs =
         ffn_tp_block_create(ctx, comm, &plan, sh ? ffn_tp_shard_weights(sh) : &R.w, NULL, &blk);
-    EXPECT(cs == FFN_STATUS_OK, "%s: ffn_tp_block_create", name);
+    CHECK(cs == FFN_STATUS_OK, "%s: ffn_tp_block_create", name);
     if (cs) goto out;
     float *y = malloc((size_t)(T * d) * 4), *dx = malloc((size_t)(T * d) * 4);
     double *yd = malloc((size_t)(T * d) * sizeof(double)),
@@ -109,9 +98,9 @@ static struct errs run_case(const struct tp_case *c, uint64_t seed) {
     g.b_gate = gs.t[4], g.b_up = gs.t[5], g.b_gate_up = gs.t[6], g.b_down = gs.t[7];
     const enum ffn_block_policy pol = seed % 2 ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_RECOMPUTE;
     enum ffn_status st = ffn_tp_block_forward(ctx, blk, &ty, &tx, pol);
-    EXPECT(!st, "%s: forward", name);
+    CHECK(!st, "%s: forward", name);
     if (!st) st = ffn_tp_block_backward(ctx, blk, &g, &tdx, &tdy);
-    EXPECT(!st, "%s: backward", name);
+    CHECK(!st, "%s: backward", name);
     if (!st) {
         for (int64_t k = 0; k < T * d; k++) yd[k] = y[k], dxd[k] = dx[k];
         e.y = tp_relerr(yd, R.y, T * d);
@@ -141,7 +130,7 @@ static struct errs run_case(const struct tp_case *c, uint64_t seed) {
         fg.gate = full.t[0], fg.up = full.t[1], fg.gate_up = full.t[2], fg.down = full.t[3];
         fg.b_gate = full.t[4], fg.b_up = full.t[5], fg.b_gate_up = full.t[6], fg.b_down = full.t[7];
         st = ffn_tp_grads_gather(ctx, comm, &plan, &g, &fg);
-        EXPECT(!st, "%s: ffn_tp_grads_gather", name);
+        CHECK(!st, "%s: ffn_tp_grads_gather", name);
         if (!st) {
             struct tp_logical F;
             tp_logical_alloc(&F, d, m);
@@ -153,7 +142,7 @@ static struct errs run_case(const struct tp_case *c, uint64_t seed) {
         tp_stored_free(&full);
     }
     const double worst = fmax(fmax(e.y, e.dx), fmax(e.g_test, e.g_lib));
-    EXPECT(worst <= TOL_SHARD, "%s: sharded vs unsharded y %.2e dx %.2e grads %.2e / %.2e", name,
+    CHECK(worst <= TOL_SHARD, "%s: sharded vs unsharded y %.2e dx %.2e grads %.2e / %.2e", name,
            e.y, e.dx, e.g_test, e.g_lib);
     tp_stored_free(&gs);
     free(y), free(dx), free(yd), free(dxd);
@@ -248,7 +237,7 @@ static void test_failures(void) {
     ffn_tp_block_t blk = NULL, b2 = (ffn_tp_block_t)&c;
     ffn_tp_plan_make(ctx, &R.spec, &R.w, world, NULL, &plan);
     ffn_tp_shard_create(ctx, &plan, rank, &R.w, &sh);
-    EXPECT(!ffn_tp_block_create(ctx, comm, &plan, ffn_tp_shard_weights(sh), NULL, &blk), "create");
+    CHECK(!ffn_tp_block_create(ctx, comm, &plan, ffn_tp_shard_weights(sh), NULL, &blk), "create");
     float *y = calloc((size_t)(T * d), 4), *dx = calloc((size_t)(T * d), 4);
     const struct ffn_tensor tx = ffn_tensor_2d(R.x, FFN_DTYPE_F32, T, d, d);
     const struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, d, d);
@@ -257,28 +246,28 @@ static void test_failures(void) {
     const struct ffn_tensor bad = ffn_tensor_2d(R.x, FFN_DTYPE_F32, T, d - 1, d);
     enum ffn_status st =
         ffn_tp_block_forward(ctx, blk, &ty, rank == 1 ? &bad : &tx, FFN_BLOCK_POLICY_NONE);
-    EXPECT(st == FFN_STATUS_INVALID_ARG &&
+    CHECK(st == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), rank == 1 ? "x.cols=7" : "another rank failed"),
            "bad x on rank 1: status %d", (int)st);
     // ... and the block still works afterwards.
     st = ffn_tp_block_forward(ctx, blk, &ty, &tx, FFN_BLOCK_POLICY_SAVE);
-    EXPECT(!st, "forward after a failed one");
+    CHECK(!st, "forward after a failed one");
     double *yd = malloc((size_t)(T * d) * sizeof(double));
     for (int64_t k = 0; k < T * d; k++) yd[k] = y[k];
-    EXPECT(tp_relerr(yd, R.y, T * d) <= TOL_SHARD, "y after a failed call");
+    CHECK(tp_relerr(yd, R.y, T * d) <= TOL_SHARD, "y after a failed call");
     free(yd);
     // dx asked for on rank 0 only.
     const struct ffn_tensor tdy = ffn_tensor_2d(R.dy, FFN_DTYPE_F32, T, d, d);
     const struct ffn_tensor tdx = ffn_tensor_2d(dx, FFN_DTYPE_F32, T, d, d);
     st = ffn_tp_block_backward(ctx, blk, NULL, rank == 0 ? &tdx : NULL, &tdy);
-    EXPECT(st == FFN_STATUS_INVALID_ARG &&
+    CHECK(st == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), "whether dx is asked for differs"),
            "dx on rank 0 only: status %d", (int)st);
     // n_tokens differing across ranks.
     const struct ffn_tensor tx4 = ffn_tensor_2d(R.x, FFN_DTYPE_F32, rank ? T - 1 : T, d, d);
     const struct ffn_tensor ty4 = ffn_tensor_2d(y, FFN_DTYPE_F32, rank ? T - 1 : T, d, d);
     st = ffn_tp_block_forward(ctx, blk, &ty4, &tx4, FFN_BLOCK_POLICY_NONE);
-    EXPECT(st == FFN_STATUS_INVALID_ARG &&
+    CHECK(st == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), "n_tokens differs across ranks"),
            "n_tokens 5 / 4: status %d", (int)st);
 
@@ -290,35 +279,35 @@ static void test_failures(void) {
     st = ffn_tp_block_create(ctx, comm, &other, ffn_tp_shard_weights(sh2), NULL, &b2);
     char want[96];
     snprintf(want, sizeof want, "rank %d's plan differs from rank 0's: align: 2 vs 1", world - 1);
-    EXPECT(st == FFN_STATUS_INVALID_ARG && b2 == NULL &&
+    CHECK(st == FFN_STATUS_INVALID_ARG && b2 == NULL &&
                strstr(ffn_ctx_last_error(ctx), rank == world - 1 ? want : "another rank failed"),
            "plans differ: status %d", (int)st);
     // A plan for another world size.
     struct ffn_tp_plan p3 = FFN_TP_PLAN_INIT;
     ffn_tp_plan_make(ctx, &R.spec, &R.w, world + 1 <= 12 ? world + 1 : 1, NULL, &p3);
     st = ffn_tp_block_create(ctx, comm, &p3, ffn_tp_shard_weights(sh), NULL, &b2);
-    EXPECT(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "the plan is for"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "the plan is for"),
            "plan for P+1: status %d", (int)st);
     // The public agreement.
     st = ffn_comm_agree(ctx, comm, rank == 0 ? FFN_STATUS_IO : FFN_STATUS_OK);
-    EXPECT(st == FFN_STATUS_IO, "agree: status %d", (int)st);
-    EXPECT(ffn_comm_agree(ctx, comm, FFN_STATUS_OK) == FFN_STATUS_OK, "agree OK");
+    CHECK(st == FFN_STATUS_IO, "agree: status %d", (int)st);
+    CHECK(ffn_comm_agree(ctx, comm, FFN_STATUS_OK) == FFN_STATUS_OK, "agree OK");
     // The public sum and broadcast on host memory; MPI sums f32 only; sync returns at once.
     float v[3] = {1.0f, (float)rank, -2.5f};
-    EXPECT(!ffn_comm_allreduce_sum(ctx, comm, v, FFN_DTYPE_F32, 3) && v[0] == (float)world &&
+    CHECK(!ffn_comm_allreduce_sum(ctx, comm, v, FFN_DTYPE_F32, 3) && v[0] == (float)world &&
                v[1] == (float)(world * (world - 1) / 2) && v[2] == -2.5f * (float)world,
            "allreduce_sum f32: %g %g %g", v[0], v[1], v[2]);
     uint16_t h16[2] = {0x3f80, 0x3f80};
     st = ffn_comm_allreduce_sum(ctx, comm, h16, FFN_DTYPE_BF16, 2);
-    EXPECT(st == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "does not sum bf16"),
+    CHECK(st == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "does not sum bf16"),
            "allreduce_sum bf16 on MPI: status %d", (int)st);
     char bb[5] = {'r', (char)('0' + rank), 'x', 'y', 'z'};
-    EXPECT(!ffn_comm_broadcast(ctx, comm, bb, 5, world - 1) && bb[1] == (char)('0' + world - 1),
+    CHECK(!ffn_comm_broadcast(ctx, comm, bb, 5, world - 1) && bb[1] == (char)('0' + world - 1),
            "broadcast from the last rank");
-    EXPECT(ffn_comm_synchronize(ctx, comm) == FFN_STATUS_OK, "sync");
+    CHECK(ffn_comm_synchronize(ctx, comm) == FFN_STATUS_OK, "sync");
     // Traffic was counted: the forwards above reduced T·d floats each.
     struct ffn_comm_stats cs = FFN_COMM_STATS_INIT;
-    EXPECT(!ffn_comm_stats(ctx, comm, &cs) && cs.data_calls > 0 && cs.data_bytes > 0 &&
+    CHECK(!ffn_comm_stats(ctx, comm, &cs) && cs.data_calls > 0 && cs.data_bytes > 0 &&
                cs.control_calls > 0 && !strcmp(ffn_comm_backend(comm), "mpi"),
            "stats: %" PRId64 " data calls", cs.data_calls);
     ffn_tp_block_destroy(blk);
@@ -372,8 +361,8 @@ static void test_sets(const char *data, const char *tmp) {
         bad |= ffn_tp_model_shard(ctx, m, 2, &o, c) != FFN_STATUS_OK;
         snprintf(m, sizeof m, "%s/gemma", data);
         bad |= ffn_tp_model_shard(ctx, m, 2, NULL, b) != FFN_STATUS_OK;
-        EXPECT(!bad, "ffn_tp_model_shard");
-        EXPECT(ffn_tp_model_shard(ctx, m, 2, NULL, b) == FFN_STATUS_INVALID_ARG &&
+        CHECK(!bad, "ffn_tp_model_shard");
+        CHECK(ffn_tp_model_shard(ctx, m, 2, NULL, b) == FFN_STATUS_INVALID_ARG &&
                    strstr(ffn_ctx_last_error(ctx), "is not empty"),
                "a non-empty out_dir is refused");
     }
@@ -399,20 +388,20 @@ static void test_sets(const char *data, const char *tmp) {
         MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
         ffn_tp_shards_t sh = (ffn_tp_shards_t)&bad;
         const enum ffn_status st = ffn_tp_shards_open(ctx, comm, mix, NULL, &sh);
-        EXPECT(
+        CHECK(
             !bad && st == FFN_STATUS_INVALID_ARG && sh == NULL &&
                 strstr(ffn_ctx_last_error(ctx), rank == 1 ? mixes[k].msg : "another rank failed"),
             "mixed set %d: status %d", k, (int)st);
     }
     // The set itself opens, and its layers are this rank's columns.
     ffn_tp_shards_t sh = NULL;
-    EXPECT(!ffn_tp_shards_open(ctx, comm, a, NULL, &sh), "open %s", a);
+    CHECK(!ffn_tp_shards_open(ctx, comm, a, NULL, &sh), "open %s", a);
     struct ffn_tp_plan plan = FFN_TP_PLAN_INIT;
     struct ffn_block_weights w;
-    EXPECT(sh && !ffn_tp_shards_layer(ctx, sh, 1, -1, &plan, &w) && w.gate.rows == 86 &&
+    CHECK(sh && !ffn_tp_shards_layer(ctx, sh, 1, -1, &plan, &w) && w.gate.rows == 86 &&
                w.down.cols == 86 && plan.world == 2,
            "layer 1 of the set");
-    EXPECT(sh && ffn_tp_shards_layer(ctx, sh, 2, -1, &plan, &w) == FFN_STATUS_INVALID_ARG,
+    CHECK(sh && ffn_tp_shards_layer(ctx, sh, 2, -1, &plan, &w) == FFN_STATUS_INVALID_ARG,
            "layer 2 of 2");
     ffn_tp_shards_close(sh);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -446,7 +435,7 @@ static int run_bug(void) {
     if (tp_ref_run(ctx, &c, 2024, &R)) return 1;
     const int64_t d = c.d, m = c.m, T = c.T, h = m / 2;
     struct ffn_tp_plan plan = FFN_TP_PLAN_INIT;
-    EXPECT(!ffn_tp_plan_make(ctx, &R.spec, &R.w, 2, NULL, &plan), "plan");
+    CHECK(!ffn_tp_plan_make(ctx, &R.spec, &R.w, 2, NULL, &plan), "plan");
     // The naive split: rank r takes rows [r·m, (r+1)·m) of gate_up (a contiguous half, as one
     // would split any column-parallel weight) and reads it as its own [g_r | u_r]; down is cut
     // row-parallel correctly ([d, m]: columns [r·m/2, (r+1)·m/2)). The plan's shard shapes.
@@ -457,7 +446,7 @@ static int run_bug(void) {
     naive.gate_up = ffn_weight_dense(gu, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
     naive.down = ffn_weight_dense(dn, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
     ffn_tp_shard_t sh = NULL;
-    EXPECT(!ffn_tp_shard_create(ctx, &plan, rank, &R.w, &sh), "shard");
+    CHECK(!ffn_tp_shard_create(ctx, &plan, rank, &R.w, &sh), "shard");
     double err[2] = {INFINITY, INFINITY};
     float *y = malloc((size_t)(T * d) * 4);
     double *yd = malloc((size_t)(T * d) * sizeof(double));
@@ -467,7 +456,7 @@ static int run_bug(void) {
         ffn_tp_block_t blk = NULL;
         const enum ffn_status st = ffn_tp_block_create(
             ctx, comm, &plan, k ? ffn_tp_shard_weights(sh) : &naive, NULL, &blk);
-        EXPECT(!st, "create (%s): no error is raised either way", k ? "plan" : "naive");
+        CHECK(!st, "create (%s): no error is raised either way", k ? "plan" : "naive");
         if (!st && !ffn_tp_block_forward(ctx, blk, &ty, &tx, FFN_BLOCK_POLICY_NONE)) {
             for (int64_t i = 0; i < T * d; i++) yd[i] = y[i];
             err[k] = tp_relerr(yd, R.y, T * d);
@@ -492,8 +481,8 @@ static int run_bug(void) {
                err[1] <= TOL_SHARD ? "matches the unsharded block" : "MISMATCH");
         printf("  (max rel err = max |y_tp - y| / max |y|, y the unsharded block's output)\n");
     }
-    EXPECT(err[0] > BUG_MIN_ERR, "the contiguous cut should be wrong: %.3e", err[0]);
-    EXPECT(err[1] <= TOL_SHARD, "the plan should match: %.3e", err[1]);
+    CHECK(err[0] > BUG_MIN_ERR, "the contiguous cut should be wrong: %.3e", err[0]);
+    CHECK(err[1] <= TOL_SHARD, "the plan should match: %.3e", err[1]);
     ffn_tp_shard_destroy(sh);
     free(gu), free(dn), free(y), free(yd);
     tp_ref_free(&R);
@@ -528,7 +517,13 @@ int main(int argc, char **argv) {
                ctx ? ffn_ctx_last_error(ctx) : "");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    EXPECT(ffn_comm_rank(comm) == rank && ffn_comm_size(comm) == world, "rank / size");
+    char name[64], label[32];  // each rank counts and reports its own checks
+    snprintf(name, sizeof name, "test_tp_mpi rank %d", rank);
+    snprintf(label, sizeof label, "rank %d", rank);
+    ffn_check_begin(name);
+    ffn_check_section(label, 0);
+    ffn_check_show_error(ctx);  // failures print the context's last error
+    CHECK(ffn_comm_rank(comm) == rank && ffn_comm_size(comm) == world, "rank / size");
     if (rank == 0)
         printf("%d ranks, MPI thread level %d (asked %d), 1 thread per rank\n", world, got, want);
     if (bug)
@@ -538,12 +533,11 @@ int main(int argc, char **argv) {
         if (world > 1) test_failures();
         if (world == 2 && data) test_sets(data, tmp);
     }
-    int fails = n_fail, checks = n_checks;
+    ffn_check_summary();
+    int fails = (int)ffn_check_failures();
     MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%s: %d checks over %d ranks, %d failures\n", fails ? "FAIL" : "PASS", checks, world,
-               fails);
+    if (rank == 0) printf("test_tp_mpi: %d failures over %d ranks\n", fails, world);
+    ffn_check_show_error(NULL);
     ffn_comm_destroy(comm);
     ffn_ctx_destroy(ctx);
     MPI_Finalize();

@@ -32,24 +32,13 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "check.h"
 #include "tp/tp_impl.h"
 
-#define SKIP 77
+#define SKIP FFN_CHECK_SKIP
 
-static int n_fail, n_checks;
 static int g_rank, g_world = 1;
 static ffn_ctx_t cpu;  // a CPU context: host conversions, plans, shards
-
-#define CHECK(cond, ...)                                 \
-    do {                                                 \
-        n_checks++;                                      \
-        if (!(cond)) {                                   \
-            n_fail++;                                    \
-            printf("FAIL [rank %d] ", g_rank);           \
-            printf(__VA_ARGS__);                         \
-            printf("  (%s:%d)\n", __FILE__, __LINE__);   \
-        }                                                \
-    } while (0)
 
 #define CUDA(call)                                                                             \
     do {                                                                                       \
@@ -669,47 +658,40 @@ static void test_tp_blocks(ffn_ctx_t ctx, ffn_comm_t comm) {
 // --- one rank ---------------------------------------------------------------------------------------
 
 static int rank_main(int id_in, const int *id_out) {
+    static char name[64], label[32];  // each rank counts and reports its own checks
+    snprintf(name, sizeof name, "[rank %d] test_tp_nccl", g_rank);
+    snprintf(label, sizeof label, "rank %d", g_rank);
+    ffn_check_begin(name);
+    ffn_check_section(label, 0);
     struct ffn_ctx_opts co = FFN_CTX_OPTS_INIT;
-    if (ffn_ctx_create(&co, &cpu)) {
-        printf("FAIL: CPU context\n");
-        return 1;
-    }
+    if (!CHECK(!ffn_ctx_create(&co, &cpu), "CPU context")) return ffn_check_summary();
     test_host_refusals();
     char why[256];
     int ndev = 0;
     if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why)) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return n_fail ? 1 : SKIP;
+        return ffn_check_skip("no CUDA device (%s)", why);
     }
     CUDA(cudaGetDeviceCount(&ndev));
     if (ndev < g_world) {
-        printf("skipped: %d ranks need %d GPUs (NCCL puts one rank on a device); %d found\n",
-               g_world, g_world, ndev);
-        return n_fail ? 1 : SKIP;
+        return ffn_check_skip("%d ranks need %d GPUs (NCCL puts one rank on a device); %d found",
+                              g_world, g_world, ndev);
     }
     const int dev = g_rank;
     CUDA(cudaSetDevice(dev));
     ncclUniqueId id;
     if (g_rank == 0) {
-        if (ncclGetUniqueId(&id) != ncclSuccess) {
-            printf("FAIL: ncclGetUniqueId\n");
-            return 1;
-        }
+        if (!CHECK(ncclGetUniqueId(&id) == ncclSuccess)) return ffn_check_summary();
         for (int r = 1; r < g_world; r++)
-            if (write(id_out[r], &id, sizeof id) != (ssize_t)sizeof id) {
-                printf("FAIL: handing the unique id to rank %d\n", r);
-                return 1;
-            }
+            if (!CHECK(write(id_out[r], &id, sizeof id) == (ssize_t)sizeof id,
+                       "handing the unique id to rank %d", r))
+                return ffn_check_summary();
     } else if (read(id_in, &id, sizeof id) != (ssize_t)sizeof id) {
-        printf("[rank %d] skipped: rank 0 handed over no NCCL id\n", g_rank);
-        return SKIP;
+        return ffn_check_skip("rank 0 handed over no NCCL id");
     }
     ncclComm_t nc = NULL;
     const ncclResult_t nr = ncclCommInitRank(&nc, g_world, id, g_rank);
-    if (nr != ncclSuccess) {
-        printf("FAIL [rank %d]: ncclCommInitRank: %s\n", g_rank, ncclGetErrorString(nr));
-        return 1;
-    }
+    if (!CHECK(nr == ncclSuccess, "ncclCommInitRank: %s", ncclGetErrorString(nr)))
+        return ffn_check_summary();
     int v = 0;
     ncclGetVersion(&v);
     cudaStream_t s;
@@ -717,10 +699,8 @@ static int rank_main(int id_in, const int *id_out) {
     struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
     o.backend = FFN_BACKEND_CUDA, o.device = dev, o.stream = s;
     ffn_ctx_t ctx = NULL;
-    if (ffn_ctx_create(&o, &ctx)) {
-        printf("FAIL: CUDA context: %s\n", ffn_ctx_last_error(ctx));
-        return 1;
-    }
+    if (!CHECK(!ffn_ctx_create(&o, &ctx), "CUDA context: %s", ffn_ctx_last_error(ctx)))
+        return ffn_check_summary();
     struct cudaDeviceProp p;
     CUDA(cudaGetDeviceProperties(&p, dev));
     printf("[rank %d] %s (device %d), NCCL %d, %d rank%s\n", g_rank, p.name, dev, v, g_world,
@@ -753,8 +733,7 @@ static int rank_main(int id_in, const int *id_out) {
     ncclCommDestroy(nc);  // the caller's: ffn never destroys it
     CUDA(cudaStreamDestroy(s));
     ffn_ctx_destroy(cpu);
-    printf("[rank %d] test_tp_nccl: %d checks, %d failed\n", g_rank, n_checks, n_fail);
-    return n_fail ? 1 : 0;
+    return ffn_check_summary();
 }
 
 int main(int argc, char **argv) {

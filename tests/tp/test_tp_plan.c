@@ -12,24 +12,13 @@
 #include <string.h>
 
 #include "tp/tp_impl.h"
+#include "check.h"
 #include "tp_case.h"
 
-#define MAX_FAILS 10
 // Sharded vs unsharded: the same f32 products summed in another order (over ranks).
 #define TOL_SHARD 2e-5
 
-static int n_fail, n_checks;
 static ffn_ctx_t ctx;
-
-#define EXPECT(cond, ...)                               \
-    do {                                                \
-        n_checks++;                                     \
-        if (!(cond) && ++n_fail <= MAX_FAILS) {         \
-            printf("FAIL %s:%d: ", __func__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf(" [%s]\n", ffn_ctx_last_error(ctx)); \
-        }                                               \
-    } while (0)
 
 // --- SHA-256 ------------------------------------------------------------------------------------
 
@@ -56,13 +45,13 @@ static void test_sha256(void) {
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         for (size_t step = 1; step <= 64; step += 63) {
             hash_str(v[i].msg, strlen(v[i].msg), step, hex);
-            EXPECT(!strcmp(hex, v[i].hex), "sha256(\"%s\") step %zu = %s", v[i].msg, step, hex);
+            CHECK(!strcmp(hex, v[i].hex), "sha256(\"%s\") step %zu = %s", v[i].msg, step, hex);
         }
     // One million 'a' (FIPS 180-2 appendix B.3), in uneven pieces.
     char *a = malloc(1000000);
     memset(a, 'a', 1000000);
     hash_str(a, 1000000, 4099, hex);
-    EXPECT(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+    CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
            "sha256(1M 'a') = %s", hex);
     free(a);
 }
@@ -93,33 +82,33 @@ static void test_partition(void) {
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         enum ffn_status st;
         struct ffn_tp_plan p = plan_for(v[i].m, v[i].P, v[i].align, &st);
-        EXPECT(st == FFN_STATUS_OK, "plan m=%" PRId64 " P=%" PRId64, v[i].m, v[i].P);
+        CHECK(st == FFN_STATUS_OK, "plan m=%" PRId64 " P=%" PRId64, v[i].m, v[i].P);
         int64_t next = 0;
         for (int64_t r = 0; r < v[i].P && !st; r++) {
             int64_t c0 = -1, n = -1, t0, tn;
-            EXPECT(!ffn_tp_plan_range(ctx, &p, r, &c0, &n), "range");
+            CHECK(!ffn_tp_plan_range(ctx, &p, r, &c0, &n), "range");
             tp_cols(v[i].m, v[i].P, v[i].align, r, &t0, &tn);
-            EXPECT(c0 == next && n == v[i].cols[r] && t0 == c0 && tn == n,
+            CHECK(c0 == next && n == v[i].cols[r] && t0 == c0 && tn == n,
                    "m=%" PRId64 " P=%" PRId64 " align=%" PRId64 " rank %" PRId64 ": [%" PRId64
                    ", +%" PRId64 "), expected [%" PRId64 ", +%" PRId64 ")",
                    v[i].m, v[i].P, v[i].align, r, c0, n, next, v[i].cols[r]);
             next += v[i].cols[r];
         }
         int64_t c0, n;
-        EXPECT(ffn_tp_plan_range(ctx, &p, v[i].P, &c0, &n) == FFN_STATUS_INVALID_ARG, "rank P");
+        CHECK(ffn_tp_plan_range(ctx, &p, v[i].P, &c0, &n) == FFN_STATUS_INVALID_ARG, "rank P");
     }
     enum ffn_status st;
     plan_for(100, 2, 128, &st);
-    EXPECT(st == FFN_STATUS_INVALID_ARG &&
+    CHECK(st == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), "makes 1 unit of align=128"),
            "m=100 align=128 P=2 refused");
     plan_for(3, 4, 1, &st);
-    EXPECT(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "4 ranks need"),
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "4 ranks need"),
            "m=3 P=4 refused");
     plan_for(64, 0, 1, &st);
-    EXPECT(st == FFN_STATUS_INVALID_ARG, "world 0 refused");
+    CHECK(st == FFN_STATUS_INVALID_ARG, "world 0 refused");
     plan_for(64, 2, 0, &st);
-    EXPECT(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "align=0"), "align 0");
+    CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "align=0"), "align 0");
 }
 
 // --- text, comparison, specs, cost -----------------------------------------------------------
@@ -130,32 +119,32 @@ static void test_text(void) {
     s.d_model = 64, s.d_ff = 172, s.gate_up_layout = FFN_GATE_UP_FUSED;
     s.bias_gate = s.bias_up = s.bias_down = true;
     struct ffn_tp_plan p = FFN_TP_PLAN_INIT, q = FFN_TP_PLAN_INIT;
-    EXPECT(!ffn_tp_plan_make(ctx, &s, NULL, 2, NULL, &p), "make");
+    CHECK(!ffn_tp_plan_make(ctx, &s, NULL, 2, NULL, &p), "make");
     char text[FFN_TP_PLAN_TEXT_MAX], why[160];
-    EXPECT(!ffn_tp_plan_to_string(ctx, &p, text, sizeof text), "to_string");
+    CHECK(!ffn_tp_plan_to_string(ctx, &p, text, sizeof text), "to_string");
     const char *want =
         "ffn-tp-plan/1 world=2 d_model=64 d_ff=172 act=silu gated=1 layout=fused "
         "tp_groups=1 orient=out_in,out_in,out_in bias=1,1,1 align=1 "
         "shard_layout=fused shard_orient=out_in,out_in,out_in down_bias=rank0 "
         "cols=86x2";
-    EXPECT(!strcmp(text, want), "text:\n  %s\nexpected\n  %s", text, want);
-    EXPECT(!ffn_tp_plan_parse(ctx, text, &q) && ffn_tp_plan_equal(&p, &q, why, sizeof why),
+    CHECK(!strcmp(text, want), "text:\n  %s\nexpected\n  %s", text, want);
+    CHECK(!ffn_tp_plan_parse(ctx, text, &q) && ffn_tp_plan_equal(&p, &q, why, sizeof why),
            "round trip: %s", why);
     char small[16];
-    EXPECT(ffn_tp_plan_to_string(ctx, &p, small, sizeof small) == FFN_STATUS_INVALID_ARG, "cap");
+    CHECK(ffn_tp_plan_to_string(ctx, &p, small, sizeof small) == FFN_STATUS_INVALID_ARG, "cap");
 
     // Differences are named.
     struct ffn_tp_plan r = p;
     r.world = 4;
-    EXPECT(!ffn_tp_plan_equal(&p, &r, why, sizeof why) && !strcmp(why, "world: 2 vs 4"), "%s", why);
+    CHECK(!ffn_tp_plan_equal(&p, &r, why, sizeof why) && !strcmp(why, "world: 2 vs 4"), "%s", why);
     r = p;
     r.shard_layout = FFN_GATE_UP_SEPARATE;
-    EXPECT(!ffn_tp_plan_equal(&p, &r, why, sizeof why) &&
+    CHECK(!ffn_tp_plan_equal(&p, &r, why, sizeof why) &&
                !strcmp(why, "shard_layout: fused vs separate"),
            "%s", why);
     r = p;
     r.align = 128;
-    EXPECT(!ffn_tp_plan_equal(&p, &r, why, sizeof why) && !strcmp(why, "align: 1 vs 128"), "%s",
+    CHECK(!ffn_tp_plan_equal(&p, &r, why, sizeof why) && !strcmp(why, "align: 1 vs 128"), "%s",
            why);
 
     // Every plan of the case list round-trips through its text.
@@ -174,8 +163,8 @@ static void test_text(void) {
             struct ffn_tp_plan a = FFN_TP_PLAN_INIT, b = FFN_TP_PLAN_INIT;
             char name[160];
             tp_case_name(c, name, sizeof name);
-            EXPECT(!ffn_tp_plan_make(ctx, &sp, &w, P, &o, &a), "make %s", name);
-            EXPECT(!ffn_tp_plan_to_string(ctx, &a, text, sizeof text) &&
+            CHECK(!ffn_tp_plan_make(ctx, &sp, &w, P, &o, &a), "make %s", name);
+            CHECK(!ffn_tp_plan_to_string(ctx, &a, text, sizeof text) &&
                        !ffn_tp_plan_parse(ctx, text, &b) &&
                        ffn_tp_plan_equal(&a, &b, why, sizeof why),
                    "round trip %s: %s", name, text);
@@ -231,7 +220,7 @@ static void test_hostile(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct ffn_tp_plan p = FFN_TP_PLAN_INIT;
         const enum ffn_status st = ffn_tp_plan_parse(ctx, bad[i].text, &p);
-        EXPECT(st == FFN_STATUS_BAD_FORMAT && strstr(ffn_ctx_last_error(ctx), bad[i].msg),
+        CHECK(st == FFN_STATUS_BAD_FORMAT && strstr(ffn_ctx_last_error(ctx), bad[i].msg),
                "hostile text %zu: status %d, expected a message with \"%s\"", i, (int)st,
                bad[i].msg);
     }
@@ -239,7 +228,7 @@ static void test_hostile(void) {
     memset(huge, 'x', 99999);
     huge[99999] = '\0';
     struct ffn_tp_plan p = FFN_TP_PLAN_INIT;
-    EXPECT(ffn_tp_plan_parse(ctx, huge, &p) == FFN_STATUS_BAD_FORMAT, "a 100 kB text");
+    CHECK(ffn_tp_plan_parse(ctx, huge, &p) == FFN_STATUS_BAD_FORMAT, "a 100 kB text");
     free(huge);
 }
 
@@ -251,26 +240,26 @@ static void test_spec_cost(void) {
         struct ffn_tp_plan_opts o = FFN_TP_PLAN_OPTS_INIT;
         o.down_bias = mode ? FFN_TP_DOWN_BIAS_AFTER_REDUCE : FFN_TP_DOWN_BIAS_RANK0;
         struct ffn_tp_plan p = FFN_TP_PLAN_INIT;
-        EXPECT(!ffn_tp_plan_make(ctx, &s, NULL, 4, &o, &p), "make");
+        CHECK(!ffn_tp_plan_make(ctx, &s, NULL, 4, &o, &p), "make");
         int64_t total = 0;
         for (int64_t r = 0; r < 4; r++) {
             struct ffn_block_spec rs;
-            EXPECT(!ffn_tp_plan_shard_spec(ctx, &p, r, &rs) && rs.d_ff == 768, "spec");
-            EXPECT(rs.bias_down == (!mode && r == 0), "rank %" PRId64 " bias_down %d", r,
+            CHECK(!ffn_tp_plan_shard_spec(ctx, &p, r, &rs) && rs.d_ff == 768, "spec");
+            CHECK(rs.bias_down == (!mode && r == 0), "rank %" PRId64 " bias_down %d", r,
                    rs.bias_down);
             struct ffn_tp_cost c = FFN_TP_COST_INIT;
-            EXPECT(!ffn_tp_plan_cost(ctx, &p, r, 1, FFN_DTYPE_BF16, &c), "cost");
+            CHECK(!ffn_tp_plan_cost(ctx, &p, r, 1, FFN_DTYPE_BF16, &c), "cost");
             // 2·768·768 weights + 768 b_up (+ 768 b_down where the rank holds it).
             const int64_t want = 2 * 768 * 768 + 768 + ((mode || r == 0) ? 768 : 0);
-            EXPECT(c.n_params == want, "rank %" PRId64 " params %" PRId64 " want %" PRId64, r,
+            CHECK(c.n_params == want, "rank %" PRId64 " params %" PRId64 " want %" PRId64, r,
                    c.n_params, want);
-            EXPECT(
+            CHECK(
                 c.allreduce_bytes_fwd == 768 * 2 && fabs(c.sent_bytes_fwd - 1.5 * 768 * 2) < 1e-9,
                 "bytes %g %g", c.allreduce_bytes_fwd, c.sent_bytes_fwd);
             total += c.n_params;
         }
         // GPT-2 small's MLP: 4,722,432 parameters; after_reduce replicates b_down 3 more times.
-        EXPECT(total == 4722432 + (mode ? 3 * 768 : 0), "total %" PRId64, total);
+        CHECK(total == 4722432 + (mode ? 3 * 768 : 0), "total %" PRId64, total);
     }
 }
 
@@ -279,8 +268,7 @@ static void test_spec_cost(void) {
 // Runs one case with P local blocks; returns the largest relative error (y, dx, gradients).
 static double sim_case(const struct tp_case *c, uint64_t seed) {
     struct tp_ref_run R;
-    if (tp_ref_run(ctx, c, seed, &R)) {
-        n_fail++;
+    if (!CHECK(!tp_ref_run(ctx, c, seed, &R), "the unsharded reference block")) {
         tp_ref_free(&R);
         return INFINITY;
     }
@@ -300,10 +288,10 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
     const enum ffn_gate_up_layout sl = tp_shard_layout(c);
     const enum ffn_weight_orient sof = tp_shard_orient(c, false), sod = tp_shard_orient(c, true);
     if (ffn_tp_plan_make(ctx, &R.spec, &R.w, P, &o, &plan)) {
-        EXPECT(0, "%s: plan", name);
+        FAIL("%s: plan", name);
         goto out;
     }
-    EXPECT(
+    CHECK(
         plan.shard_layout == sl && plan.shard_orient_gate == sof && plan.shard_orient_down == sod,
         "%s: plan's shard layout %d/%d/%d", name, plan.shard_layout, plan.shard_orient_gate,
         plan.shard_orient_down);
@@ -315,15 +303,15 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
         struct ffn_block_spec rs;
         if (ffn_tp_shard_create(ctx, &plan, r, &R.w, &sh) ||
             ffn_tp_plan_shard_spec(ctx, &plan, r, &rs)) {
-            EXPECT(0, "%s: shard %" PRId64, name, r);
+            FAIL("%s: shard %" PRId64, name, r);
             ffn_tp_shard_destroy(sh);
             goto out;
         }
-        EXPECT(rs.d_ff == n, "%s: rank %" PRId64 " width %" PRId64 " want %" PRId64, name, r,
+        CHECK(rs.d_ff == n, "%s: rank %" PRId64 " width %" PRId64 " want %" PRId64, name, r,
                rs.d_ff, n);
         struct ffn_block_weights w = *ffn_tp_shard_weights(sh);
         if (c->down_bias == FFN_TP_DOWN_BIAS_AFTER_REDUCE) {
-            EXPECT(w.b_down.data != NULL, "%s: after-reduce shard without b_down", name);
+            CHECK(w.b_down.data != NULL, "%s: after-reduce shard without b_down", name);
             memset(&w.b_down, 0, sizeof w.b_down);
         }
         const bool has_bd = rs.bias_down;
@@ -339,7 +327,7 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
         const bool ok = !ffn_block_create(ctx, &rs, &w, NULL, &blk) &&
                         !ffn_block_forward(ctx, blk, &ty, &tx, FFN_BLOCK_POLICY_RECOMPUTE) &&
                         !ffn_block_backward(ctx, blk, &g, &tdx, &tdy);
-        EXPECT(ok, "%s: rank %" PRId64 " block", name, r);
+        CHECK(ok, "%s: rank %" PRId64 " block", name, r);
         for (int64_t k = 0; k < T * d && ok; k++) y[k] += yr[k], dx[k] += dxr[k];
         if (ok) tp_stored_to_logical(&gs, c->gated, sl, 1, sof, sod, d, n, c0, has_bd, &G);
         tp_stored_free(&gs);
@@ -360,7 +348,7 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
     const double eg = tp_logical_err(&G, &R.G, c->gated, c->bias);
     worst = ey > edx ? ey : edx;
     worst = eg > worst ? eg : worst;
-    EXPECT(worst <= TOL_SHARD, "%s: sharded vs unsharded y %.2e dx %.2e grads %.2e", name, ey, edx,
+    CHECK(worst <= TOL_SHARD, "%s: sharded vs unsharded y %.2e dx %.2e grads %.2e", name, ey, edx,
            eg);
 out:
     tp_logical_free(&G);
@@ -403,25 +391,25 @@ static void test_shard_refusals(void) {
     struct tp_ref_run R;
     if (tp_ref_run(ctx, &c, 5, &R)) return;
     struct ffn_tp_plan plan = FFN_TP_PLAN_INIT;
-    EXPECT(!ffn_tp_plan_make(ctx, &R.spec, &R.w, 2, NULL, &plan), "plan");
+    CHECK(!ffn_tp_plan_make(ctx, &R.spec, &R.w, 2, NULL, &plan), "plan");
     struct ffn_block_weights w = R.w;
     w.gate_up.orient = FFN_WEIGHT_IN_OUT;
     ffn_tp_shard_t sh = NULL;
-    EXPECT(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), "gate_up is stored [in, out] but the plan"),
            "orientation mismatch refused");
     w = R.w;
     w.gate = w.gate_up;
-    EXPECT(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), "weights.gate is given"),
            "extra tensor refused");
     w = R.w;
     w.gate_up.rows = 25;
-    EXPECT(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
+    CHECK(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
                strstr(ffn_ctx_last_error(ctx), "the plan needs [24, 8]"),
            "shape refused");
-    EXPECT(ffn_tp_shard_create(ctx, &plan, 2, &R.w, &sh) == FFN_STATUS_INVALID_ARG, "rank 2 of 2");
-    EXPECT(sh == NULL, "no shard on failure");
+    CHECK(ffn_tp_shard_create(ctx, &plan, 2, &R.w, &sh) == FFN_STATUS_INVALID_ARG, "rank 2 of 2");
+    CHECK(sh == NULL, "no shard on failure");
     tp_ref_free(&R);
 }
 
@@ -430,17 +418,17 @@ static void test_comm_without_mpi(void) {
     int fake = 0;
     ffn_comm_t comm = (ffn_comm_t)&fake;
     const enum ffn_status st = ffn_comm_create_mpi(ctx, &fake, &comm);
-    EXPECT(st == FFN_STATUS_UNSUPPORTED && comm == NULL &&
+    CHECK(st == FFN_STATUS_UNSUPPORTED && comm == NULL &&
                (strstr(ffn_ctx_last_error(ctx), "not initialised") ||
                 strstr(ffn_ctx_last_error(ctx), "no MPI")),
            "ffn_comm_create_mpi before MPI_Init: status %d", (int)st);
-    EXPECT(ffn_comm_rank(NULL) == -1 && ffn_comm_size(NULL) == -1, "NULL comm");
+    CHECK(ffn_comm_rank(NULL) == -1 && ffn_comm_size(NULL) == -1, "NULL comm");
     ffn_comm_destroy(NULL);
     // NCCL with a CPU context (or in a build without NCCL): refused, naming why.
     void *fake_nccl = &fake;
     comm = (ffn_comm_t)&fake;
     const enum ffn_status sn = ffn_comm_create_nccl(ctx, &fake_nccl, NULL, &comm);
-    EXPECT(comm == NULL &&
+    CHECK(comm == NULL &&
                ((sn == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "CUDA context")) ||
                 (sn == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "no NCCL"))),
            "ffn_comm_create_nccl with a CPU context: status %d: %s", (int)sn,
@@ -448,9 +436,11 @@ static void test_comm_without_mpi(void) {
 }
 
 int main(void) {
+    ffn_check_begin("test_tp_plan");
     struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
     o.n_threads = 1;
     if (ffn_ctx_create(&o, &ctx)) return 2;
+    ffn_check_show_error(ctx);  // failures print the context's last error
     test_sha256();
     test_partition();
     test_text();
@@ -459,7 +449,7 @@ int main(void) {
     test_shard_refusals();
     test_comm_without_mpi();
     test_shards();
+    ffn_check_show_error(NULL);
     ffn_ctx_destroy(ctx);
-    printf("%s: %d checks, %d failures\n", n_fail ? "FAIL" : "PASS", n_checks, n_fail);
-    return n_fail ? 1 : 0;
+    return ffn_check_summary();
 }

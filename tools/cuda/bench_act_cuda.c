@@ -397,6 +397,12 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
     }
     cudaMemsetAsync(d.flush, 1, d.flush_bytes, d.s);
     cudaMemsetAsync(d.csrc, 0x3c, 5 * bytes / 2 + 16, d.s);
+    // $FFN_BENCH_COPY_SRC=random: the copy moves random f32 data (normal) instead of a constant
+    // byte, as the ops do (measurement of whether the copy's speed depends on the data).
+    const char *csrc = getenv("FFN_BENCH_COPY_SRC");
+    if (csrc && !strcmp(csrc, "random"))
+        ffn_benchcu_fill(d.s, d.csrc, FFN_DTYPE_F32, (int64_t)((5 * bytes / 2 + 16) / 4), 0,
+                         FFN__SEED + 99);
     cudaMemsetAsync(d.out[0], 0, bytes, d.s);
     cudaMemsetAsync(d.out[1], 0, bytes, d.s);
     if (o.json) {

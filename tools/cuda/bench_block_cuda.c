@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include "args.h"
+#include "cuda/cuda_block.h"
 #include "cuda/cuda_lt.h"
 #include "ffn.h"
 #include "tools.h"
@@ -70,12 +71,18 @@ static void bb_usage(FILE *f) {
     fprintf(f,
             "usage: ffn bench block --backend cuda [--json] [--shape NAME] [--tokens N]\n"
             "                       [--dtype f32|bf16|all] [--math strict|tf32|bf16] [--reps N]\n"
-            "                       [--pass fwd|fwdbwd|all] [--device D]\n"
+            "                       [--pass fwd|fwdbwd|all] [--device D] [--stages] [--gemms]\n"
+            "                       [--parity]\n"
             "  FFN block forward (fwd) and forward+backward (fwdbwd, SAVE) on the GPU for\n"
             "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama3-8b (4096 -> 14336, SwiGLU)\n"
             "  at 16, 512 and 8192 tokens, bf16 by default, against the same GEMMs alone through\n"
             "  cuBLASLt; GPU time by CUDA events, the L2 cache evicted before every timed call.\n"
-            "  --math applies to f32 weights (strict: true f32, the default).\n");
+            "  --math applies to f32 weights (strict: true f32, the default).\n"
+            "  --stages: the block's own stages timed (an event after each GEMM and pass).\n"
+            "  --gemms: each GEMM alone, with the block's algorithm (the fastest of cuBLASLt's\n"
+            "  first $FFN_CUDA_GEMM_ALGOS heuristic candidates, default 8) and the heuristic's\n"
+            "  first.\n"
+            "  --parity: a context with bf16_parity (the gated forward rounds act(gate) first).\n");
 }
 
 // --- the same GEMMs alone, through cuBLASLt -----------------------------------------------------
@@ -84,10 +91,16 @@ static void bb_usage(FILE *f) {
 struct bb_gemm {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
-    cublasLtMatmulAlgo_t algo;
+    cublasLtMatmulAlgo_t algo;   // the one used (timed pick of candidates, as the block)
+    cublasLtMatmulAlgo_t first;  // the heuristic's first
     const void *A, *B;
     void *C;
     float beta;
+    const char *name;  // the block's stage name ("P0", "dh", ...)
+    int64_t M, N, K;
+    char op[3];  // cuBLASLt's transa, transb ("TN": the forward of a weight [out, in])
+    int pick, n_algos;
+    char impl[64], first_impl[64];
 };
 
 struct bb_gemms {
@@ -95,6 +108,7 @@ struct bb_gemms {
     cublasLtHandle_t h;
     void *ws;
     size_t ws_bytes;
+    void *stream;
     int n;
     struct bb_gemm g[BB_GEMMS];
     char impl[96];
@@ -106,7 +120,20 @@ static cudaDataType_t bb_cdt(enum ffn_dtype dt) {
 
 // Operands as (pointer, s0, s1): element (i, j) at i·s0 + j·s1, s0 or s1 = 1; the same mapping to
 // cuBLASLt's column-major terms as the block (src/cuda/cuda_block.c).
-static int bb_add(struct bb_gemms *G, int64_t M, int64_t N, int64_t K, const void *A, int64_t a0,
+static void bb_algo_name(const struct ffn_lt *lt, const cublasLtMatmulAlgo_t *a, char *buf,
+                         size_t size) {
+    int32_t id = 0, splitk = 1;
+    uint32_t tile = 0;
+    size_t w;
+    char tn[32];
+    lt->algo_get(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
+    lt->algo_get(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+    lt->algo_get(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
+    snprintf(buf, size, "algo %d, %s, splitK %d", id, ffn_lt_tile_name((int)tile, tn, sizeof tn),
+             splitk);
+}
+
+static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, int64_t K, const void *A, int64_t a0,
                   int64_t a1, const void *B, int64_t b0, int64_t b1, void *C, int64_t c0,
                   enum ffn_dtype ab, enum ffn_dtype cdt, const void *bias, bool acc,
                   cublasComputeType_t compute) {
@@ -133,22 +160,24 @@ static int bb_add(struct bb_gemms *G, int64_t M, int64_t N, int64_t K, const voi
     lt->pref_create(&pref);
     const uint64_t wsb = G->ws_bytes;
     lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
-    cublasLtMatmulHeuristicResult_t res;
+    cublasLtMatmulHeuristicResult_t res[FFN_LT_ALGOS_MAX];
     int n = 0;
-    const cublasStatus_t s = lt->heuristic(G->h, g->desc, g->la, g->lb, g->lc, g->lc, pref, 1, &res, &n);
+    const cublasStatus_t s = lt->heuristic(G->h, g->desc, g->la, g->lb, g->lc, g->lc, pref,
+                                           ffn_lt_algos(2.0 * (double)M * (double)N * (double)K),
+                                           res, &n);
     lt->pref_destroy(pref);
     if (s || n < 1) return -1;
-    g->algo = res.algo;
     g->A = A, g->B = B, g->C = C, g->beta = acc ? 1.0f : 0.0f;
-    if (G->n == 0) {
-        int32_t id = 0;
-        uint32_t tile = 0;
-        size_t w;
-        char tn[32];
-        lt->algo_get(&g->algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
-        lt->algo_get(&g->algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
-        snprintf(G->impl, sizeof G->impl, "cuBLASLt algo %d, %s", id, ffn_lt_tile_name((int)tile, tn, sizeof tn));
-    }
+    // The block's choice: the fastest of the heuristic's candidates, timed on these operands.
+    g->pick = ffn_lt_pick(lt, G->h, g->desc, g->la, g->lb, g->lc, res, n, B, A, C, C, g->beta,
+                          G->ws, G->ws_bytes, G->stream, 3, NULL);
+    g->n_algos = n;
+    g->algo = res[g->pick].algo, g->first = res[0].algo;
+    g->name = name, g->M = M, g->N = N, g->K = K;
+    g->op[0] = ta == CUBLAS_OP_N ? 'N' : 'T', g->op[1] = tb == CUBLAS_OP_N ? 'N' : 'T', g->op[2] = 0;
+    bb_algo_name(lt, &g->algo, g->impl, sizeof g->impl);
+    bb_algo_name(lt, &g->first, g->first_impl, sizeof g->first_impl);
+    if (G->n == 0) snprintf(G->impl, sizeof G->impl, "cuBLASLt %s", g->impl);
     G->n++;
     return 0;
 }
@@ -164,16 +193,19 @@ static void bb_gemms_clear(struct bb_gemms *G) {
     G->n = 0;
 }
 
-static int bb_gemms_run(struct bb_gemms *G, cudaStream_t s) {
+// GEMM k of G (all of them when k < 0), with the chosen algorithm or the heuristic's first.
+static int bb_gemm_run(struct bb_gemms *G, int k, bool first, cudaStream_t s) {
     const float alpha = 1.0f;
-    for (int k = 0; k < G->n; k++) {
-        struct bb_gemm *g = &G->g[k];
+    for (int j = k < 0 ? 0 : k; j < (k < 0 ? G->n : k + 1); j++) {
+        struct bb_gemm *g = &G->g[j];
         if (G->lt->matmul(G->h, g->desc, &alpha, g->B, g->la, g->A, g->lb, &g->beta, g->C, g->lc,
-                          g->C, g->lc, &g->algo, G->ws, G->ws_bytes, s))
+                          g->C, g->lc, first ? &g->first : &g->algo, G->ws, G->ws_bytes, s))
             return -1;
     }
     return 0;
 }
+
+static int bb_gemms_run(struct bb_gemms *G, cudaStream_t s) { return bb_gemm_run(G, -1, false, s); }
 
 // --- a row ----------------------------------------------------------------------------------------
 
@@ -192,7 +224,7 @@ struct bb_bufs {
 };
 
 struct bb_opts {
-    bool json, fwd, fwdbwd;
+    bool json, fwd, fwdbwd, stages, gemms, parity;
     bool dtypes[2];  // f32, bf16
     enum ffn_block_math math;
     const char *shape;
@@ -222,6 +254,106 @@ static enum ffn_status bb_act(ffn_ctx_t ctx, const struct bb_shape *s, const str
     }
     if ((st = ffn_act_forward(ctx, s->act, &H, &P))) return st;
     return bwd ? ffn_act_backward(ctx, s->act, &P, &P, &dH) : FFN_STATUS_OK;
+}
+
+#define BB_STAGES 32
+#define BB_STAGE_REPS 10
+
+// --stages: the block's own stages (ffn_cuda_block_profile: an event after each GEMM, element-wise
+// pass, column sum), median over a few calls, the L2 evicted before the forward and before the
+// backward. Rows "bench":"block_stage".
+static void bb_stages(const struct bb_opts *o, struct bb_dev *dv, ffn_block_t blk,
+                      const struct bb_shape *s, int64_t T, const char *math, bool bwd,
+                      const struct ffn_tensor *ty, const struct ffn_tensor *tx,
+                      const struct ffn_tensor *tdx, const struct ffn_tensor *tdy,
+                      const struct ffn_block_grads *gr) {
+    if (ffn_cuda_block_profile(blk, true)) return;
+    static float ms[2][BB_STAGES][BB_STAGE_REPS];
+    static char names[2][BB_STAGES][16], impls[2][BB_STAGES][80];
+    int n[2] = {0, 0}, reps = 0;
+    const enum ffn_block_policy pol = bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
+    for (int r = 0; r < BB_STAGE_REPS; r++, reps++) {
+        for (int p = 0; p < (bwd ? 2 : 1); p++) {
+            const char *nm[BB_STAGES], *im[BB_STAGES];
+            float t[BB_STAGES];
+            ffn_benchcu_flush(dv->s, dv->flush, dv->flush_bytes, dv->sink);
+            const enum ffn_status st = p == 0 ? ffn_block_forward(dv->ctx, blk, ty, tx, pol)
+                                              : ffn_block_backward(dv->ctx, blk, gr, tdx, tdy);
+            const int k = st ? -1 : ffn_cuda_block_stages(blk, BB_STAGES, nm, im, t);
+            if (k < 0 || (r > 0 && k != n[p])) goto done;
+            n[p] = k;
+            for (int j = 0; j < k; j++) {  // (nm, im point into the block: copied)
+                ms[p][j][r] = t[j];
+                snprintf(names[p][j], sizeof names[p][j], "%s", nm[j]);
+                snprintf(impls[p][j], sizeof impls[p][j], "%s", im[j]);
+            }
+        }
+    }
+done:
+    for (int p = 0; p < (bwd ? 2 : 1) && reps > 0; p++) {
+        for (int j = 0; j < n[p]; j++) {
+            double v[BB_STAGE_REPS];
+            for (int r = 0; r < reps; r++) v[r] = ms[p][j][r];
+            const double med = bb_median(v, reps);
+            if (o->json)
+                printf("{\"bench\":\"block_stage\",\"shape\":\"%s\",\"tokens\":%" PRId64
+                       ",\"math\":\"%s\",\"pass\":\"%s\",\"call\":\"%s\",\"stage\":\"%s\","
+                       "\"index\":%d,\"ms\":%.5f,\"impl\":\"%s\",\"reps\":%d}\n",
+                       s->name, T, math, bwd ? "fwdbwd" : "fwd", p ? "backward" : "forward",
+                       names[p][j], j, med, impls[p][j], reps);
+            else
+                printf("    stage %-8s %-9s %9.4f ms  %s\n", p ? "backward" : "forward",
+                       names[p][j], med, impls[p][j]);
+        }
+    }
+    ffn_cuda_block_profile(blk, false);
+}
+
+// --gemms: each GEMM of the row alone (the L2 evicted before each call), with the algorithm the
+// block would pick (timed pick of the heuristic's candidates) and with the heuristic's first.
+// Rows "bench":"block_gemm".
+static int bb_per_gemm(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G,
+                       const struct bb_shape *s, int64_t T, const char *math, bool bwd, int reps) {
+    cudaEvent_t ev[2 * BB_MAX_REPS];
+    for (int k = 0; k < 2 * reps; k++) cudaEventCreate(&ev[k]);
+    int rc = 0;
+    for (int k = 0; k < G->n && !rc; k++) {
+        const struct bb_gemm *g = &G->g[k];
+        double med[2];
+        for (int f = 0; f < 2 && !rc; f++) {
+            for (int r = 0; r < reps && !rc; r++) {
+                ffn_benchcu_flush(dv->s, dv->flush, dv->flush_bytes, dv->sink);
+                cudaEventRecord(ev[2 * r], dv->s);
+                rc = bb_gemm_run(G, k, f == 1, dv->s);
+                cudaEventRecord(ev[2 * r + 1], dv->s);
+            }
+            if (cudaStreamSynchronize(dv->s)) rc = -1;
+            double t[BB_MAX_REPS];
+            for (int r = 0; r < reps && !rc; r++) {
+                float ms = 0;
+                cudaEventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]);
+                t[r] = ms;
+            }
+            med[f] = rc ? 0 : bb_median(t, reps);
+        }
+        if (rc) break;
+        if (o->json)
+            printf("{\"bench\":\"block_gemm\",\"shape\":\"%s\",\"tokens\":%" PRId64
+                   ",\"math\":\"%s\",\"pass\":\"%s\",\"gemm\":\"%s\",\"M\":%" PRId64 ",\"N\":%" PRId64
+                   ",\"K\":%" PRId64 ",\"op\":\"%s\",\"beta\":%g,\"ms\":%.5f,\"first_ms\":%.5f,"
+                   "\"pick\":%d,\"n_algos\":%d,\"impl\":\"%s\",\"first_impl\":\"%s\","
+                   "\"tflops\":%.1f,\"reps\":%d}\n",
+                   s->name, T, math, bwd ? "fwdbwd" : "fwd", g->name, g->M, g->N, g->K, g->op,
+                   g->beta, med[0], med[1], g->pick, g->n_algos, g->impl, g->first_impl,
+                   2.0 * (double)g->M * (double)g->N * (double)g->K / (med[0] * 1e-3) * 1e-12, reps);
+        else
+            printf("    gemm %-8s %6" PRId64 " x %6" PRId64 " x %6" PRId64 " %s %9.4f ms (first "
+                   "%9.4f, #%d of %d)  %s\n", g->name, g->M, g->N, g->K, g->op, med[0], med[1],
+                   g->pick + 1, g->n_algos, g->impl);
+    }
+    for (int k = 0; k < 2 * reps; k++) cudaEventDestroy(ev[k]);
+    fflush(stdout);
+    return rc ? 2 : 0;
 }
 
 static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G,
@@ -303,16 +435,19 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     char *Pg = b.P, *Pu = (char *)b.P + (size_t)(T * m) * es;
     int e = 0;
     bb_gemms_clear(G);
-    if (s->gated) e |= bb_add(G, T, m, d, b.x, d, 1, b.Wg, 1, d, Pg, m, dt, dt, NULL, false, compute);
-    e |= bb_add(G, T, m, d, b.x, d, 1, b.Wu, 1, d, Pu, m, dt, dt, s->bias ? b.bu : NULL, false, compute);
-    e |= bb_add(G, T, d, m, b.H, m, 1, b.Wd, 1, m, b.y, d, dt, dt, s->bias ? b.bd : NULL, false, compute);
+    // Names as the block's stages: P0 = gate (gated) or up, P1 = up (gated).
+    const char *nu = s->gated ? "P1" : "P0", *ndwu = s->gated ? "dW_P1" : "dW_P0";
+    const char *ndxu = s->gated ? "dx_P1" : "dx_P0";
+    if (s->gated) e |= bb_add(G, "P0", T, m, d, b.x, d, 1, b.Wg, 1, d, Pg, m, dt, dt, NULL, false, compute);
+    e |= bb_add(G, nu, T, m, d, b.x, d, 1, b.Wu, 1, d, Pu, m, dt, dt, s->bias ? b.bu : NULL, false, compute);
+    e |= bb_add(G, "down", T, d, m, b.H, m, 1, b.Wd, 1, m, b.y, d, dt, dt, s->bias ? b.bd : NULL, false, compute);
     if (bwd) {  // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ the second)
-        e |= bb_add(G, d, m, T, b.dy, 1, d, b.H, m, 1, b.gWd, m, dt, dt, NULL, false, compute);
-        e |= bb_add(G, T, m, d, b.dy, d, 1, b.Wd, m, 1, b.dH, m, dt, dt, NULL, false, compute);
-        if (s->gated) e |= bb_add(G, m, d, T, Pg, 1, m, b.x, d, 1, b.gWg, d, dt, dt, NULL, false, compute);
-        e |= bb_add(G, m, d, T, Pu, 1, m, b.x, d, 1, b.gWu, d, dt, dt, NULL, false, compute);
-        if (s->gated) e |= bb_add(G, T, d, m, Pg, m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL, false, compute);
-        e |= bb_add(G, T, d, m, Pu, m, 1, b.Wu, d, 1, b.dx, d, dt, dt, NULL, s->gated, compute);
+        e |= bb_add(G, "dW_down", d, m, T, b.dy, 1, d, b.H, m, 1, b.gWd, m, dt, dt, NULL, false, compute);
+        e |= bb_add(G, "dh", T, m, d, b.dy, d, 1, b.Wd, m, 1, b.dH, m, dt, dt, NULL, false, compute);
+        if (s->gated) e |= bb_add(G, "dW_P0", m, d, T, Pg, 1, m, b.x, d, 1, b.gWg, d, dt, dt, NULL, false, compute);
+        e |= bb_add(G, ndwu, m, d, T, Pu, 1, m, b.x, d, 1, b.gWu, d, dt, dt, NULL, false, compute);
+        if (s->gated) e |= bb_add(G, "dx_P0", T, d, m, Pg, m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL, false, compute);
+        e |= bb_add(G, ndxu, T, d, m, Pu, m, 1, b.Wu, d, 1, b.dx, d, dt, dt, NULL, s->gated, compute);
     }
     if (e) {
         fprintf(stderr, "ffn bench block: cuBLASLt has no algorithm for a GEMM of %s %s\n", s->name,
@@ -413,12 +548,13 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
                "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"gelu_epilogue\":%s,\"isa\":\"cuda\","
                "\"cpu\":\"%s\",\"backend\":\"cuda\",\"device\":\"%s\",\"copy_gbps\":%.4g,"
-               "\"host_us\":%.2f,\"reps\":%d}\n",
+               "\"host_us\":%.2f,\"reps\":%d,\"parity\":%s}\n",
                s->name, T, d, m, s->gated ? ffn_glu_name(s->act) : ffn_act_name(s->act),
                s->gated ? "true" : "false", ffn_dtype_name(dt), math, bwd ? "fwdbwd" : "fwd", T,
                sec, flops / sec * 1e-9, gsec, flops / gsec * 1e-9, sec / gsec, asec,
                (gsec + asec) / gsec, wgbs, dv->copy_gbps, wgbs / dv->copy_gbps, info.gemm_impl,
-               G->impl, epi ? "true" : "false", dv->name, dv->name, dv->copy_gbps, host_us, reps);
+               G->impl, epi ? "true" : "false", dv->name, dv->name, dv->copy_gbps, host_us, reps,
+               o->parity ? "true" : "false");
     } else {
         printf("%-11s %5" PRId64 " %-5s %-6s %10.3f %9.1f %10.3f %7.3f %7.3f %8.1f", s->name, T,
                math, bwd ? "fwdbwd" : "fwd", sec * 1e3, flops / sec * 1e-12, gsec * 1e3, sec / gsec,
@@ -427,6 +563,10 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
         if (epi) printf("  (GELU epilogue)");
         printf("\n");
     }
+    fflush(stdout);
+    if (o->stages) bb_stages(o, dv, blk, s, T, math, bwd, &ty, &tx, &tdx, &tdy, &gr);
+    if (o->gemms && (bwd || !o->fwdbwd))
+        rc = bb_per_gemm(o, dv, G, s, T, math, bwd, reps < 10 ? 10 : reps);
     fflush(stdout);
 out:
     for (int k = 0; k < n_ev; k++) cudaEventDestroy(ev[k]);
@@ -478,6 +618,12 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
         } else if (!strncmp(a, "--backend=", 10)) {
         } else if (!strcmp(a, "--json")) {
             o.json = true;
+        } else if (!strcmp(a, "--stages")) {
+            o.stages = true;
+        } else if (!strcmp(a, "--gemms")) {
+            o.gemms = true;
+        } else if (!strcmp(a, "--parity")) {
+            o.parity = true;
         } else if (!strcmp(a, "--shape") && v) {
             o.shape = v, i++;
         } else if (!strcmp(a, "--tokens") && v) {
@@ -559,7 +705,9 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
     co.backend = FFN_BACKEND_CUDA;
     co.device = o.device;
     co.stream = dv.s;
+    co.bf16_parity = o.parity;
     G.ws_bytes = (size_t)32 << 20;
+    G.stream = dv.s;
     dv.flush_bytes = ((size_t)2 * (size_t)prop.l2CacheSize + 15) / 16 * 16;
     if (ffn_ctx_create(&co, &dv.ctx) || G.lt->create(&G.h) || cudaMalloc(&G.ws, G.ws_bytes) ||
         cudaMalloc(&dv.flush, dv.flush_bytes) || cudaMalloc((void **)&dv.sink, sizeof(float))) {

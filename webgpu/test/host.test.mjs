@@ -1,8 +1,8 @@
 // host.test.mjs — node:test unit tests of ffn-webgpu.js without a GPU: the module imports in
 // Node, the dispatch grid and the kernels' grid-stride loop cover every element once, the tables
 // match the entry points and bind group ABI of activation.wgsl, a mock GPUDevice sees one pipeline
-// per entry point, the right bindings, grid and probe-derived constants, and the generated part of
-// the WGSL is up to date. Run: node --test webgpu/test/host.test.mjs
+// per entry point, the right bindings, grid and probe-derived constants, the generated part of
+// the WGSL is up to date, and no error-free transformation is cancellable by a reassociating compiler. Run: node --test webgpu/test/host.test.mjs
 import test from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,8 @@ import {
     KERNELS, KINDS, VARIANTS, WORKGROUP_SIZE, MAX_WORKGROUPS_PER_DIM,
     dispatchGrid, bufferSize, entryPoint, kernelBindings, loadWgslSources, FfnWebGPU,
 } from '../ffn-webgpu.js';
+import { emulateReassociation } from './fastmath.mjs';
+import { computeOnlySource } from '../bench.mjs';
 
 test('dispatchGrid: 1-D up to 65535 workgroups', () => {
     assert.deepEqual(dispatchGrid(0), [0, 1]);
@@ -181,6 +183,42 @@ test('FfnWebGPU.create probes the device and passes what it found as pipeline co
     assert.equal(ffn.f16Cvt, true);
 });
 
+// A compiler may cancel (a + b) - a -> b (NVIDIA's does: the GeLU family's 60-225 ulp on an H200).
+// Every error-free transformation of the kernels launders its intermediates through opaque(), so
+// the emulation of that compiler (fastmath.mjs, which reproduces the H200 results of the unlaundered
+// kernels on SwiftShader) must find nothing to cancel; and it must find the unlaundered forms.
+test('no error-free transformation of the WGSL can be cancelled by a reassociating compiler', async () => {
+    const src = await loadWgslSources();
+    for (const [name, code] of Object.entries(src)) {
+        const r = emulateReassociation(code);
+        assert.deepEqual(r.where, [], `${name}: cancellable in ${r.where.join(', ')}`);
+        assert.equal(r.source, code);
+    }
+    const unlaundered = `
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = a + b;
+    let bb = s - a;
+    return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+}
+fn fast_two_sum4(a: V4, b: V4) -> DF4 {
+    let s = a + b;
+    return DF4(s, b - (s - a));
+}
+fn split(t: DF4) -> DF4 {
+    let d = t.hi - t.lo;
+    return DF4(d, t.hi - d);
+}
+fn laundered(a: f32, b: f32) -> vec2<f32> {
+    let s = opaque(a + b);
+    return vec2<f32>(s, b - opaque(s - a));
+}`;
+    const r = emulateReassociation(unlaundered);
+    assert.deepEqual(r.where, ['two_sum', 'fast_two_sum4', 'split']);
+    assert.match(r.source, /vec2<f32>\(s, \(a - \(a\)\) \+ \(b - b\)\)/);  // error term 0
+    assert.match(r.source, /DF4\(s, b - \(b\)\)/);
+    assert.match(r.source, /DF4\(d, \(t\.lo\)\)/);  // hi - (hi - lo) -> lo
+});
+
 test('the generated kernels in the WGSL files are what gen-kernels.mjs writes', () => {
     const r = spawnSync(process.execPath, [fileURLToPath(new URL('../gen-kernels.mjs', import.meta.url)), '--check'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
@@ -188,7 +226,8 @@ test('the generated kernels in the WGSL files are what gen-kernels.mjs writes', 
 
 // Dawn's null backend validates WGSL and pipelines without running them: every entry point of
 // both modules (the f16 one with `enable f16;`, which SwiftShader cannot compile: it lacks
-// shader-f16), with the pipeline constants the SwiftShader runs do not take (fma, f16 builtins).
+// shader-f16), with the pipeline constants the SwiftShader runs do not take (fma, f16 builtins),
+// and the benchmark's compute-only form of both (bench.mjs, 'arith' rows).
 test('every entry point creates a pipeline on Dawn (null backend), f16 module included', async (t) => {
     let webgpu;
     try {
@@ -201,9 +240,12 @@ test('every entry point creates a pipeline on Dawn (null backend), f16 module in
     const adapter = await gpu.requestAdapter();
     assert.ok(adapter?.features.has('shader-f16'), 'the null adapter offers shader-f16');
     const device = await adapter.requestDevice({ requiredFeatures: ['shader-f16'] });
-    const src = await loadWgslSources();
-    for (const [key, variants] of [['f32', ['f32', 'vec4', 'f16pk']], ['f16', ['f16']]]) {
-        const code = key === 'f16' ? `enable f16;\n${src['activation.wgsl']}\n${src['activation_f16.wgsl']}` : src['activation.wgsl'];
+    const plain = await loadWgslSources();
+    const co = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, computeOnlySource(v)]));
+    assert.notEqual(co['activation.wgsl'], plain['activation.wgsl']);
+    for (const [key, variants, src] of [['f32', ['f32', 'vec4', 'f16pk'], plain], ['f16', ['f16'], plain],
+        ['f32 compute-only', ['f32', 'vec4', 'f16pk'], co], ['f16 compute-only', ['f16'], co]]) {
+        const code = key.startsWith('f16') ? `enable f16;\n${src['activation.wgsl']}\n${src['activation_f16.wgsl']}` : src['activation.wgsl'];
         const module = device.createShaderModule({ code });
         const info = await module.getCompilationInfo();
         assert.deepEqual(info.messages.map((m) => `${m.type} ${m.lineNum}: ${m.message}`), [], `${key} module`);
@@ -214,7 +256,7 @@ test('every entry point creates a pipeline on Dawn (null backend), f16 module in
                     layout: 'auto',
                     compute: { module, entryPoint: entryPoint(kernel, variant), constants: { FFN_FMA_EXACT: 1, FFN_F16_CVT: 1 } },
                 });
-        if (key === 'f32') device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'ffn_probe' } });
+        if (key.startsWith('f32')) device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'ffn_probe' } });
         const err = await device.popErrorScope();
         assert.equal(err, null, err?.message);
     }

@@ -3,17 +3,19 @@
 // /usr/lib/chromium/vk_swiftshader_icd.json), a GPU's driver elsewhere. Registered with CTest.
 //     node run-node.mjs --golden DIR [--out DIR] [--kernels a,b] [--variants f32,vec4] [--big 0]
 //                       [--fma auto|0|1] [--f16cvt auto|0|1] [--emulate-fma] [--adapter NAME]
-//                       [--tag NAME] [--timeout S] [--no-f16-toggle]
+//                       [--emulate-reassoc] [--tag NAME] [--timeout S] [--no-f16-toggle]
 // --fma / --f16cvt force the kernels' FFN_FMA_EXACT / FFN_F16_CVT instead of the probe's answer
 // (--fma 0 runs the split products on a GPU whose fma is fused). --emulate-fma replaces fma() in
 // the exact products by an exact software fma and sets FFN_FMA_EXACT: the fma code path, tested
-// on a device whose fma is two roundings (SwiftShader). Exit status 0 when every kernel is within
-// its bound; writes OUT/webgpu-node-results[-TAG].json.
+// on a device whose fma is two roundings (SwiftShader). --emulate-reassoc rewrites the sources as a
+// compiler that cancels (a + b) - a -> b would (fastmath.mjs; NVIDIA's does). Exit status 0 when
+// every kernel is within its bound; writes OUT/webgpu-node-results[-TAG].json.
 import fs from 'node:fs';
 import path from 'node:path';
 import { FfnWebGPU, loadWgslSources } from '../ffn-webgpu.js';
 import { requestNodeDevice, adapterSummary } from '../ffn-webgpu-node.mjs';
 import { parseGolden } from './golden.mjs';
+import { emulateReassociation } from './fastmath.mjs';
 import { runKernelSuite, finishResult, kernelTable, VARIANT_NAMES } from './suite.mjs';
 
 function arg(name, def) {
@@ -65,6 +67,13 @@ async function main() {
     });
     const sources = await loadWgslSources();
     let fma = tri(arg('--fma', 'auto')), f16Cvt = tri(arg('--f16cvt', 'auto'));
+    if (flag('--emulate-reassoc')) {
+        for (const name of Object.keys(sources)) {
+            const r = emulateReassociation(sources[name]);
+            sources[name] = r.source;
+            console.log(`--emulate-reassoc: ${name}: ${r.rewrites} cancellations${r.where.length ? ' in ' + r.where.join(', ') : ''}`);
+        }
+    }
     if (flag('--emulate-fma')) {
         sources['activation.wgsl'] = emulateFma(sources['activation.wgsl']);
         fma = true;
@@ -92,7 +101,10 @@ async function main() {
     result.errors.push(...errors);
     result.adapter = summary;
     result.probe = ffn.probeResult;
-    result.config = { fmaExact: ffn.fmaExact, f16Cvt: ffn.f16Cvt, emulateFma: flag('--emulate-fma'), variants };
+    result.config = {
+        fmaExact: ffn.fmaExact, f16Cvt: ffn.f16Cvt, emulateFma: flag('--emulate-fma'),
+        emulateReassoc: flag('--emulate-reassoc'), variants,
+    };
     finishResult(result);
     result.elapsedMs = Math.round(performance.now() - t0);
     console.log(kernelTable(result));
