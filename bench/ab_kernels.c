@@ -1,5 +1,6 @@
-// ab_kernels.c — the AVX-512 kernels of two source trees in one process (bench/ab.sh): those of
-// a git revision, their symbols prefixed with old_, and the working tree's.
+// ab_kernels.c — the SIMD kernels of one ISA from two source trees in one process (bench/ab.sh):
+// those of a git revision, their symbols prefixed with old_, and the working tree's. The kernel
+// list is AB_KERNELS_INC (default: the AVX-512 entries of kernels.inc).
 //
 //   ab_kernels check               every kernel: the two trees' outputs bitwise equal, over the
 //                                  9 dtype pairs, both accuracy tiers, parity, streaming and
@@ -9,7 +10,7 @@
 //                                  and out), N(0,1) inputs (with `wide`: x or gate uniform on
 //                                  [-20, 20]), kernels whose "KOP:ACT" name
 //                                  contains a FILTER: for N ≤ 65536 the fastest of REPS calls in
-//                                  cycles per 16-element vector (at a nominal 3.45 GHz), else per
+//                                  cycles per 16 elements (at a nominal 3.45 GHz), else per
 //                                  rep a triad then each tree's kernel in alternating order, with
 //                                  each one's ratio to its triad and the median new/old speed
 //
@@ -26,10 +27,14 @@
 
 #include "core/core_impl.h"
 
+#ifndef AB_KERNELS_INC
+#define AB_KERNELS_INC "cpu/x86_avx512/kernels_avx512.inc"
+#endif
+
 #define FFN_KERNEL(isa, kop, act, fn) \
     void fn(void);                    \
     void old_##fn(void);
-#include "cpu/x86_avx512/kernels_avx512.inc"
+#include AB_KERNELS_INC
 #undef FFN_KERNEL
 
 struct ab_kernel {
@@ -39,7 +44,7 @@ struct ab_kernel {
 };
 #define FFN_KERNEL(isa, kop, act, fn) {FFN_KOP_##kop, #kop ":" #act, fn, old_##fn},
 static const struct ab_kernel ab_kernels[] = {
-#include "cpu/x86_avx512/kernels_avx512.inc"
+#include AB_KERNELS_INC
 };
 #undef FFN_KERNEL
 #define AB_NK (sizeof ab_kernels / sizeof ab_kernels[0])
@@ -148,9 +153,15 @@ static int ab_check(void) {
 
 __attribute__((noinline)) static void ab_triad(float *a, const float *b, const float *c,
                                                int64_t n) {
+#ifdef __AVX512F__
     for (int64_t i = 0; i + 16 <= n; i += 16)
         _mm512_store_ps(a + i, _mm512_fmadd_ps(_mm512_set1_ps(0.5f), _mm512_load_ps(c + i),
                                                _mm512_load_ps(b + i)));
+#else
+    for (int64_t i = 0; i + 8 <= n; i += 8)
+        _mm256_store_ps(a + i, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), _mm256_load_ps(c + i),
+                                               _mm256_load_ps(b + i)));
+#endif
 }
 
 static int ab_cmp(const void *a, const void *b) {

@@ -146,7 +146,11 @@ enum ffn_accuracy {
 
 // -------------------------------------------------------------------------------------------
 // Context: backend, chosen kernels, thread count, last error. No global mutable state: two
-// contexts are independent; one context must not be used by two threads at once.
+// contexts are independent; one context must not be used by two threads at once. ffn changes
+// no process-wide setting: the activations pass ffn_ctx_threads() to their parallel region; a
+// block call sets the calling thread's OpenMP count (omp_set_num_threads, a per-thread value
+// that oneDNN follows) and restores it before returning. The libraries keep their own
+// process-wide state (libgomp's thread pool, oneDNN's primitive cache) with their defaults.
 //
 // Backends. A context runs on one backend, chosen at create (opts.backend):
 //   FFN_BACKEND_CPU   host memory, SIMD kernels and OpenMP threads (the default).
@@ -341,6 +345,35 @@ FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *gate,
                                          const struct ffn_tensor *up,
                                          const struct ffn_tensor *dh);
+
+/// The four elementwise operations above, as a context's kernel table holds them: one kernel
+/// per operation and activation.
+enum ffn_op {
+    FFN_OP_ACT_FWD = 0,  // ffn_act_forward
+    FFN_OP_ACT_BWD,      // ffn_act_backward
+    FFN_OP_GLU_FWD,      // ffn_glu_forward
+    FFN_OP_GLU_BWD,      // ffn_glu_backward
+    FFN_OP_COUNT
+};
+
+/// "act_fwd", "act_bwd", "glu_fwd", "glu_bwd"; "?" for a value out of range.
+FFN_API const char *ffn_op_name(enum ffn_op op);
+
+/// The ISA of the kernel that runs `op` for `act` on a CPU context: ffn_ctx_isa() where that
+/// ISA has the kernel, else the lower ISA it comes from (the scalar reference at worst). A tool
+/// that labels measurements by kernel reads it here.
+/// @retval the ISA; FFN_ISA_AUTO for a NULL or non-CPU context, or `op` / `act` out of range
+FFN_API enum ffn_isa ffn_ctx_kernel_isa(ffn_ctx_t ctx, enum ffn_op op, enum ffn_act act);
+
+/// The reference definitions (docs/design.md) of act(x) and act'(x), evaluated in double by
+/// their stable forms: relative error ~1e-15 wherever the result is a normal float, so rounding
+/// to f32 gives the correctly rounded value except within ~1e-7 ulp of a rounding boundary.
+/// The scalar kernels (FFN_ISA_SCALAR) round these; the accuracy tools measure against them
+/// and MPFR. Special values as the kernels: NaN in, NaN out; the limits at ±inf.
+/// @retval the value; NaN for `act` out of range
+FFN_API double ffn_ref_act(enum ffn_act act, double x);
+/// act'(x) in double (see ffn_ref_act).
+FFN_API double ffn_ref_dact(enum ffn_act act, double x);
 
 // -------------------------------------------------------------------------------------------
 // FFN blocks on the CPU (src/block/)
@@ -954,6 +987,19 @@ FFN_API ffn_safetensors_t ffn_model_safetensors(ffn_model_t model);
 FFN_API ffn_gguf_t ffn_model_gguf(ffn_model_t model);
 /// The config.json text the model was opened with (NULL for GGUF).
 FFN_API const char *ffn_model_config_json(ffn_model_t model);
+/// A block for one FFN of a model (ffn_model_layer): spec from the layer (d_model, d_ff,
+/// activation, gated, gate/up layout, biases present), weights from its file tensors. Zero
+/// copy where the block can read a tensor in place (F32, BF16 or F16 data aligned to its
+/// element size): the block then reads the model's mapped memory, so the model must stay open
+/// while the block lives. Other tensors (Q8_0, Q4_0, F64, misaligned data) are converted once
+/// to f32 copies that the block owns and ffn_block_destroy frees. opts as ffn_block_create.
+/// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (NULL arguments, a tensor that does not fit
+///         the layer, as ffn_block_create reports it), FFN_STATUS_UNSUPPORTED (as
+///         ffn_block_create), FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
+FFN_API enum ffn_status ffn_block_create_from_layer(ffn_ctx_t ctx,
+                                                    const struct ffn_model_layer *layer,
+                                                    const struct ffn_block_opts *opts,
+                                                    ffn_block_t *block_out);
 
 // -------------------------------------------------------------------------------------------
 // Scalar conversions (round to nearest even; NaN stays NaN, quiet)

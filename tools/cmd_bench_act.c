@@ -18,7 +18,6 @@
 #include <omp.h>
 #endif
 
-#include "core/core_impl.h"  // read-only: which ISA each kernel of the table came from
 #include "args.h"
 #include "ffn.h"
 #include "tools.h"
@@ -534,10 +533,10 @@ static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host 
     // Count which ISA each kernel of the context's table came from (SIMD kernels override the
     // scalar reference one by one as they land).
     int per_isa[FFN_ISA_COUNT] = {0};
-    const int total = FFN_KOP_COUNT * FFN_ACT_COUNT;
-    for (int k = 0; k < FFN_KOP_COUNT; k++)
+    const int total = FFN_OP_COUNT * FFN_ACT_COUNT;
+    for (int k = 0; k < FFN_OP_COUNT; k++)
         for (int a = 0; a < FFN_ACT_COUNT; a++) {
-            const enum ffn_isa isa = ctx->kernels.isa[k][a];
+            const enum ffn_isa isa = ffn_ctx_kernel_isa(ctx, (enum ffn_op)k, (enum ffn_act)a);
             if ((unsigned)isa < FFN_ISA_COUNT) per_isa[isa]++;
         }
     const char *acc = o->accurate ? "high" : "default";
@@ -655,15 +654,15 @@ static int ffn__run_row(const struct ffn__opts *o, const struct ffn__host *h, ff
     ffn__case_arity(glu, bwd, &n_out, &n_in);
     for (int k = 0; k < n_out; k++) c.out[k] = ffn_tensor_vec(b->out[k], dtype, n);
     for (int k = 0; k < n_in; k++) c.in[k] = ffn_tensor_vec(b->in[k], dtype, n);
-    const enum ffn_kop kop =
-        glu ? (bwd ? FFN_KOP_GLU_BWD : FFN_KOP_GLU_FWD) : (bwd ? FFN_KOP_ACT_BWD : FFN_KOP_ACT_FWD);
+    const enum ffn_op kop =
+        glu ? (bwd ? FFN_OP_GLU_BWD : FFN_OP_GLU_FWD) : (bwd ? FFN_OP_ACT_BWD : FFN_OP_ACT_FWD);
     struct ffn__row r = {
         .c = &c,
         .dtype = dtype,
         .dist = dist,
         .n = n,
         .threads = nt,
-        .kernel_isa = ctx->kernels.isa[kop][act],
+        .kernel_isa = ffn_ctx_kernel_isa(ctx, kop, act),
         .bytes = (double)(n_out + n_in) * (double)n * (double)ffn_dtype_size(dtype),
     };
     const struct ffn__triad tri = {b->ta, b->tb, b->tc, n, nt};

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu/cpu_impl.h"
 #include "ffn.h"
 #include "oracle.h"
 #include "tools.h"
@@ -41,18 +40,18 @@ static void ffn__fmt(char *buf, size_t size, float v) {
 }
 
 // Checks one value; prints the failure. Returns ok.
-static bool ffn__expect(struct ffn__check *C, enum ffn_kop op, int out, enum ffn_act act,
+static bool ffn__expect(struct ffn__check *C, enum ffn_op op, int out, enum ffn_act act,
                         enum ffn_dtype dt, float x, float m1, float m2, float got) {
-    const bool deriv = op == FFN_KOP_ACT_BWD || (op == FFN_KOP_GLU_BWD && out == 0);
-    const float e1 = op == FFN_KOP_GLU_BWD && out == 1 ? m2 : m1;
-    const float e2 = op == FFN_KOP_GLU_BWD && out == 0 ? m2 : 1.0f;
+    const bool deriv = op == FFN_OP_ACT_BWD || (op == FFN_OP_GLU_BWD && out == 0);
+    const float e1 = op == FFN_OP_GLU_BWD && out == 1 ? m2 : m1;
+    const float e2 = op == FFN_OP_GLU_BWD && out == 0 ? m2 : 1.0f;
     const double exact = ffn_oracle_eval(&C->oracle, act, deriv, x, e1, e2, NULL);
     const double err = ffn_ulp_error(op, out, act, dt, got, exact, x, e1, e2);
     const double bound = ffn_ulp_bound(op, act, C->accurate);
     C->checks++;
     if (err <= bound) return true;
     C->failures++;
-    static const char *const what[FFN_KOP_COUNT][2] = {
+    static const char *const what[FFN_OP_COUNT][2] = {
         {"act", ""}, {"act'", ""}, {"act(g)*up", ""}, {"dh*up*act'(g)", "dh*act(g)"}};
     printf("  BROKEN: %s %s %s at x=%g (m1=%g, m2=%g): got %a, exact %a (%.3g ulp > %g)\n",
            ffn_act_name(act), what[op][out], ffn_dtype_name(dt), (double)x, (double)m1,
@@ -65,8 +64,8 @@ static enum ffn_status ffn__unary(struct ffn__check *C, enum ffn_act act, enum f
                                   bool *ok_y, bool *ok_d, float *y, float *d) {
     uint32_t xs[FFN__NP], ones[FFN__NP], ys[FFN__NP], ds[FFN__NP];
     for (int i = 0; i < FFN__NP; i++) {
-        ffn_store_f32(xs, dt, i, ffn__points[i]);
-        ffn_store_f32(ones, dt, i, 1.0f);
+        ffn_tool_store_f32(xs, dt, i, ffn__points[i]);
+        ffn_tool_store_f32(ones, dt, i, 1.0f);
     }
     const struct ffn_tensor tx = ffn_tensor_vec(xs, dt, FFN__NP), t1 = ffn_tensor_vec(ones, dt, FFN__NP);
     const struct ffn_tensor ty = ffn_tensor_vec(ys, dt, FFN__NP), td = ffn_tensor_vec(ds, dt, FFN__NP);
@@ -74,9 +73,10 @@ static enum ffn_status ffn__unary(struct ffn__check *C, enum ffn_act act, enum f
     if (st == FFN_STATUS_OK) st = ffn_act_backward(C->ctx, act, &td, &tx, &t1);
     if (st != FFN_STATUS_OK) return st;
     for (int i = 0; i < FFN__NP; i++) {
-        const float x = ffn_load_f32(xs, dt, i), gy = ffn_load_f32(ys, dt, i), gd = ffn_load_f32(ds, dt, i);
-        ok_y[i] = ffn__expect(C, FFN_KOP_ACT_FWD, 0, act, dt, x, 1.0f, 1.0f, gy);
-        ok_d[i] = ffn__expect(C, FFN_KOP_ACT_BWD, 0, act, dt, x, 1.0f, 1.0f, gd);
+        const float x = ffn_tool_load_f32(xs, dt, i);
+        const float gy = ffn_tool_load_f32(ys, dt, i), gd = ffn_tool_load_f32(ds, dt, i);
+        ok_y[i] = ffn__expect(C, FFN_OP_ACT_FWD, 0, act, dt, x, 1.0f, 1.0f, gy);
+        ok_d[i] = ffn__expect(C, FFN_OP_ACT_BWD, 0, act, dt, x, 1.0f, 1.0f, gd);
         if (y) y[i] = gy;
         if (d) d[i] = gd;
     }
@@ -88,9 +88,9 @@ static enum ffn_status ffn__gated(struct ffn__check *C, enum ffn_act act, enum f
     enum { N = FFN__NP * FFN__N_GLU_M };
     uint32_t g[N], u[N], dh[N], h[N], dg[N], du[N];
     for (int i = 0; i < N; i++) {
-        ffn_store_f32(g, dt, i, ffn__points[i % FFN__NP]);
-        ffn_store_f32(u, dt, i, ffn__glu_m[i / FFN__NP][0]);
-        ffn_store_f32(dh, dt, i, ffn__glu_m[i / FFN__NP][1]);
+        ffn_tool_store_f32(g, dt, i, ffn__points[i % FFN__NP]);
+        ffn_tool_store_f32(u, dt, i, ffn__glu_m[i / FFN__NP][0]);
+        ffn_tool_store_f32(dh, dt, i, ffn__glu_m[i / FFN__NP][1]);
     }
     const struct ffn_tensor tg = ffn_tensor_vec(g, dt, N), tu = ffn_tensor_vec(u, dt, N),
                             tdh = ffn_tensor_vec(dh, dt, N), th = ffn_tensor_vec(h, dt, N),
@@ -99,10 +99,11 @@ static enum ffn_status ffn__gated(struct ffn__check *C, enum ffn_act act, enum f
     if (st == FFN_STATUS_OK) st = ffn_glu_backward(C->ctx, act, &tdg, &tdu, &tg, &tu, &tdh);
     if (st != FFN_STATUS_OK) return st;
     for (int i = 0; i < N; i++) {
-        const float x = ffn_load_f32(g, dt, i), m1 = ffn_load_f32(u, dt, i), m2 = ffn_load_f32(dh, dt, i);
-        ffn__expect(C, FFN_KOP_GLU_FWD, 0, act, dt, x, m1, 1.0f, ffn_load_f32(h, dt, i));
-        ffn__expect(C, FFN_KOP_GLU_BWD, 0, act, dt, x, m1, m2, ffn_load_f32(dg, dt, i));
-        ffn__expect(C, FFN_KOP_GLU_BWD, 1, act, dt, x, m1, m2, ffn_load_f32(du, dt, i));
+        const float x = ffn_tool_load_f32(g, dt, i);
+        const float m1 = ffn_tool_load_f32(u, dt, i), m2 = ffn_tool_load_f32(dh, dt, i);
+        ffn__expect(C, FFN_OP_GLU_FWD, 0, act, dt, x, m1, 1.0f, ffn_tool_load_f32(h, dt, i));
+        ffn__expect(C, FFN_OP_GLU_BWD, 0, act, dt, x, m1, m2, ffn_tool_load_f32(dg, dt, i));
+        ffn__expect(C, FFN_OP_GLU_BWD, 1, act, dt, x, m1, m2, ffn_tool_load_f32(du, dt, i));
     }
     return FFN_STATUS_OK;
 }
@@ -160,7 +161,8 @@ int ffn_cmd_check(int argc, char **argv) {
         for (int row = 0; row < 2; row++) {
             char label[40], v[32];
             snprintf(label, sizeof label, "%s%s [%s]", ffn_act_name(act), row ? "'" : "",
-                     ffn_isa_name(C.ctx->kernels.isa[row ? FFN_KOP_ACT_BWD : FFN_KOP_ACT_FWD][act]));
+                     ffn_isa_name(ffn_ctx_kernel_isa(
+                         C.ctx, row ? FFN_OP_ACT_BWD : FFN_OP_ACT_FWD, act)));
             printf("%-22s", label);
             for (int i = 0; i < FFN__NP; i++) {
                 ffn__fmt(v, sizeof v, row ? d[i] : y[i]);

@@ -16,7 +16,6 @@
 #  include <omp.h>
 #endif
 
-#include "cpu/cpu_impl.h"  // the double-precision reference, the kernel table's ISAs
 #include "args.h"
 #include "ffn.h"
 #include "oracle.h"
@@ -37,7 +36,7 @@ static const float ffn__dhs[] = {1.0f, -1.25f, 0.375f};
 #define FFN__N_UP 4
 #define FFN__N_DH 3
 
-static const char *const ffn__out_names[FFN_KOP_COUNT][2] = {
+static const char *const ffn__out_names[FFN_OP_COUNT][2] = {
     {"y", ""}, {"dx", ""}, {"h", ""}, {"dgate", "dup"}};
 
 struct ffn__opts {
@@ -84,7 +83,7 @@ static double ffn__now(void) {
 // --- one job: an op family, an activation and a dtype, over every selected ISA ---------------
 
 struct ffn__job {
-    enum ffn_kop op;
+    enum ffn_op op;
     enum ffn_act act;
     enum ffn_dtype dt;
     const float *list;  // the inputs, or NULL for all 2^32 f32 patterns
@@ -100,17 +99,17 @@ struct ffn__worker {
 };
 
 // The factors of element i: (dy) = 1; (up) cycles; (up, dh) cycle.
-static void ffn__factors_of(enum ffn_kop op, int64_t i, float *m1, float *m2) {
-    *m1 = op == FFN_KOP_ACT_FWD || op == FFN_KOP_ACT_BWD ? 1.0f : ffn__ups[i % FFN__N_UP];
-    *m2 = op == FFN_KOP_GLU_BWD ? ffn__dhs[i % FFN__N_DH] : 1.0f;
+static void ffn__factors_of(enum ffn_op op, int64_t i, float *m1, float *m2) {
+    *m1 = op == FFN_OP_ACT_FWD || op == FFN_OP_ACT_BWD ? 1.0f : ffn__ups[i % FFN__N_UP];
+    *m2 = op == FFN_OP_GLU_BWD ? ffn__dhs[i % FFN__N_DH] : 1.0f;
 }
 
 // The reference value in double and the oracle call of output o.
 static double ffn__ref(const struct ffn__job *j, int o, float x, float m1, float m2) {
     switch (j->op) {
-    case FFN_KOP_ACT_FWD: return ffn_ref_act(j->act, x);
-    case FFN_KOP_ACT_BWD: return (double)m1 * ffn_ref_dact(j->act, x);
-    case FFN_KOP_GLU_FWD: return ffn_ref_act(j->act, x) * (double)m1;
+    case FFN_OP_ACT_FWD: return ffn_ref_act(j->act, x);
+    case FFN_OP_ACT_BWD: return (double)m1 * ffn_ref_dact(j->act, x);
+    case FFN_OP_GLU_FWD: return ffn_ref_act(j->act, x) * (double)m1;
     default:
         return o == 0 ? (double)m2 * (double)m1 * ffn_ref_dact(j->act, x)
                       : (double)m2 * ffn_ref_act(j->act, x);
@@ -120,9 +119,9 @@ static double ffn__ref(const struct ffn__job *j, int o, float x, float m1, float
 static double ffn__exact(struct ffn_oracle *or, const struct ffn__job *j, int o, float x, float m1,
                          float m2) {
     switch (j->op) {
-    case FFN_KOP_ACT_FWD: return ffn_oracle_eval(or, j->act, false, x, 1.0f, 1.0f, NULL);
-    case FFN_KOP_ACT_BWD: return ffn_oracle_eval(or, j->act, true, x, m1, 1.0f, NULL);
-    case FFN_KOP_GLU_FWD: return ffn_oracle_eval(or, j->act, false, x, m1, 1.0f, NULL);
+    case FFN_OP_ACT_FWD: return ffn_oracle_eval(or, j->act, false, x, 1.0f, 1.0f, NULL);
+    case FFN_OP_ACT_BWD: return ffn_oracle_eval(or, j->act, true, x, m1, 1.0f, NULL);
+    case FFN_OP_GLU_FWD: return ffn_oracle_eval(or, j->act, false, x, m1, 1.0f, NULL);
     default:
         return o == 0 ? ffn_oracle_eval(or, j->act, true, x, m1, m2, NULL)
                       : ffn_oracle_eval(or, j->act, false, x, m2, 1.0f, NULL);
@@ -130,9 +129,9 @@ static double ffn__exact(struct ffn_oracle *or, const struct ffn__job *j, int o,
 }
 
 // The ulp-metric factors of output o (see ffn_ulp_error).
-static void ffn__metric_factors(enum ffn_kop op, int o, float m1, float m2, float *a1, float *a2) {
-    *a1 = op == FFN_KOP_GLU_BWD && o == 1 ? m2 : m1;
-    *a2 = op == FFN_KOP_GLU_BWD && o == 0 ? m2 : 1.0f;
+static void ffn__metric_factors(enum ffn_op op, int o, float m1, float m2, float *a1, float *a2) {
+    *a1 = op == FFN_OP_GLU_BWD && o == 1 ? m2 : m1;
+    *a2 = op == FFN_OP_GLU_BWD && o == 0 ? m2 : 1.0f;
 }
 
 static enum ffn_status ffn__run_kernel(ffn_ctx_t ctx, const struct ffn__job *j,
@@ -143,9 +142,9 @@ static enum ffn_status ffn__run_kernel(ffn_ctx_t ctx, const struct ffn__job *j,
     const struct ffn_tensor o0 = ffn_tensor_vec(w->out[c][0], j->dt, n);
     const struct ffn_tensor o1 = ffn_tensor_vec(w->out[c][1], j->dt, n);
     switch (j->op) {
-    case FFN_KOP_ACT_FWD: return ffn_act_forward(ctx, j->act, &o0, &tx);
-    case FFN_KOP_ACT_BWD: return ffn_act_backward(ctx, j->act, &o0, &tx, &t1);
-    case FFN_KOP_GLU_FWD: return ffn_glu_forward(ctx, j->act, &o0, &tx, &t1);
+    case FFN_OP_ACT_FWD: return ffn_act_forward(ctx, j->act, &o0, &tx);
+    case FFN_OP_ACT_BWD: return ffn_act_backward(ctx, j->act, &o0, &tx, &t1);
+    case FFN_OP_GLU_FWD: return ffn_glu_forward(ctx, j->act, &o0, &tx, &t1);
     default: return ffn_glu_backward(ctx, j->act, &o0, &o1, &tx, &t1, &t2);
     }
 }
@@ -187,7 +186,7 @@ static bool ffn__worker_make(const struct ffn__opts *op, struct ffn__worker *w) 
 // Sweeps one job; stats[c][o] receive the results. Returns 0, or 2 on a failed call.
 static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
                       struct ffn__stat stats[FFN__MAX_ISA][2], const char *title) {
-    const int n_out = j->op == FFN_KOP_GLU_BWD ? 2 : 1;
+    const int n_out = j->op == FFN_OP_GLU_BWD ? 2 : 1;
     const double bound = ffn_ulp_bound(j->op, j->act, op->accurate);
     const int64_t n_chunks = (j->n + FFN__CHUNK - 1) / FFN__CHUNK;
     const bool progress = op->all && j->dt == FFN_DTYPE_F32;
@@ -219,12 +218,12 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
                 const float v = j->list ? j->list[i0 + i] : ffn_f32_from_bits((uint32_t)(i0 + i));
                 float m1, m2;
                 ffn__factors_of(j->op, i0 + i, &m1, &m2);
-                ffn_store_f32(w->x, j->dt, i, v);
-                ffn_store_f32(w->m1s, j->dt, i, m1);
-                ffn_store_f32(w->m2s, j->dt, i, m2);
-                w->xf[i] = ffn_load_f32(w->x, j->dt, i);
-                w->m1[i] = ffn_load_f32(w->m1s, j->dt, i);
-                w->m2[i] = ffn_load_f32(w->m2s, j->dt, i);
+                ffn_tool_store_f32(w->x, j->dt, i, v);
+                ffn_tool_store_f32(w->m1s, j->dt, i, m1);
+                ffn_tool_store_f32(w->m2s, j->dt, i, m2);
+                w->xf[i] = ffn_tool_load_f32(w->x, j->dt, i);
+                w->m1[i] = ffn_tool_load_f32(w->m1s, j->dt, i);
+                w->m2[i] = ffn_tool_load_f32(w->m2s, j->dt, i);
             }
             for (int c = 0; c < op->n_isa; c++)
                 if (ffn__run_kernel(w->ctx[c], j, w, c, n) != FFN_STATUS_OK) {
@@ -246,7 +245,7 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
                         mpfr = true;
                     }
                     for (int c = 0; c < op->n_isa; c++) {
-                        const float got = ffn_load_f32(w->out[c][o], j->dt, i);
+                        const float got = ffn_tool_load_f32(w->out[c][o], j->dt, i);
                         double err = ffn_ulp_error(j->op, o, j->act, j->dt, got, exact, x, a1, a2);
                         struct ffn__stat *s = &local[c][o];
                         // A candidate maximum above FFN__CONFIRM_MIN, or a broken bound: MPFR.
@@ -306,8 +305,8 @@ static void ffn__json_float(FILE *f, double v) {
 
 static void ffn__print_row(const struct ffn__opts *op, const struct ffn__job *j, int o,
                            enum ffn_isa isa, enum ffn_isa kernel_isa, const struct ffn__stat *s) {
-    const char *name = j->op >= FFN_KOP_GLU_FWD ? ffn_glu_name(j->act) : ffn_act_name(j->act);
-    const char *dir = j->op == FFN_KOP_ACT_FWD || j->op == FFN_KOP_GLU_FWD ? "fwd" : "bwd";
+    const char *name = j->op >= FFN_OP_GLU_FWD ? ffn_glu_name(j->act) : ffn_act_name(j->act);
+    const char *dir = j->op == FFN_OP_ACT_FWD || j->op == FFN_OP_GLU_FWD ? "fwd" : "bwd";
     const double bound = ffn_ulp_bound(j->op, j->act, op->accurate);
     const double mean = s->n ? s->sum / (double)s->n : 0, cr = s->n ? (double)s->n_cr / (double)s->n : 0;
     const bool pass = s->max <= bound;
@@ -510,7 +509,7 @@ int ffn_cmd_ulp(int argc, char **argv) {
                 for (int t = 0; t < FFN_DTYPE_COUNT && status != 2; t++) {
                     if (!op.dtype[t]) continue;
                     struct ffn__job j = {
-                        .op = (enum ffn_kop)(glu * 2 + dir), .act = (enum ffn_act)a,
+                        .op = (enum ffn_op)(glu * 2 + dir), .act = (enum ffn_act)a,
                         .dt = (enum ffn_dtype)t};
                     if (j.dt == FFN_DTYPE_F32) {
                         j.list = f32_list;
@@ -538,10 +537,10 @@ int ffn_cmd_ulp(int argc, char **argv) {
                         ffn_ctx_t ctx;
                         enum ffn_isa kisa = op.isas[c];
                         if (ffn_ctx_create(&o, &ctx) == FFN_STATUS_OK) {
-                            kisa = ctx->kernels.isa[j.op][j.act];
+                            kisa = ffn_ctx_kernel_isa(ctx, j.op, j.act);
                             ffn_ctx_destroy(ctx);
                         }
-                        for (int out = 0; out < (j.op == FFN_KOP_GLU_BWD ? 2 : 1); out++) {
+                        for (int out = 0; out < (j.op == FFN_OP_GLU_BWD ? 2 : 1); out++) {
                             ffn__print_row(&op, &j, out, op.isas[c], kisa, &stats[c][out]);
                             if (stats[c][out].max > ffn_ulp_bound(j.op, j.act, op.accurate))
                                 status = 1;

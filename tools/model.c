@@ -1,6 +1,6 @@
-// model.c — glue between a checkpoint layer (io) and an FFN block (block) for the `ffn` tool:
-// file tensors become block weight views (zero copy for aligned f32 / bf16 / f16 data, an f32
-// copy for quantised or misaligned data), with the variations `ffn verify` tries.
+// model.c — glue between a checkpoint layer (io) and an FFN block (block) for the `ffn` tool: the
+// layer as stored through ffn_block_create_from_layer, and the variations `ffn verify` tries
+// (file tensors as block weight views, an f32 copy for quantised or misaligned data).
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -63,6 +63,11 @@ enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer 
     const struct ffn_tool_variant *v = variant ? variant : &none;
     memset(b, 0, sizeof *b);
     ffn__block_why[0] = '\0';
+    // The layer as stored: the library's block (zero copy, or f32 copies the block owns).
+    if (!v->swap_gate_up && !v->transpose && !v->other_gelu)
+        return ffn_block_create_from_layer(ctx, l, NULL, &b->block);
+    // A variant (`ffn verify`'s usual converter mistakes): weights read another way, some in
+    // the other orientation than the layer's, which ffn_block_create_from_layer does not take.
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
     spec.d_model = l->d_model;

@@ -379,12 +379,12 @@ double ffn_count_ulp(double got, double exact, enum ffn_dtype dt, double scale, 
 
 double ffn_dact_scale(enum ffn_act act, double x) { return ffn_um_dact_scale(act, x); }
 
-double ffn_ulp_error(enum ffn_kop op, int out, enum ffn_act act, enum ffn_dtype dt, double got,
+double ffn_ulp_error(enum ffn_op op, int out, enum ffn_act act, enum ffn_dtype dt, double got,
                      double exact, float x, float m1, float m2) {
     return ffn_um_ulp_error((int)op, out, act, dt, got, exact, x, m1, m2);
 }
 
-double ffn_ulp_bound(enum ffn_kop op, enum ffn_act act, bool accurate) {
+double ffn_ulp_bound(enum ffn_op op, enum ffn_act act, bool accurate) {
     return ffn_um_bound((int)op, act, accurate);
 }
 

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/core_impl.h"  // enum ffn_kop (the op families of the kernel table)
 #include "ffn.h"
 
 // --- the MPFR oracle ----------------------------------------------------------------------------
@@ -75,12 +74,12 @@ double ffn_dact_scale(enum ffn_act act, double x);
 // the measure the bound table uses: relative for forward outputs (zero signs strict), and for
 // dx / dgate absolute in ulps of max(|exact|, |dy|·ffn_dact_scale(x)) (|dh·up|·... for dgate).
 // x is the input (gate), m1 the first factor (dy, or up), m2 the second (dh).
-double ffn_ulp_error(enum ffn_kop op, int out, enum ffn_act act, enum ffn_dtype dt, double got,
+double ffn_ulp_error(enum ffn_op op, int out, enum ffn_act act, enum ffn_dtype dt, double got,
                      double exact, float x, float m1, float m2);
 
 // The bound on ffn_ulp_error for every kernel (docs/numerics.md, "Bounds"), in ulps of the
 // output's storage type. accurate: the FFN_ACCURACY_HIGH tier.
-double ffn_ulp_bound(enum ffn_kop op, enum ffn_act act, bool accurate);
+double ffn_ulp_bound(enum ffn_op op, enum ffn_act act, bool accurate);
 
 // Rounds v to the nearest value of `dt` (ties to even; subnormals; ±inf past the overflow
 // threshold), by double arithmetic independent of the library's bit manipulation.

@@ -3,7 +3,29 @@
 #ifndef FFN_TOOLS_H
 #define FFN_TOOLS_H
 
+#include <stdint.h>
+
 #include "ffn.h"
+
+#ifndef FFN_ARRAY_LEN
+#define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+// Element i of a buffer of `dt`, as f32; f32 v stored into it rounded to nearest even.
+static inline float ffn_tool_load_f32(const void *p, enum ffn_dtype dt, int64_t i) {
+    switch (dt) {
+    case FFN_DTYPE_BF16: return ffn_bf16_to_f32(((const uint16_t *)p)[i]);
+    case FFN_DTYPE_F16: return ffn_f16_to_f32(((const uint16_t *)p)[i]);
+    default: return ((const float *)p)[i];
+    }
+}
+static inline void ffn_tool_store_f32(void *p, enum ffn_dtype dt, int64_t i, float v) {
+    switch (dt) {
+    case FFN_DTYPE_BF16: ((uint16_t *)p)[i] = ffn_f32_to_bf16(v); break;
+    case FFN_DTYPE_F16: ((uint16_t *)p)[i] = ffn_f32_to_f16(v); break;
+    default: ((float *)p)[i] = v; break;
+    }
+}
 
 int ffn_cmd_check(int argc, char **argv);        // special values and a quick self-check
 int ffn_cmd_ulp(int argc, char **argv);          // accuracy sweep against MPFR

@@ -14,8 +14,7 @@
 // Returned for a wrong NaN, infinity or sign of an exact zero: larger than every bound.
 #define FFN_ULP_HUGE 1e9
 
-// The op families (enum ffn_kop of core_impl.h), as plain numbers for code that does not include
-// the core's internals.
+// The op families: the values of enum ffn_op (ffn.h), as plain numbers for the device code.
 #define FFN_UM_ACT_FWD 0
 #define FFN_UM_ACT_BWD 1
 #define FFN_UM_GLU_FWD 2

@@ -61,7 +61,8 @@ enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec 
     struct ffn_block *b = calloc(1, sizeof *b);
     if (!b) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     b->opts = o;
-    b->hdr = (struct ffn_block_hdr){&ffn_block_cpu, FFN_BACKEND_CPU, -1};
+    b->hdr = (struct ffn_block_hdr){.impl = &ffn_block_cpu, .backend = FFN_BACKEND_CPU,
+                                    .device = -1};
     if ((st = ffn_block_plan_make(ctx, fn, spec, weights, &b->plan)) ||
         (st = ffn_mm_cache_create(ctx, fn, &b->mm))) {
         free(b);

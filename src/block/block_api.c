@@ -3,6 +3,8 @@
 // in core_impl.h): the CPU's (block.c: oneDNN) or the CUDA one (src/cuda/cuda_block.c:
 // cuBLASLt). Everything else a block checks is backend-neutral too and lives in block_plan.c.
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "block/block_impl.h"
 
@@ -37,7 +39,13 @@ enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spe
 }
 
 void ffn_block_destroy(ffn_block_t block) {
-    if (block) ffn__hdr(block)->impl->destroy(block);
+    if (!block) return;
+    const struct ffn_block_hdr *h = ffn__hdr(block);
+    void *owned[sizeof h->owned / sizeof h->owned[0]];
+    const int n_owned = h->n_owned;
+    memcpy(owned, h->owned, sizeof owned);
+    h->impl->destroy(block);  // frees the header too
+    for (int i = 0; i < n_owned; i++) free(owned[i]);
 }
 
 enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t block, const struct ffn_tensor *y,

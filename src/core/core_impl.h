@@ -57,13 +57,14 @@ static inline int ffn_stream_ways(int arrays) { return arrays <= 2 ? 4 : 2; }
         }                                                   \
     } while (0)
 
-enum ffn_kop {
-    FFN_KOP_ACT_FWD = 0,  // y = act(x)
-    FFN_KOP_ACT_BWD,      // dx = dy * act'(x)
-    FFN_KOP_GLU_FWD,      // h = act(gate) * up
-    FFN_KOP_GLU_BWD,      // dgate = dh * up * act'(gate), dup = dh * act(gate)
-    FFN_KOP_COUNT
-};
+// The kernel table's rows are the public operations (enum ffn_op of ffn.h); the kernels, the
+// backends and the tests spell them with these internal names, one enum either way.
+#define ffn_kop ffn_op
+#define FFN_KOP_ACT_FWD FFN_OP_ACT_FWD  // y = act(x)
+#define FFN_KOP_ACT_BWD FFN_OP_ACT_BWD  // dx = dy * act'(x)
+#define FFN_KOP_GLU_FWD FFN_OP_GLU_FWD  // h = act(gate) * up
+#define FFN_KOP_GLU_BWD FFN_OP_GLU_BWD  // dgate = dh * up * act'(gate), dup = dh * act(gate)
+#define FFN_KOP_COUNT FFN_OP_COUNT
 
 typedef void (*ffn_act_fwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x);
 typedef void (*ffn_act_bwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
@@ -127,6 +128,11 @@ struct ffn_block_hdr {
     const struct ffn_block_i *impl;
     enum ffn_backend backend;
     int device;  // CUDA: the device the block's memory is on; -1 on the CPU
+    // Host memory the block owns besides the backend's own (ffn_block_create_from_layer: f32
+    // copies of weights the block cannot read in place), freed by ffn_block_destroy. Both
+    // backends calloc their block, so a block made by ffn_block_create has none.
+    void *owned[8];
+    int n_owned;
 };
 
 extern const struct ffn_block_i ffn_block_cpu;  // src/block/block.c

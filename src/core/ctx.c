@@ -209,6 +209,13 @@ const char *ffn_ctx_last_error(ffn_ctx_t ctx) { return ctx ? ctx->err : "ffn: NU
 
 enum ffn_isa ffn_ctx_isa(ffn_ctx_t ctx) { return ctx ? ctx->isa : FFN_ISA_SCALAR; }
 
+enum ffn_isa ffn_ctx_kernel_isa(ffn_ctx_t ctx, enum ffn_op op, enum ffn_act act) {
+    if (!ctx || ctx->backend != FFN_BACKEND_CPU || (unsigned)op >= FFN_OP_COUNT ||
+        (unsigned)act >= FFN_ACT_COUNT)
+        return FFN_ISA_AUTO;
+    return ctx->kernels.isa[op][act];
+}
+
 enum ffn_status ffn_ctx_set_threads(ffn_ctx_t ctx, int n_threads) {
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);

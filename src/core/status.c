@@ -98,6 +98,17 @@ const char *ffn_isa_name(enum ffn_isa isa) {
     return (unsigned)isa < FFN_ISA_COUNT ? ffn__isa_names[isa] : "?";
 }
 
+static const char *const ffn__op_names[FFN_OP_COUNT] = {
+    [FFN_OP_ACT_FWD] = "act_fwd",
+    [FFN_OP_ACT_BWD] = "act_bwd",
+    [FFN_OP_GLU_FWD] = "glu_fwd",
+    [FFN_OP_GLU_BWD] = "glu_bwd",
+};
+
+const char *ffn_op_name(enum ffn_op op) {
+    return (unsigned)op < FFN_OP_COUNT ? ffn__op_names[op] : "?";
+}
+
 enum ffn_status ffn_isa_from_name(const char *name, enum ffn_isa *isa_out) {
     if (!name || !isa_out) return FFN_STATUS_INVALID_ARG;
     for (int i = 0; i < FFN_ISA_COUNT; i++) {

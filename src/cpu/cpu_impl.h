@@ -19,12 +19,7 @@
 #include "cpu/kernels.inc"
 #undef FFN_KERNEL
 
-// --- the reference definitions, in double (src/cpu/scalar/act_ref.c) --------------------------
-// act(x) and act'(x) for every activation, by the stable forms of docs/design.md, evaluated in
-// double: relative error ~1e-15 wherever the result is a normal float, so rounding to f32 gives
-// the correctly rounded value except within ~1e-7 ulp of a rounding boundary.
-double ffn_ref_act(enum ffn_act act, double x);
-double ffn_ref_dact(enum ffn_act act, double x);
+// The reference definitions in double, ffn_ref_act / ffn_ref_dact, are public (ffn.h).
 
 // --- element access by dtype (scalar paths) -----------------------------------------------------
 static inline float ffn_load_f32(const void *p, enum ffn_dtype dt, int64_t i) {

@@ -1,4 +1,4 @@
-// exp2_tab.h — 2^z by a 16-entry table, as the AVX-512 kernels (vmath_avx512.h) and the CUDA
+// exp2_tab.h — 2^z by a 16-entry table, as the CPU kernels (src/cpu/simd/vmath.h) and the CUDA
 // kernels (src/cuda/act_math.h) evaluate it: the magic constant, the polynomial and the table, in
 // one place so both compute the same exponentials. Plain constants; no code.
 #ifndef FFN_EXP2_TAB_H

@@ -879,7 +879,8 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     if (!lt) return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: %s", fn, why);
     struct ffn_cuda_block *b = calloc(1, sizeof *b);
     if (!b) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
-    b->hdr = (struct ffn_block_hdr){&ffn_block_cuda, FFN_BACKEND_CUDA, ctx->device};
+    b->hdr = (struct ffn_block_hdr){
+        .impl = &ffn_block_cuda, .backend = FFN_BACKEND_CUDA, .device = ctx->device};
     b->opts = o;
     b->lt = lt;
     if ((st = ffn_block_plan_make(ctx, fn, spec, weights, &b->plan))) {

@@ -388,6 +388,120 @@ static void test_sizing(void) {
     CHECK(c.intensity_fwd > 0.99 && c.intensity_fwd < 1.0, "intensity %g", c.intensity_fwd);
 }
 
+// --- ffn_block_create_from_layer ----------------------------------------------------------
+static struct ffn_file_tensor file_tensor(const char *name, enum ffn_file_dtype dt, const void *p,
+                                          int n_dims, int64_t d0, int64_t d1) {
+    struct ffn_file_tensor t;
+    memset(&t, 0, sizeof t);
+    t.name = name;
+    t.dtype = dt;
+    t.n_dims = n_dims;
+    t.shape[0] = d0;
+    t.shape[1] = d1;
+    t.data = p;
+    t.nbytes = (size_t)(d0 * (n_dims == 2 ? d1 : 1)) * (dt == FFN_FILE_DTYPE_F64 ? 8 : 4);
+    return t;
+}
+
+// The fused SiLU layer of spec_fused() as a model hands it out, tensors of dtype dt.
+static struct ffn_model_layer layer_fused(enum ffn_file_dtype dt, const void *gu, const void *d,
+                                          const void *bgu, const void *bd) {
+    struct ffn_model_layer l;
+    memset(&l, 0, sizeof l);
+    l.expert = -1;
+    l.d_model = D;
+    l.d_ff = M;
+    l.act = FFN_ACT_SILU;
+    l.gated = true;
+    l.orient = FFN_WEIGHT_OUT_IN;
+    l.layout = FFN_GATE_UP_FUSED;
+    l.gate_up = file_tensor("mlp.gate_up_proj.weight", dt, gu, 2, 2 * M, D);
+    l.down = file_tensor("mlp.down_proj.weight", dt, d, 2, D, M);
+    l.b_gate_up = file_tensor("mlp.gate_up_proj.bias", dt, bgu, 1, 2 * M, 0);
+    l.b_down = file_tensor("mlp.down_proj.bias", dt, bd, 1, D, 0);
+    return l;
+}
+
+static enum ffn_status forward_layer(const struct ffn_model_layer *l, float *y) {
+    ffn_block_t b;
+    enum ffn_status st = ffn_block_create_from_layer(ctx, l, NULL, &b);
+    if (st) return st;
+    struct ffn_tensor tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D, D);
+    struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, D, D);
+    st = ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE);
+    ffn_block_destroy(b);
+    return st;
+}
+
+static void test_from_layer(void) {
+    static struct result ref;
+    const struct ffn_block_weights w = weights_fused();
+    CHECK(run(&w, NULL, FFN_BLOCK_POLICY_SAVE, &ref) == FFN_STATUS_OK, "reference block");
+    // Zero copy: f32 tensors are read in place, so the same output bit for bit, and a change of
+    // the file's bytes after create shows in the next forward.
+    static float gu[2 * M * D], d[D * M], y[T * D], y2[T * D];
+    memcpy(gu, Wgu, sizeof gu);
+    memcpy(d, Wd, sizeof d);
+    struct ffn_model_layer l = layer_fused(FFN_FILE_DTYPE_F32, gu, d, Bgu, Bd);
+    ffn_block_t b;
+    CHECK(ffn_block_create_from_layer(ctx, &l, NULL, &b) == FFN_STATUS_OK, "f32 layer");
+    if (b) {
+        struct ffn_tensor tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D, D);
+        struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, D, D);
+        struct ffn_tensor ty2 = ffn_tensor_2d(y2, FFN_DTYPE_F32, T, D, D);
+        CHECK(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_OK, "fwd");
+        CHECK(!memcmp(y, ref.y, sizeof y), "f32 layer: the output of ffn_block_create's block");
+        for (int k = 0; k < D * M; k++) d[k] *= 2.0f;  // y = down·h + b: the down part doubles
+        CHECK(ffn_block_forward(ctx, b, &ty2, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_OK, "fwd");
+        float want[T * D];
+        for (int k = 0; k < T * D; k++) want[k] = 2.0f * (y[k] - Bd[k % D]) + Bd[k % D];
+        expect_close("zero copy: down doubled", want, y2, T * D, TOL_SAME);
+        ffn_block_destroy(b);
+    }
+    // Converted: F64 tensors (values exact in f32) become f32 copies the block owns, so the same
+    // output bit for bit, also after the file's bytes are overwritten.
+    static double gu64[2 * M * D], d64[D * M], bgu64[2 * M], bd64[D];
+    for (int k = 0; k < 2 * M * D; k++) gu64[k] = Wgu[k];
+    for (int k = 0; k < D * M; k++) d64[k] = Wd[k];
+    for (int k = 0; k < 2 * M; k++) bgu64[k] = Bgu[k];
+    for (int k = 0; k < D; k++) bd64[k] = Bd[k];
+    l = layer_fused(FFN_FILE_DTYPE_F64, gu64, d64, bgu64, bd64);
+    b = NULL;
+    CHECK(ffn_block_create_from_layer(ctx, &l, NULL, &b) == FFN_STATUS_OK, "f64 layer");
+    if (b) {
+        for (int k = 0; k < D * M; k++) d64[k] = NAN;
+        struct ffn_tensor tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D, D);
+        struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, D, D);
+        CHECK(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_OK, "fwd");
+        CHECK(!memcmp(y, ref.y, sizeof y), "f64 layer: the output of the f32 block");
+        ffn_block_destroy(b);
+    }
+    // Bad input: a clear error, no block.
+    l = layer_fused(FFN_FILE_DTYPE_F32, Wgu, Wd, Bgu, Bd);
+    b = (ffn_block_t)&l;
+    CHECK(ffn_block_create_from_layer(ctx, NULL, NULL, &b) == FFN_STATUS_INVALID_ARG && !b &&
+               strstr(ffn_ctx_last_error(ctx), "layer"),
+           "NULL layer");
+    CHECK(ffn_block_create_from_layer(ctx, &l, NULL, NULL) == FFN_STATUS_INVALID_ARG,
+           "NULL block_out");
+    CHECK(ffn_block_create_from_layer(NULL, &l, NULL, &b) == FFN_STATUS_INVALID_ARG, "NULL ctx");
+    struct ffn_model_layer bad = l;
+    bad.down.shape[1] = M + 1;  // [d, m + 1]: does not fit d_ff
+    CHECK(ffn_block_create_from_layer(ctx, &bad, NULL, &b) == FFN_STATUS_INVALID_ARG && !b,
+           "down of the wrong shape");
+    bad = l;
+    bad.down.n_dims = 3;
+    CHECK(ffn_block_create_from_layer(ctx, &bad, NULL, &b) == FFN_STATUS_INVALID_ARG && !b &&
+               strstr(ffn_ctx_last_error(ctx), "mlp.down_proj.weight"),
+           "3-d weight named in the message");
+    bad = layer_fused(FFN_FILE_DTYPE_F64, gu64, d64, bgu64, bd64);
+    bad.gate_up.shape[0] = -1;
+    CHECK(ffn_block_create_from_layer(ctx, &bad, NULL, &b) != FFN_STATUS_OK && !b,
+           "converted tensor with an invalid shape");
+    CHECK(forward_layer(&l, y) == FFN_STATUS_OK && !memcmp(y, ref.y, sizeof y),
+           "the good layer after the errors");
+}
+
 int main(void) {
     ffn_check_begin("test_block_api");
     if (ffn_ctx_create(NULL, &ctx) != FFN_STATUS_OK) return 1;
@@ -402,6 +516,7 @@ int main(void) {
     test_training_rules();
     test_validation();
     test_sizing();
+    test_from_layer();
     ffn_check_show_error(NULL);
     ffn_ctx_destroy(ctx);
     return ffn_check_summary();

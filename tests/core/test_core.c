@@ -5,6 +5,7 @@
 // overlap -> FFN_STATUS_INVALID_ARG with a message naming the argument); ffn_gate_up_split; and
 // ffn_tensor_convert against the scalar conversions.
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,19 +167,32 @@ static void ffn__check_ctx(void) {
         if (ffn_isa_supported((enum ffn_isa)i)) {
             CHECK(st == FFN_STATUS_OK && ffn_ctx_isa(ctx) == (enum ffn_isa)i,
                            "force_isa %s", ffn_isa_name((enum ffn_isa)i));
-            // Every table entry comes from the forced ISA or a lower one.
+            // Every table entry comes from the forced ISA or a lower one, and the public
+            // ffn_ctx_kernel_isa reports the table's entry.
             for (int op = 0; op < FFN_KOP_COUNT; op++)
-                for (int a = 0; a < FFN_ACT_COUNT && ctx; a++)
+                for (int a = 0; a < FFN_ACT_COUNT && ctx; a++) {
                     CHECK(ctx->kernels.isa[op][a] >= FFN_ISA_SCALAR &&
                                           ctx->kernels.isa[op][a] <= (enum ffn_isa)i,
                                    "force_isa %s: entry (%d, %d) from %s", ffn_isa_name((enum ffn_isa)i),
                                    op, a, ffn_isa_name(ctx->kernels.isa[op][a]));
+                    const enum ffn_isa k =
+                        ffn_ctx_kernel_isa(ctx, (enum ffn_op)op, (enum ffn_act)a);
+                    CHECK(k == ctx->kernels.isa[op][a], "ffn_ctx_kernel_isa(%s, %s, %s) = %s",
+                          ffn_isa_name((enum ffn_isa)i), ffn_op_name((enum ffn_op)op),
+                          ffn_act_name((enum ffn_act)a), ffn_isa_name(k));
+                }
+            CHECK(ffn_ctx_kernel_isa(ctx, FFN_OP_COUNT, FFN_ACT_SILU) == FFN_ISA_AUTO &&
+                      ffn_ctx_kernel_isa(ctx, FFN_OP_ACT_FWD, FFN_ACT_COUNT) == FFN_ISA_AUTO &&
+                      ffn_ctx_kernel_isa(ctx, (enum ffn_op)-1, FFN_ACT_SILU) == FFN_ISA_AUTO,
+                  "ffn_ctx_kernel_isa: op or act out of range -> auto");
         } else {
             CHECK(st == FFN_STATUS_UNSUPPORTED && !ctx, "force_isa %s unsupported: %s",
                            ffn_isa_name((enum ffn_isa)i), ffn_status_string(st));
         }
         ffn_ctx_destroy(ctx);
     }
+    CHECK(ffn_ctx_kernel_isa(NULL, FFN_OP_ACT_FWD, FFN_ACT_SILU) == FFN_ISA_AUTO,
+          "ffn_ctx_kernel_isa(NULL) -> auto");
     o = (struct ffn_ctx_opts)FFN_CTX_OPTS_INIT;
     o.force_isa = (enum ffn_isa)42;
     CHECK(ffn_ctx_create(&o, &ctx) == FFN_STATUS_INVALID_ARG, "force_isa 42");
@@ -432,8 +446,50 @@ static void ffn__check_backends(void) {
                    "NULL context");
 }
 
+// The op names, and the public reference in double against values computed independently
+// (Python's math.erf / math.exp, 17 digits).
+static void ffn__check_op_ref(void) {
+    static const char *const names[FFN_OP_COUNT] = {"act_fwd", "act_bwd", "glu_fwd", "glu_bwd"};
+    for (int op = 0; op < FFN_OP_COUNT; op++)
+        CHECK(!strcmp(ffn_op_name((enum ffn_op)op), names[op]), "ffn_op_name(%d) = %s",
+                       op, ffn_op_name((enum ffn_op)op));
+    CHECK(!strcmp(ffn_op_name(FFN_OP_COUNT), "?") && !strcmp(ffn_op_name((enum ffn_op)-1), "?"),
+                   "ffn_op_name out of range");
+    const struct {
+        enum ffn_act act;
+        bool deriv;
+        double x, want;
+    } refs[] = {
+        {FFN_ACT_GELU_ERF, false, 1.0, 0.84134474606854293},   // Φ(1)
+        {FFN_ACT_GELU_ERF, true, 1.0, 1.0833154705876864},     // Φ(1) + φ(1)
+        {FFN_ACT_SILU, false, 1.0, 0.7310585786300049},        // 1/(1 + e^-1)
+        {FFN_ACT_SILU, true, -2.0, -0.09078424878489547},      // σ(x)(1 + x(1 - σ(x)))
+        {FFN_ACT_SIGMOID, false, -3.0, 0.04742587317756678},   // 1/(1 + e^3)
+        {FFN_ACT_GELU_TANH, false, 2.0, 1.954597694087775},    // x·(1 + tanh u)/2
+        {FFN_ACT_QUICK_GELU, false, 1.0, 0.8457957659328212},  // σ(1.702)
+        {FFN_ACT_RELU, true, -1.0, 0.0},
+        {FFN_ACT_IDENTITY, false, -7.5, -7.5},
+    };
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        const double got = refs[i].deriv ? ffn_ref_dact(refs[i].act, refs[i].x)
+                                         : ffn_ref_act(refs[i].act, refs[i].x);
+        CHECK(fabs(got - refs[i].want) <= 1e-14 * fmax(1.0, fabs(refs[i].want)),
+                       "ffn_ref_%s(%s, %g) = %.17g, expected %.17g", refs[i].deriv ? "dact" : "act",
+                       ffn_act_name(refs[i].act), refs[i].x, got, refs[i].want);
+    }
+    CHECK(isnan(ffn_ref_act(FFN_ACT_COUNT, 1.0)) &&
+                          isnan(ffn_ref_act(FFN_ACT_COUNT, INFINITY)) &&
+                          isnan(ffn_ref_dact((enum ffn_act)-1, -INFINITY)),
+                   "ffn_ref_act / ffn_ref_dact: act out of range -> NaN");
+    CHECK(ffn_ref_act(FFN_ACT_SILU, -INFINITY) == 0.0 &&
+                          signbit(ffn_ref_act(FFN_ACT_SILU, -INFINITY)) &&
+                          isnan(ffn_ref_act(FFN_ACT_SILU, NAN)),
+                   "ffn_ref_act special values");
+}
+
 int main(void) {
     ffn_check_begin("core");
+    ffn__check_op_ref();
     ffn__check_backends();
     ffn__check_status();
     ffn__check_names();

@@ -45,7 +45,7 @@ int main(void) {
     // Element offsets from 64-byte aligned allocations: inputs 1, outputs 3 and 0 (dgate off
     // alignment, dup on it), so heads are masked and the second output is not streamed; for bf16
     // dup at 19, 32 bytes from dgate: streamed 16 elements at a time but not as the 64-byte
-    // stores of the bf16 pairs (vmath_avx512.h, ffn__body).
+    // stores of the bf16 pairs (src/cpu/simd/loops.h, ffn__body).
     const int64_t in_off = 1, out_offs[2][2] = {{3, 0}, {3, 19}};
     const size_t bytes = (size_t)(FFN__N + 32) * 4;
     char *in[3], *o[2], *ref[2];

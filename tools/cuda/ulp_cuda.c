@@ -23,7 +23,7 @@
 #define FFN__BLOCKS 1056               // metric blocks (132 SMs × 8)
 #define FFN__DEFAULT_STRIDE 4093u
 
-static const char *const ffn__out_names[FFN_KOP_COUNT][2] = {
+static const char *const ffn__out_names[FFN_OP_COUNT][2] = {
     {"y", ""}, {"dx", ""}, {"h", ""}, {"dgate", "dup"}};
 
 struct ffn__opts {
@@ -147,16 +147,16 @@ struct ffn__dev {
     char name[256];
 };
 
-static enum ffn_status ffn__call(const struct ffn__dev *d, enum ffn_kop op, enum ffn_act act,
+static enum ffn_status ffn__call(const struct ffn__dev *d, enum ffn_op op, enum ffn_act act,
                                  enum ffn_dtype dt, int64_t n) {
     const struct ffn_tensor tx = ffn_tensor_vec(d->x, dt, n), t1 = ffn_tensor_vec(d->m1, dt, n),
                             t2 = ffn_tensor_vec(d->m2, dt, n);
     const struct ffn_tensor o0 = ffn_tensor_vec(d->out[0], dt, n),
                             o1 = ffn_tensor_vec(d->out[1], dt, n);
     switch (op) {
-    case FFN_KOP_ACT_FWD: return ffn_act_forward(d->ctx, act, &o0, &tx);
-    case FFN_KOP_ACT_BWD: return ffn_act_backward(d->ctx, act, &o0, &tx, &t1);
-    case FFN_KOP_GLU_FWD: return ffn_glu_forward(d->ctx, act, &o0, &tx, &t1);
+    case FFN_OP_ACT_FWD: return ffn_act_forward(d->ctx, act, &o0, &tx);
+    case FFN_OP_ACT_BWD: return ffn_act_backward(d->ctx, act, &o0, &tx, &t1);
+    case FFN_OP_GLU_FWD: return ffn_glu_forward(d->ctx, act, &o0, &tx, &t1);
     default: return ffn_glu_backward(d->ctx, act, &o0, &o1, &tx, &t1, &t2);
     }
 }
@@ -179,8 +179,8 @@ static void ffn__json_float(double v) {
 
 // Sweeps one row; prints it. Returns 0 (within the bound), 1 (not) or 2 (an error).
 static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_oracle * or,
-                    enum ffn_kop kop, enum ffn_act act, enum ffn_dtype dt) {
-    const int n_out = kop == FFN_KOP_GLU_BWD ? 2 : 1;
+                    enum ffn_op kop, enum ffn_act act, enum ffn_dtype dt) {
+    const int n_out = kop == FFN_OP_GLU_BWD ? 2 : 1;
     const int64_t total = dt != FFN_DTYPE_F32 ? 65536 : op->all ? (int64_t)1 << 32 : d->n_list;
     const float *list = dt == FFN_DTYPE_F32 && !op->all ? d->list : NULL;
     struct ffn_ulpcu_stat st[2];
@@ -213,8 +213,8 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
                 ffn__merge(&st[o], &d->hstats[o * FFN__BLOCKS + b]);
     }
     const double secs = ffn__now() - t0;
-    const char *name = kop >= FFN_KOP_GLU_FWD ? ffn_glu_name(act) : ffn_act_name(act);
-    const char *dir = kop == FFN_KOP_ACT_FWD || kop == FFN_KOP_GLU_FWD ? "fwd" : "bwd";
+    const char *name = kop >= FFN_OP_GLU_FWD ? ffn_glu_name(act) : ffn_act_name(act);
+    const char *dir = kop == FFN_OP_ACT_FWD || kop == FFN_OP_GLU_FWD ? "fwd" : "bwd";
     const double bound = ffn_ulp_bound(kop, act, op->accurate);
     int status = 0;
     for (int o = 0; o < n_out; o++) {
@@ -222,13 +222,13 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
         // The largest error again, against MPFR (the oracle call of `ffn ulp`).
         double max = s->max;
         if (s->i_max >= 0) {
-            const bool deriv = kop == FFN_KOP_ACT_BWD || (kop == FFN_KOP_GLU_BWD && o == 0);
+            const bool deriv = kop == FFN_OP_ACT_BWD || (kop == FFN_OP_GLU_BWD && o == 0);
             const float f1 =
-                kop == FFN_KOP_ACT_FWD ? 1.0f : (kop == FFN_KOP_GLU_BWD && o == 1 ? s->m2 : s->m1);
-            const float f2 = kop == FFN_KOP_GLU_BWD && o == 0 ? s->m2 : 1.0f;
+                kop == FFN_OP_ACT_FWD ? 1.0f : (kop == FFN_OP_GLU_BWD && o == 1 ? s->m2 : s->m1);
+            const float f2 = kop == FFN_OP_GLU_BWD && o == 0 ? s->m2 : 1.0f;
             const double exact = ffn_oracle_eval(or, act, deriv, s->x, f1, f2, NULL);
-            const float a1 = kop == FFN_KOP_GLU_BWD && o == 1 ? s->m2 : s->m1;
-            const float a2 = kop == FFN_KOP_GLU_BWD && o == 0 ? s->m2 : 1.0f;
+            const float a1 = kop == FFN_OP_GLU_BWD && o == 1 ? s->m2 : s->m1;
+            const float a2 = kop == FFN_OP_GLU_BWD && o == 0 ? s->m2 : 1.0f;
             max = ffn_ulp_error(kop, o, act, dt, s->got, exact, s->x, a1, a2);
         }
         const bool pass = max <= bound && s->n_over == 0;
@@ -338,7 +338,7 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
                 if (!(dir ? op.bwd : op.fwd)) continue;
                 for (int t = 0; t < FFN_DTYPE_COUNT && status != 2; t++) {
                     if (!op.dtype[t]) continue;
-                    const int r = ffn__row(&op, &d, & or, (enum ffn_kop)(glu * 2 + dir),
+                    const int r = ffn__row(&op, &d, & or, (enum ffn_op)(glu * 2 + dir),
                                            (enum ffn_act)a, (enum ffn_dtype)t);
                     if (r > status) status = r;
                 }

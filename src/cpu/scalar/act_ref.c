@@ -6,6 +6,10 @@
 
 #include "cpu/cpu_impl.h"
 
-double ffn_ref_act(enum ffn_act act, double x) { return ffn_ref_act_eval(act, x); }
+double ffn_ref_act(enum ffn_act act, double x) {
+    return (unsigned)act < FFN_ACT_COUNT ? ffn_ref_act_eval(act, x) : NAN;
+}
 
-double ffn_ref_dact(enum ffn_act act, double x) { return ffn_ref_dact_eval(act, x); }
+double ffn_ref_dact(enum ffn_act act, double x) {
+    return (unsigned)act < FFN_ACT_COUNT ? ffn_ref_dact_eval(act, x) : NAN;
+}
