@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # 1: `make test` first checks that the C/C++/CUDA sources are formatted (scripts/format-check.sh)
 # and fails, naming the files, when one is not. 0: the check is skipped.
-FORMAT_CHECK ?= 0
+FORMAT_CHECK ?= 1
 
 .PHONY: all deps build test test-fast test-asan demo demo-web bench fuzz clean format format-check
 

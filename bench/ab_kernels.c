@@ -28,7 +28,7 @@
 #include "core/core_impl.h"
 
 #ifndef AB_KERNELS_INC
-#define AB_KERNELS_INC "cpu/x86_avx512/kernels_avx512.inc"
+#    define AB_KERNELS_INC "cpu/x86_avx512/kernels_avx512.inc"
 #endif
 
 #define FFN_KERNEL(isa, kop, act, fn) \
@@ -110,7 +110,7 @@ static int ab_check(void) {
                     else if (r < 97)
                         memcpy(&v, &bits, 4);
                     else
-                        v = r == 97 ? (bits & 1 ? 0.0f : -0.0f)
+                        v = r == 97   ? (bits & 1 ? 0.0f : -0.0f)
                             : r == 98 ? NAN
                                       : (bits & 1 ? INFINITY : -INFINITY);
                     memcpy(&bits, &v, 4);
@@ -126,8 +126,8 @@ static int ab_check(void) {
                 for (int off = 0; off < 3; off += 2)
                     for (size_t j = 0; j < AB_NK; j++) {
                         const struct ab_kernel *k = &ab_kernels[j];
-                        const struct ffn_kcfg c = {din, dout, flags & 1, flags & 2, flags & 4,
-                                                   true};
+                        const struct ffn_kcfg c = {din,       dout,      flags & 1,
+                                                   flags & 2, flags & 4, true};
                         const int64_t n = N - off - 7;
                         for (int t = 0; t < 2; t++) {
                             memset(out[t][0], 0x55, bytes);
@@ -140,10 +140,11 @@ static int ab_check(void) {
                         if (memcmp(out[0][0], out[1][0], bytes) ||
                             memcmp(out[0][1], out[1][1], bytes)) {
                             if (differ++ < 20)
-                                printf("DIFFER %s in %d out %d accurate %d parity %d stream %d "
-                                       "offset %d\n",
-                                       k->name, din, dout, flags & 1, !!(flags & 2),
-                                       !!(flags & 4), off);
+                                printf(
+                                    "DIFFER %s in %d out %d accurate %d parity %d stream %d "
+                                    "offset %d\n",
+                                    k->name, din, dout, flags & 1, !!(flags & 2), !!(flags & 4),
+                                    off);
                         }
                     }
         }
@@ -194,8 +195,8 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
     for (int k = 0; k < 5; k++) {
         buf[k] = ab_alloc((size_t)n * 4);
         for (int64_t i = 0; i < n; i++) {
-            const float v = wide && k == 0 ? (float)(ab_rand() / 4294967296.0 * 40.0 - 20.0)
-                                           : ab_gauss();
+            const float v =
+                wide && k == 0 ? (float)(ab_rand() / 4294967296.0 * 40.0 - 20.0) : ab_gauss();
             uint32_t bits;
             memcpy(&bits, &v, 4);
             const uint16_t h = dt == FFN_DTYPE_BF16 ? (uint16_t)(bits >> 16) : _cvtss_sh(v, 0);
@@ -242,8 +243,8 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
                 const double t0 = ab_now();
                 ab_triad(t[0], t[1], t[2], n);
                 const double t1 = ab_now();
-                ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0],
-                        buf[1], buf[2]);
+                ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0], buf[1],
+                        buf[2]);
                 const double t2 = ab_now();
                 dt[is_new] = t2 - t1;
                 ratio[is_new][r] = (bytes / dt[is_new]) / (12.0 * (double)n / (t1 - t0));

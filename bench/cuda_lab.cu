@@ -16,13 +16,13 @@
 #include <algorithm>
 #include <vector>
 
-#define CK(call)                                                                             \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                         \
-        }                                                                                    \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static int g_sms, g_l2;
@@ -149,7 +149,9 @@ static double run_move(buf &b, int64_t chunks, int threads, int blocks_per_sm, b
         if (grid > need) grid = need;
     }
     return timeit(
-        [&] { k_move<NI, NO, U, MODE><<<(unsigned)grid, threads, 0, g_s>>>(b.d_out, b.d_in, chunks); },
+        [&] {
+            k_move<NI, NO, U, MODE><<<(unsigned)grid, threads, 0, g_s>>>(b.d_out, b.d_in, chunks);
+        },
         20, warm);
 }
 
@@ -199,11 +201,11 @@ static void part_mem(void) {
                 20, warm);
             printf("%-34s %9.2f us %8.1f GB/s\n", "cudaMemcpyAsync (2.5x)", tc5,
                    5.0 * ch * 16 / tc5 * 1e-3);
-#define ROW(label, ni, no, tref, expr)                                                           \
-    do {                                                                                         \
-        const double us = (expr);                                                                \
-        const double gb = 16.0 * ch * ((ni) + (no)) / us * 1e-3;                                 \
-        printf("%-34s %9.2f us %8.1f GB/s  ratio %.3f\n", label, us, gb, (tref) / us);          \
+#define ROW(label, ni, no, tref, expr)                                                 \
+    do {                                                                               \
+        const double us = (expr);                                                      \
+        const double gb = 16.0 * ch * ((ni) + (no)) / us * 1e-3;                       \
+        printf("%-34s %9.2f us %8.1f GB/s  ratio %.3f\n", label, us, gb, (tref) / us); \
     } while (0)
             ROW("gs t256 U1", 1, 1, tc, (run_move<1, 1, 1, 0>(b, ch, 256, 0, false, warm)));
             ROW("gs t256 U2", 1, 1, tc, (run_move<1, 1, 2, 0>(b, ch, 256, 0, false, warm)));
@@ -220,8 +222,10 @@ static void part_mem(void) {
             ROW("one t256 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 256, 0, true, warm)));
             ROW("one t128 U4", 1, 1, tc, (run_move<1, 1, 4, 0>(b, ch, 128, 0, true, warm)));
             ROW("one t512 U2", 1, 1, tc, (run_move<1, 1, 2, 0>(b, ch, 512, 0, true, warm)));
-            ROW("gs t256 U4 ldcs", 1, 1, tc, (run_move<1, 1, 4, LD_NC>(b, ch, 256, 0, false, warm)));
-            ROW("gs t256 U4 stcs", 1, 1, tc, (run_move<1, 1, 4, ST_CS>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U4 ldcs", 1, 1, tc,
+                (run_move<1, 1, 4, LD_NC>(b, ch, 256, 0, false, warm)));
+            ROW("gs t256 U4 stcs", 1, 1, tc,
+                (run_move<1, 1, 4, ST_CS>(b, ch, 256, 0, false, warm)));
             ROW("gs t256 U4 ldcs+stcs", 1, 1, tc,
                 (run_move<1, 1, 4, LD_NC | ST_CS>(b, ch, 256, 0, false, warm)));
             ROW("one t256 U4 ldcs+stcs", 1, 1, tc,
@@ -373,8 +377,8 @@ __device__ __forceinline__ float lab_dsilu(float x, float dy, const float *T) {
 }
 
 template <int EXP>
-__global__ void __launch_bounds__(256) k_dsilu(const uint4 *x, const uint4 *dy, uint4 *dx,
-                                               int64_t n16, int *rare_count) {
+__global__ void __launch_bounds__(256)
+    k_dsilu(const uint4 *x, const uint4 *dy, uint4 *dx, int64_t n16, int *rare_count) {
     __shared__ float T[32];
     if (threadIdx.x < 32) T[threadIdx.x] = c_tab[threadIdx.x];
     __syncthreads();
@@ -397,8 +401,10 @@ __global__ void __launch_bounds__(256) k_dsilu(const uint4 *x, const uint4 *dy, 
             uint32_t o[4];
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                const float x0 = __uint_as_float(wa[k] << 16), x1 = __uint_as_float(wa[k] & 0xffff0000u);
-                const float d0 = __uint_as_float(wb[k] << 16), d1 = __uint_as_float(wb[k] & 0xffff0000u);
+                const float x0 = __uint_as_float(wa[k] << 16),
+                            x1 = __uint_as_float(wa[k] & 0xffff0000u);
+                const float d0 = __uint_as_float(wb[k] << 16),
+                            d1 = __uint_as_float(wb[k] & 0xffff0000u);
                 rare |= !(fabsf(x0) < 80.0f) | !(fabsf(x1) < 80.0f);
                 const __nv_bfloat162 h =
                     __floats2bfloat162_rn(lab_dsilu<EXP>(x0, d0, T), lab_dsilu<EXP>(x1, d1, T));
@@ -450,9 +456,12 @@ static void part_math(void) {
             printf("n = %lld %s: copy of 6 B/elem %.2f us (%.1f GB/s)\n", (long long)n,
                    warm ? "warm" : "flushed", tc, 6.0 * n / tc * 1e-3);
             int occ;
-            const char *names[3] = {"table exp (act_math.h)", "degree-6 polynomial", "ex2.approx + split"};
+            const char *names[3] = {"table exp (act_math.h)", "degree-6 polynomial",
+                                    "ex2.approx + split"};
             for (int v = 0; v < 3; v++) {
-                const void *f = v == 0 ? (const void *)k_dsilu<0> : v == 1 ? (const void *)k_dsilu<1> : (const void *)k_dsilu<2>;
+                const void *f = v == 0   ? (const void *)k_dsilu<0>
+                                : v == 1 ? (const void *)k_dsilu<1>
+                                         : (const void *)k_dsilu<2>;
                 CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, f, 256, 0));
                 const int64_t n16 = n / 8;
                 int64_t grid = (int64_t)g_sms * occ;
@@ -481,7 +490,8 @@ int main(int argc, char **argv) {
     g_l2 = p.l2CacheSize;
     int clk = 0;
     cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0);
-    printf("cuda_lab: %s, %d SMs, %d MiB L2, %d MHz (max)\n", p.name, g_sms, g_l2 >> 20, clk / 1000);
+    printf("cuda_lab: %s, %d SMs, %d MiB L2, %d MHz (max)\n", p.name, g_sms, g_l2 >> 20,
+           clk / 1000);
     CK(cudaStreamCreate(&g_s));
     g_flush_n = (size_t)2 * g_l2 / 16;
     CK(cudaMalloc(&g_flush, g_flush_n * 16));

@@ -8,10 +8,9 @@
 
 #include <ffn.h>
 
-#define CHECK(call) /* on failure, the context's message says what was wrong */ \
-    do {                                                                         \
-        if ((call) != FFN_STATUS_OK)                                             \
-            return fprintf(stderr, "%s\n", ffn_ctx_last_error(ctx)), 1;          \
+#define CHECK(call) /* on failure, the context's message says what was wrong */                  \
+    do {                                                                                         \
+        if ((call) != FFN_STATUS_OK) return fprintf(stderr, "%s\n", ffn_ctx_last_error(ctx)), 1; \
     } while (0)
 
 int main(int argc, char **argv) {
@@ -27,29 +26,14 @@ int main(int argc, char **argv) {
     printf("gelu_tanh: -inf -> %g, -1 -> %.9g, 1000 -> %g\n", x8[0], x8[2], x8[6]);
 
     // 2. Layer 0's FFN of a checkpoint: shapes, activation, gating, layout and orientation are
-    // the file's (gate and up are never guessed), the weights are not copied.
+    // the file's (gate and up are never guessed); f32/bf16/f16 weights are read where the file
+    // maps them, quantised ones (GGUF Q8_0/Q4_0) dequantised once into the block.
     ffn_model_t model;
     CHECK(ffn_model_open(ctx, path, &model));
     struct ffn_model_layer l;
     CHECK(ffn_model_layer(ctx, model, 0, -1, &l));
-    struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
-    spec.d_model = l.d_model, spec.d_ff = l.d_ff, spec.act = l.act, spec.gated = l.gated;
-    spec.gate_up_layout = l.layout;
-    struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    const struct ffn_file_tensor *t[] = {&l.gate,   &l.up,   &l.gate_up,   &l.down,
-                                         &l.b_gate, &l.b_up, &l.b_gate_up, &l.b_down};
-    struct ffn_weight *wt[] = {&w.gate, &w.up, &w.gate_up, &w.down,
-                               &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
-    for (int i = 0; i < 8; i++) {  // f32, bf16, f16 as stored (GGUF Q8_0/Q4_0: dequantise first,
-        enum ffn_dtype dt;         // ffn_file_tensor_to_f32); an absent tensor has no name
-        if (t[i]->name && ffn_file_dtype_to_dtype(t[i]->dtype, &dt) == FFN_STATUS_OK)
-            *wt[i] = ffn_weight_dense(t[i]->data, dt, l.orient);
-    }
-    spec.bias_gate = w.b_gate.data || w.b_gate_up.data;
-    spec.bias_up = w.b_up.data || w.b_gate_up.data;
-    spec.bias_down = w.b_down.data != NULL;
     ffn_block_t block;
-    CHECK(ffn_block_create(ctx, &spec, &w, NULL, &block));
+    CHECK(ffn_block_create_from_layer(ctx, &l, NULL, &block));
 
     const int64_t tokens = 4, d = l.d_model;
     float *x = malloc(sizeof *x * tokens * d), *y = malloc(sizeof *y * tokens * d);

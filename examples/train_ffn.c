@@ -21,9 +21,9 @@
 
 #include <ffn.h>
 
-#define D 64           // d_model
-#define M_PLAIN 256    // plain width (4d); the gated width is 2/3 of it
-#define BATCH 128      // tokens per step
+#define D 64         // d_model
+#define M_PLAIN 256  // plain width (4d); the gated width is 2/3 of it
+#define BATCH 128    // tokens per step
 #define STEPS 1500
 #define LOG_EVERY 50
 #define LR 3e-3
@@ -51,9 +51,7 @@ static struct param param_new(size_t n, float scale) {
     return p;
 }
 
-static void param_free(struct param *p) {
-    free(p->w), free(p->g), free(p->m), free(p->v);
-}
+static void param_free(struct param *p) { free(p->w), free(p->g), free(p->m), free(p->v); }
 
 // AdamW (decoupled weight decay), step t ≥ 1.
 static void adamw(struct param *p, int t) {
@@ -71,7 +69,7 @@ struct model {
     ffn_block_t blk;
     struct param gate, up, down;  // [m, d], [m, d], [d, m] as nn.Linear stores them
     bool gated;
-    bool bf16;                    // the block multiplies bf16 copies of the f32 masters
+    bool bf16;  // the block multiplies bf16 copies of the f32 masters
     uint16_t *h_gate, *h_up, *h_down;
     int64_t m;
 };
@@ -150,8 +148,10 @@ int main(int argc, char **argv) {
     int steps = STEPS;
     const char *out = ".";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        if (!strcmp(argv[i], "--steps") && i + 1 < argc)
+            steps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
         else {
             fprintf(stderr, "usage: train_ffn [--steps N] [--out DIR]\n");
             return 2;
@@ -167,14 +167,17 @@ int main(int argc, char **argv) {
         model_init(ctx, &plain16, "plain GeLU bf16", false, M_PLAIN, true) ||
         model_init(ctx, &gated16, "SwiGLU bf16", true, m_gated, true))
         return 1;
-    printf("train_ffn: d=%d, plain GeLU m=%d (%d params), SwiGLU m=%lld (%lld params), batch %d, "
-           "AdamW lr %g, seed %u\n", D, M_PLAIN, 2 * D * M_PLAIN, (long long)m_gated,
-           (long long)(3 * D * m_gated), BATCH, LR, SEED);
+    printf(
+        "train_ffn: d=%d, plain GeLU m=%d (%d params), SwiGLU m=%lld (%lld params), batch %d, "
+        "AdamW lr %g, seed %u\n",
+        D, M_PLAIN, 2 * D * M_PLAIN, (long long)m_gated, (long long)(3 * D * m_gated), BATCH, LR,
+        SEED);
 
     // Teacher and data stream (its own generator state, the same batches for both students).
     rng = SEED ^ 0x5eedu;
     float *A = malloc(D * 2 * D * 4), *B = malloc(2 * D * D * 4);
-    for (int k = 0; k < 2 * D * D; k++) A[k] = urand() * 2.0f / sqrtf(D), B[k] = urand() / sqrtf(2 * D);
+    for (int k = 0; k < 2 * D * D; k++)
+        A[k] = urand() * 2.0f / sqrtf(D), B[k] = urand() / sqrtf(2 * D);
     float *x = malloc(BATCH * D * 4), *tgt = malloc(BATCH * D * 4), *y = malloc(BATCH * D * 4);
     float *dy = malloc(BATCH * D * 4), *hid = malloc(2 * D * 4);
 
@@ -218,8 +221,10 @@ int main(int argc, char **argv) {
                    lp16, lg16);
     }
     fclose(dat);
-    printf("final loss: plain GeLU %.5f, SwiGLU %.5f (equal parameter count); bf16 compute: "
-           "%.5f, %.5f\n", lp, lg, lp16, lg16);
+    printf(
+        "final loss: plain GeLU %.5f, SwiGLU %.5f (equal parameter count); bf16 compute: "
+        "%.5f, %.5f\n",
+        lp, lg, lp16, lg16);
 
     snprintf(path, sizeof path, "%s/train_ffn.gp", out);
     FILE *gp = fopen(path, "w");
@@ -246,8 +251,10 @@ int main(int argc, char **argv) {
         fclose(gp);
         char cmd[8400];
         snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1 && gnuplot '%s'", path);
-        if (system(cmd) == 0) printf("wrote %s/train_ffn.png\n", out);
-        else printf("gnuplot not found: %s has the plot script\n", path);
+        if (system(cmd) == 0)
+            printf("wrote %s/train_ffn.png\n", out);
+        else
+            printf("gnuplot not found: %s has the plot script\n", path);
     }
     struct model *all[] = {&plain, &gated, &plain16, &gated16};
     for (int k = 0; k < 4; k++) {

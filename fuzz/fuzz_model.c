@@ -82,10 +82,12 @@ static void write_shard(const char *dir, const char *name, int l0, int l1) {
 }
 
 static void cleanup(void) {
-    static const char *const files[] = {
-        "cfg/config.json", "cfg/model.safetensors", "idx/config.json",
-        "idx/model.safetensors.index.json", "idx/model-00001-of-00002.safetensors",
-        "idx/model-00002-of-00002.safetensors"};
+    static const char *const files[] = {"cfg/config.json",
+                                        "cfg/model.safetensors",
+                                        "idx/config.json",
+                                        "idx/model.safetensors.index.json",
+                                        "idx/model-00001-of-00002.safetensors",
+                                        "idx/model-00002-of-00002.safetensors"};
     char p[256];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", g_root, files[i]);
@@ -106,8 +108,9 @@ static void setup(void) {
     mkdir(g_idx_dir, 0700);
     atexit(cleanup);
     write_shard(g_cfg_dir, "model.safetensors", 0, LAYERS);
-    static const char cfg[] = "{\"model_type\": \"llama\", \"hidden_size\": 8, "
-                              "\"intermediate_size\": 16, \"num_hidden_layers\": 2}";
+    static const char cfg[] =
+        "{\"model_type\": \"llama\", \"hidden_size\": 8, "
+        "\"intermediate_size\": 16, \"num_hidden_layers\": 2}";
     put_file(g_idx_dir, "config.json", cfg, sizeof cfg - 1);
     write_shard(g_idx_dir, "model-00001-of-00002.safetensors", 0, 1);
     write_shard(g_idx_dir, "model-00002-of-00002.safetensors", 1, 2);

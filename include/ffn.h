@@ -51,15 +51,15 @@ extern "C" {
 #endif
 
 #if defined(_WIN32) && defined(FFN_SHARED)
-#  ifdef FFN_BUILD
-#    define FFN_API __declspec(dllexport)
-#  else
-#    define FFN_API __declspec(dllimport)
-#  endif
+#    ifdef FFN_BUILD
+#        define FFN_API __declspec(dllexport)
+#    else
+#        define FFN_API __declspec(dllimport)
+#    endif
 #elif defined(__GNUC__)
-#  define FFN_API __attribute__((visibility("default")))
+#    define FFN_API __attribute__((visibility("default")))
 #else
-#  define FFN_API
+#    define FFN_API
 #endif
 
 #define FFN_VERSION_MAJOR 0
@@ -91,12 +91,7 @@ FFN_API const char *ffn_status_string(enum ffn_status status);
 // Data types, activations, instruction sets
 // -------------------------------------------------------------------------------------------
 
-enum ffn_dtype {
-    FFN_DTYPE_F32 = 0,
-    FFN_DTYPE_BF16,
-    FFN_DTYPE_F16,
-    FFN_DTYPE_COUNT
-};
+enum ffn_dtype { FFN_DTYPE_F32 = 0, FFN_DTYPE_BF16, FFN_DTYPE_F16, FFN_DTYPE_COUNT };
 
 /// Bytes per element (4, 2, 2); 0 for an unknown dtype.
 FFN_API size_t ffn_dtype_size(enum ffn_dtype dtype);
@@ -169,11 +164,7 @@ enum ffn_accuracy {
 
 typedef struct ffn_ctx *ffn_ctx_t;
 
-enum ffn_backend {
-    FFN_BACKEND_CPU = 0,
-    FFN_BACKEND_CUDA,
-    FFN_BACKEND_COUNT
-};
+enum ffn_backend { FFN_BACKEND_CPU = 0, FFN_BACKEND_CUDA, FFN_BACKEND_COUNT };
 
 /// "cpu", "cuda"; "?" for an unknown value.
 FFN_API const char *ffn_backend_name(enum ffn_backend backend);
@@ -190,18 +181,18 @@ FFN_API bool ffn_backend_available(enum ffn_backend backend, char *why, size_t w
 typedef void (*ffn_log_fn)(int level, const char *message, void *user);
 
 struct ffn_ctx_opts {
-    size_t size;                  // sizeof(struct ffn_ctx_opts): lets the ABI grow
-    enum ffn_isa force_isa;       // FFN_ISA_AUTO: best supported, or $FFN_ISA when set
-    int n_threads;                // 0: OpenMP's default (omp_get_max_threads())
-    enum ffn_accuracy accuracy;   // kernel accuracy tier
-    bool bf16_parity;             // gated forward: round act(gate) to the output's storage type
-                                  // before the multiply, as PyTorch eager code does (bf16/f16)
-    ffn_log_fn log;               // may be NULL
+    size_t size;                 // sizeof(struct ffn_ctx_opts): lets the ABI grow
+    enum ffn_isa force_isa;      // FFN_ISA_AUTO: best supported, or $FFN_ISA when set
+    int n_threads;               // 0: OpenMP's default (omp_get_max_threads())
+    enum ffn_accuracy accuracy;  // kernel accuracy tier
+    bool bf16_parity;            // gated forward: round act(gate) to the output's storage type
+                                 // before the multiply, as PyTorch eager code does (bf16/f16)
+    ffn_log_fn log;              // may be NULL
     void *log_user;
-    enum ffn_backend backend;     // FFN_BACKEND_CPU (0) or FFN_BACKEND_CUDA
-    int device;                   // CUDA: device ordinal (0: the first GPU)
-    void *stream;                 // CUDA: a cudaStream_t of that device (NULL: default stream);
-                                  // the caller keeps it alive while the context uses it
+    enum ffn_backend backend;  // FFN_BACKEND_CPU (0) or FFN_BACKEND_CUDA
+    int device;                // CUDA: device ordinal (0: the first GPU)
+    void *stream;              // CUDA: a cudaStream_t of that device (NULL: default stream);
+                               // the caller keeps it alive while the context uses it
 };
 
 // The _INIT macros are laid out by hand (clang-format would put each brace on its own line).
@@ -342,8 +333,7 @@ FFN_API enum ffn_status ffn_glu_forward(ffn_ctx_t ctx, enum ffn_act act, const s
 FFN_API enum ffn_status ffn_glu_backward(ffn_ctx_t ctx, enum ffn_act act,
                                          const struct ffn_tensor *dgate,
                                          const struct ffn_tensor *dup,
-                                         const struct ffn_tensor *gate,
-                                         const struct ffn_tensor *up,
+                                         const struct ffn_tensor *gate, const struct ffn_tensor *up,
                                          const struct ffn_tensor *dh);
 
 /// The four elementwise operations above, as a context's kernel table holds them: one kernel
@@ -434,28 +424,28 @@ enum ffn_weight_orient {
 /// projection's OUTPUT axis (the 2·d_ff axis): rows of an [out, in] weight, columns of an
 /// [in, out] one. A fused bias follows the same order.
 enum ffn_gate_up_layout {
-    FFN_GATE_UP_SEPARATE = 0,  // two tensors: weights.gate and weights.up (LLaMA, Gemma, T5)
-    FFN_GATE_UP_FUSED,         // one tensor [gate | up]: Phi-3 gate_up_proj, vLLM
+    FFN_GATE_UP_SEPARATE = 0,    // two tensors: weights.gate and weights.up (LLaMA, Gemma, T5)
+    FFN_GATE_UP_FUSED,           // one tensor [gate | up]: Phi-3 gate_up_proj, vLLM
     FFN_GATE_UP_FUSED_UP_FIRST,  // one tensor [up | gate]
-    FFN_GATE_UP_INTERLEAVED,   // one tensor, outputs alternate g_0 u_0 g_1 u_1 ... ([out, in]
-                               // only: an [in, out] one would need stride-2 columns)
-    FFN_GATE_UP_BLOCKED,       // one tensor in spec.tp_groups groups [g_0 u_0 | g_1 u_1 | ...],
-                               // each g_i / u_i d_ff/tp_groups outputs (Megatron linear_fc1)
+    FFN_GATE_UP_INTERLEAVED,     // one tensor, outputs alternate g_0 u_0 g_1 u_1 ... ([out, in]
+                                 // only: an [in, out] one would need stride-2 columns)
+    FFN_GATE_UP_BLOCKED,         // one tensor in spec.tp_groups groups [g_0 u_0 | g_1 u_1 | ...],
+                                 // each g_i / u_i d_ff/tp_groups outputs (Megatron linear_fc1)
     FFN_GATE_UP_LAYOUT_COUNT
 };
 
 /// What a block is. Shapes and activation come from the checkpoint's config, never guessed.
 struct ffn_block_spec {
-    size_t size;                        // sizeof(struct ffn_block_spec)
-    int64_t d_model;                    // d: width of x and y (≥ 1)
-    int64_t d_ff;                       // m: width of h (≥ 1)
-    enum ffn_act act;                   // the activation (applied to the gate when gated)
-    bool gated;                         // false: plain FFN (act on up); true: GLU family
+    size_t size;                             // sizeof(struct ffn_block_spec)
+    int64_t d_model;                         // d: width of x and y (≥ 1)
+    int64_t d_ff;                            // m: width of h (≥ 1)
+    enum ffn_act act;                        // the activation (applied to the gate when gated)
+    bool gated;                              // false: plain FFN (act on up); true: GLU family
     enum ffn_gate_up_layout gate_up_layout;  // gated only
-    int64_t tp_groups;                  // FFN_GATE_UP_BLOCKED: k ≥ 1, dividing d_ff
-    bool bias_gate;                     // gated only; with a fused layout bias_gate == bias_up
-    bool bias_up;                       // b_up [d_ff] (plain: c_fc / fc1 bias)
-    bool bias_down;                     // b_down [d_model]
+    int64_t tp_groups;                       // FFN_GATE_UP_BLOCKED: k ≥ 1, dividing d_ff
+    bool bias_gate;                          // gated only; with a fused layout bias_gate == bias_up
+    bool bias_up;                            // b_up [d_ff] (plain: c_fc / fc1 bias)
+    bool bias_down;                          // b_down [d_model]
 };
 
 // clang-format off
@@ -542,14 +532,14 @@ enum ffn_block_math {
 };
 
 struct ffn_block_opts {
-    size_t size;                       // sizeof(struct ffn_block_opts)
+    size_t size;  // sizeof(struct ffn_block_opts)
     enum ffn_block_schedule schedule;
-    int64_t tile_rows;                 // TILED: rows per tile; 0: sized to the L2 cache
-    int64_t max_tokens;                // reserve workspace for this many tokens now (0: grow on
-                                       // demand at the first call that needs it)
-    enum ffn_block_math math;          // STRICT (0) by default
-    enum ffn_dtype save_dtype;         // of the pre-activations FFN_BLOCK_POLICY_SAVE keeps:
-                                       // FFN_DTYPE_F32 (default) or FFN_DTYPE_BF16 (half the bytes)
+    int64_t tile_rows;          // TILED: rows per tile; 0: sized to the L2 cache
+    int64_t max_tokens;         // reserve workspace for this many tokens now (0: grow on
+                                // demand at the first call that needs it)
+    enum ffn_block_math math;   // STRICT (0) by default
+    enum ffn_dtype save_dtype;  // of the pre-activations FFN_BLOCK_POLICY_SAVE keeps:
+                                // FFN_DTYPE_F32 (default) or FFN_DTYPE_BF16 (half the bytes)
 };
 
 // clang-format off
@@ -618,16 +608,16 @@ FFN_API enum ffn_status ffn_block_backward(ffn_ctx_t ctx, ffn_block_t block,
 
 /// What a block holds and costs.
 struct ffn_block_info {
-    size_t size;                 // sizeof(struct ffn_block_info)
-    int64_t n_params;            // weights + biases
-    size_t weight_bytes;         // the weights as given (referenced or converted)
-    size_t cache_bytes;          // copies the block owns: f16 weights (f32), FFN_BLOCK_MATH_BF16
-                                 // (bf16), f32 copies of bf16/f16 biases; 0 for f32 or bf16
-                                 // weights and f32 biases
-    size_t saved_bytes_save;     // bytes held from forward to backward for n_tokens, SAVE policy
+    size_t size;                   // sizeof(struct ffn_block_info)
+    int64_t n_params;              // weights + biases
+    size_t weight_bytes;           // the weights as given (referenced or converted)
+    size_t cache_bytes;            // copies the block owns: f16 weights (f32), FFN_BLOCK_MATH_BF16
+                                   // (bf16), f32 copies of bf16/f16 biases; 0 for f32 or bf16
+                                   // weights and f32 biases
+    size_t saved_bytes_save;       // bytes held from forward to backward for n_tokens, SAVE policy
     size_t saved_bytes_recompute;  // same, RECOMPUTE policy (0: x is the caller's)
-    size_t workspace_bytes;      // transient bytes a training forward + backward needs beyond
-                                 // the saved ones, for n_tokens
+    size_t workspace_bytes;        // transient bytes a training forward + backward needs beyond
+                                   // the saved ones, for n_tokens
     enum ffn_block_schedule schedule;  // the schedule AUTO resolves to at n_tokens
     int64_t tile_rows;                 // rows per tile of that schedule
     enum ffn_dtype compute_dtype;      // dtype the first projection's GEMM multiplies in
@@ -664,7 +654,7 @@ FFN_API enum ffn_status ffn_block_size_rule(ffn_ctx_t ctx, int64_t d_model, doub
 /// `act_dtype`, intermediates kept in cache; backward also writes the weight gradients (in
 /// `weight_dtype`) and, SAVE policy, writes and reads the saved pre-activations once.
 struct ffn_block_cost {
-    size_t size;                 // sizeof(struct ffn_block_cost)
+    size_t size;  // sizeof(struct ffn_block_cost)
     int64_t n_params;
     double flops_fwd;            // 2·T·d·m·(2 plain | 3 gated) + biases
     double flops_bwd;            // dW + dx GEMMs: 2× the forward (SAVE policy)
@@ -683,7 +673,6 @@ struct ffn_block_cost {
 FFN_API enum ffn_status ffn_block_cost(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
                                        int64_t n_tokens, enum ffn_dtype weight_dtype,
                                        enum ffn_dtype act_dtype, struct ffn_block_cost *cost);
-
 
 // -------------------------------------------------------------------------------------------
 // Checkpoint files (src/io/): safetensors
@@ -707,8 +696,8 @@ enum ffn_file_dtype {
     FFN_FILE_DTYPE_BOOL,
     FFN_FILE_DTYPE_F8_E4M3,
     FFN_FILE_DTYPE_F8_E5M2,
-    FFN_FILE_DTYPE_Q8_0,   // GGUF only (blocks of 32: f16 scale + 32 int8)
-    FFN_FILE_DTYPE_Q4_0,   // GGUF only (blocks of 32: f16 scale + 16 bytes of nibbles)
+    FFN_FILE_DTYPE_Q8_0,  // GGUF only (blocks of 32: f16 scale + 32 int8)
+    FFN_FILE_DTYPE_Q4_0,  // GGUF only (blocks of 32: f16 scale + 16 bytes of nibbles)
     FFN_FILE_DTYPE_U16,
     FFN_FILE_DTYPE_U32,
     FFN_FILE_DTYPE_U64,
@@ -914,11 +903,11 @@ struct ffn_hf_config {
     int64_t n_experts;         // 0: dense
     enum ffn_act act;          // applied to the gate (gated) or to up (plain)
     bool gated;
-    bool fused_gate_up;        // gate and up stored as one [gate | up] tensor (Phi-3)
-    bool in_out;               // weights stored [in, out] (GPT-2 Conv1D)
-    char act_source[96];       // where the activation came from: "hidden_act = silu"
-    char d_ff_source[96];      // where m came from: "intermediate_size", "n_inner absent ..."
-    char note[256];            // "" or a remark a user should read
+    bool fused_gate_up;    // gate and up stored as one [gate | up] tensor (Phi-3)
+    bool in_out;           // weights stored [in, out] (GPT-2 Conv1D)
+    char act_source[96];   // where the activation came from: "hidden_act = silu"
+    char d_ff_source[96];  // where m came from: "intermediate_size", "n_inner absent ..."
+    char note[256];        // "" or a remark a user should read
 };
 
 /// Parses config.json text (hostile-JSON checks as for safetensors headers).
@@ -941,19 +930,19 @@ FFN_API enum ffn_status ffn_hf_config_parse(ffn_ctx_t ctx, const char *json, siz
 typedef struct ffn_model *ffn_model_t;
 
 struct ffn_model_desc {
-    char arch[32];             // model_type (safetensors) or general.architecture (GGUF)
-    char format[16];           // "safetensors" or "gguf"
-    int64_t n_layers;          // FFN layers (T5: encoder then decoder)
+    char arch[32];     // model_type (safetensors) or general.architecture (GGUF)
+    char format[16];   // "safetensors" or "gguf"
+    int64_t n_layers;  // FFN layers (T5: encoder then decoder)
     int64_t d_model;
-    int64_t d_ff;              // layer 0's m (layers may differ: see ffn_model_layer)
-    int64_t n_experts;         // 0: dense; else FFNs per layer
+    int64_t d_ff;       // layer 0's m (layers may differ: see ffn_model_layer)
+    int64_t n_experts;  // 0: dense; else FFNs per layer
     enum ffn_act act;
     bool gated;
-    bool hf_in_out;            // the architecture's Hugging Face weights are [in, out] (Conv1D)
+    bool hf_in_out;  // the architecture's Hugging Face weights are [in, out] (Conv1D)
     char act_source[96];
-    char note[512];            // "" or remarks (Gemma's GeLU, a fused or transposed tensor, ...)
-    int64_t n_params;          // elements of every tensor in the checkpoint
-    int64_t n_params_ffn;      // elements of the FFN tensors (all layers and experts)
+    char note[512];        // "" or remarks (Gemma's GeLU, a fused or transposed tensor, ...)
+    int64_t n_params;      // elements of every tensor in the checkpoint
+    int64_t n_params_ffn;  // elements of the FFN tensors (all layers and experts)
 };
 
 /// One FFN (a layer, or one expert of a layer). Absent tensors have name == NULL. Shapes as
@@ -961,12 +950,12 @@ struct ffn_model_desc {
 /// [m, d]; biases 1-D. `prefix` is the module's name prefix ("model.layers.1.mlp."), so
 /// name + strlen(prefix) is the parameter's name inside the module ("gate_proj.weight").
 struct ffn_model_layer {
-    int64_t layer, expert;     // expert -1 for a dense layer
+    int64_t layer, expert;  // expert -1 for a dense layer
     int64_t d_model, d_ff;
     enum ffn_act act;
     bool gated;
-    enum ffn_weight_orient orient;        // of every weight of this layer
-    enum ffn_gate_up_layout layout;       // FFN_GATE_UP_SEPARATE, _FUSED or _FUSED_UP_FIRST
+    enum ffn_weight_orient orient;   // of every weight of this layer
+    enum ffn_gate_up_layout layout;  // FFN_GATE_UP_SEPARATE, _FUSED or _FUSED_UP_FIRST
     char prefix[128];
     struct ffn_file_tensor gate, up, gate_up, down;
     struct ffn_file_tensor b_gate, b_up, b_gate_up, b_down;
@@ -1154,8 +1143,8 @@ FFN_API enum ffn_status ffn_tp_plan_parse(ffn_ctx_t ctx, const char *text,
 
 /// True when the plans are the same. Otherwise, when why != NULL, writes the first difference
 /// ("world: 2 vs 4", "shard_layout: fused vs separate") into why[why_cap].
-FFN_API bool ffn_tp_plan_equal(const struct ffn_tp_plan *a, const struct ffn_tp_plan *b,
-                               char *why, size_t why_cap);
+FFN_API bool ffn_tp_plan_equal(const struct ffn_tp_plan *a, const struct ffn_tp_plan *b, char *why,
+                               size_t why_cap);
 
 /// What rank `rank` holds and sends under a plan, for n_tokens tokens.
 struct ffn_tp_cost {
@@ -1296,13 +1285,13 @@ FFN_API enum ffn_status ffn_comm_agree(ffn_ctx_t ctx, ffn_comm_t comm, enum ffn_
 /// all-reduces of activations (f32 / bf16); `control` the small agreement and broadcast calls
 /// of collective entry points.
 struct ffn_comm_stats {
-    size_t size;                 // sizeof(struct ffn_comm_stats)
+    size_t size;  // sizeof(struct ffn_comm_stats)
     int64_t data_calls;
-    double data_bytes;           // payload bytes (each all-reduce's buffer size)
-    double data_sent_bytes;      // bytes this rank sends, ring model: 2·(P-1)/P · payload
-    double data_seconds;         // wall time inside those calls (MPI: synchronous, so it
-                                 // includes waiting for the slowest rank; NCCL: the time to
-                                 // queue them, the transfer runs later on the stream)
+    double data_bytes;       // payload bytes (each all-reduce's buffer size)
+    double data_sent_bytes;  // bytes this rank sends, ring model: 2·(P-1)/P · payload
+    double data_seconds;     // wall time inside those calls (MPI: synchronous, so it
+                             // includes waiting for the slowest rank; NCCL: the time to
+                             // queue them, the transfer runs later on the stream)
     int64_t control_calls;
     double control_bytes;
     double control_seconds;
@@ -1347,8 +1336,7 @@ FFN_API void ffn_tp_block_destroy(ffn_tp_block_t block);
 /// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG (as ffn_block_forward; n_tokens differing
 ///         across ranks), FFN_STATUS_OUT_OF_MEMORY, FFN_STATUS_BACKEND
 FFN_API enum ffn_status ffn_tp_block_forward(ffn_ctx_t ctx, ffn_tp_block_t block,
-                                             const struct ffn_tensor *y,
-                                             const struct ffn_tensor *x,
+                                             const struct ffn_tensor *y, const struct ffn_tensor *x,
                                              enum ffn_block_policy policy);
 
 /// Backward of the last training forward, from the same dy on every rank: dx (on every rank,

@@ -11,8 +11,8 @@
 #include "args.h"
 #include "ffn.h"
 
-#define FFN__ESC_BUFS 8      // rotating buffers of ffn_tool_esc
-#define FFN__ESC_CAP 1024    // bytes each
+#define FFN__ESC_BUFS 8    // rotating buffers of ffn_tool_esc
+#define FFN__ESC_CAP 1024  // bytes each
 
 // --- numbers -------------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #ifdef _OPENMP
-#include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "args.h"

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#    include <omp.h>
 #endif
 #ifdef FFN_TOOL_HAVE_DNNL
-#  include <oneapi/dnnl/dnnl.h>
+#    include <oneapi/dnnl/dnnl.h>
 #endif
 
 #include "args.h"
@@ -107,7 +107,9 @@ static size_t ffn__llc_bytes(void) {
 // (128-512 MiB each); GB/s counting 3 arrays, best of 5.
 static double ffn__triad(int threads) {
     size_t bytes = ffn__llc_bytes();
-    bytes = bytes < ((size_t)128 << 20) ? (size_t)128 << 20 : bytes > ((size_t)512 << 20) ? (size_t)512 << 20 : bytes;
+    bytes = bytes < ((size_t)128 << 20)   ? (size_t)128 << 20
+            : bytes > ((size_t)512 << 20) ? (size_t)512 << 20
+                                          : bytes;
     const size_t n = bytes / 4;
     float *a = malloc(n * 4), *b = malloc(n * 4), *c = malloc(n * 4);
     double best = 0;
@@ -135,7 +137,7 @@ static void ffn__flush(char *buf, size_t n, int threads) {
 // --- the same GEMMs alone, through oneDNN ----------------------------------------------------
 
 #ifdef FFN_TOOL_HAVE_DNNL
-#define GEMM_MAX 12
+#    define GEMM_MAX 12
 
 // A list of matmul primitives bound to their buffers, run in order.
 struct gemms {
@@ -165,7 +167,8 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
     dnnl_matmul_desc_t md;
     dnnl_primitive_attr_t attr;
     dnnl_primitive_desc_t pd;
-    if (dnnl_matmul_desc_init(&md, &a, &b, NULL, &c) || dnnl_primitive_attr_create(&attr)) return -1;
+    if (dnnl_matmul_desc_init(&md, &a, &b, NULL, &c) || dnnl_primitive_attr_create(&attr))
+        return -1;
     dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict);
     if (acc) {
         dnnl_post_ops_t po;
@@ -221,8 +224,8 @@ struct bufs {
 // The elementwise passes a block cannot avoid, alone (the floor above the GEMMs): the
 // activation from the f32 pre-activations to h (dtype of the row), and for a training step its
 // backward over the saved pre-activations (in the row's dtype).
-static void ffn__act_passes(ffn_ctx_t ctx, const struct bshape *s, const struct bufs *b,
-                            int64_t T, enum ffn_dtype dt, int bwd) {
+static void ffn__act_passes(ffn_ctx_t ctx, const struct bshape *s, const struct bufs *b, int64_t T,
+                            enum ffn_dtype dt, int bwd) {
     const int64_t m = s->m, pc = s->gated ? 2 * m : m;
     struct ffn_tensor P = ffn_tensor_2d(b->P, FFN_DTYPE_F32, T, pc, pc);
     struct ffn_tensor H = ffn_tensor_2d(b->H, dt, T, m, m);
@@ -247,8 +250,10 @@ static void *ffn__rand(size_t n, float scale, enum ffn_dtype dt, uint64_t *st) {
     for (size_t i = 0; p && i < n; i++) {
         *st = *st * 6364136223846793005ull + 1442695040888963407ull;
         const float v = scale * (float)((double)(*st >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-        if (dt == FFN_DTYPE_F32) ((float *)p)[i] = v;
-        else ((uint16_t *)p)[i] = ffn_f32_to_bf16(v);
+        if (dt == FFN_DTYPE_F32)
+            ((float *)p)[i] = v;
+        else
+            ((uint16_t *)p)[i] = ffn_f32_to_bf16(v);
     }
     return p;
 }
@@ -281,7 +286,8 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
     if (json) {
         printf("{\"shape\":\"%s\",\"tokens\":%" PRId64 ",\"d\":%" PRId64 ",\"m\":%" PRId64
                ",\"act\":\"%s\",\"gated\":%s,\"dtype\":\"%s\",\"pass\":\"%s\",\"schedule\":\"%s\","
-               "\"tile_rows\":%" PRId64 ",\"threads\":%d,\"seconds\":%.6g,\"gflops\":%.4g,"
+               "\"tile_rows\":%" PRId64
+               ",\"threads\":%d,\"seconds\":%.6g,\"gflops\":%.4g,"
                "\"gemm_seconds\":%.6g,\"gemm_gflops\":%.4g,\"ratio_to_gemm\":%.4f,"
                "\"act_seconds\":%.6g,\"floor_ratio\":%.4f,"
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
@@ -291,13 +297,11 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
                r->s->gated ? "true" : "false", ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd",
                r->sched, r->tile_rows, r->threads, r->sec, flops / r->sec * 1e-9, r->gsec,
                flops / r->gsec * 1e-9, r->sec / r->gsec, r->asec, (r->gsec + r->asec) / r->gsec,
-               wgbs, r->triad, wgbs / r->triad,
-               r->impl, r->gimpl, isa, cpu, r->reps);
+               wgbs, r->triad, wgbs / r->triad, r->impl, r->gimpl, isa, cpu, r->reps);
     } else {
         printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f", r->s->name,
-               r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched, r->threads,
-               r->sec, flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec,
-               (r->gsec + r->asec) / r->gsec);
+               r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched, r->threads, r->sec,
+               flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec, (r->gsec + r->asec) / r->gsec);
         if (r->T == 1 && !r->bwd) printf("  %6.1f GB/s = %.2f triad", wgbs, wgbs / r->triad);
         printf("\n");
     }
@@ -307,7 +311,8 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
 static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                              const char *only_shape, int quick, int reps) {
 #ifndef FFN_TOOL_HAVE_DNNL
-    (void)json, (void)threads, (void)only_T, (void)only_dt, (void)only_shape, (void)quick, (void)reps;
+    (void)json, (void)threads, (void)only_T, (void)only_dt, (void)only_shape, (void)quick,
+        (void)reps;
     fprintf(stderr, "ffn bench block: this build has no oneDNN\n");
     return 2;
 #else
@@ -336,7 +341,8 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
             for (int dti = 0; dti < 2; dti++) {
                 const enum ffn_dtype dt = dti ? FFN_DTYPE_BF16 : FFN_DTYPE_F32;
                 if (only_dt >= 0 && (int)dt != only_dt) continue;
-                const size_t d = (size_t)s->d, m = (size_t)s->m, Tn = (size_t)T, es = ffn_dtype_size(dt);
+                const size_t d = (size_t)s->d, m = (size_t)s->m, Tn = (size_t)T,
+                             es = ffn_dtype_size(dt);
                 uint64_t st = 42;
                 struct bufs b = {0};
                 const float ws = 1.0f / sqrtf((float)d);
@@ -385,19 +391,28 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                         int e = 0;
                         ffn__gemms_free(&g);
                         if (s->gated)
-                            e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wg, dt, 1, di, Pg, F, mi, false);
-                        e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wu, dt, 1, di, Pu, F, mi, false);
-                        e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wd, dt, 1, mi, b.y, dt, di, false);
+                            e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wg, dt, 1, di, Pg,
+                                               F, mi, false);
+                        e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wu, dt, 1, di, Pu, F,
+                                           mi, false);
+                        e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wd, dt, 1, mi, b.y, dt,
+                                           di, false);
                         if (bwd) {
                             // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ second).
-                            e |= ffn__gemm_add(&g, di, mi, Ti, b.dy, dt, 1, di, b.H, dt, mi, 1, b.gWd, dt, mi, false);
-                            e |= ffn__gemm_add(&g, Ti, mi, di, b.dy, dt, di, 1, b.Wd, dt, mi, 1, b.dH, dt, mi, false);
+                            e |= ffn__gemm_add(&g, di, mi, Ti, b.dy, dt, 1, di, b.H, dt, mi, 1,
+                                               b.gWd, dt, mi, false);
+                            e |= ffn__gemm_add(&g, Ti, mi, di, b.dy, dt, di, 1, b.Wd, dt, mi, 1,
+                                               b.dH, dt, mi, false);
                             if (s->gated)
-                                e |= ffn__gemm_add(&g, mi, di, Ti, b.H, dt, 1, mi, b.x, dt, di, 1, b.gWg, dt, di, false);
-                            e |= ffn__gemm_add(&g, mi, di, Ti, b.dH, dt, 1, mi, b.x, dt, di, 1, b.gWu, dt, di, false);
+                                e |= ffn__gemm_add(&g, mi, di, Ti, b.H, dt, 1, mi, b.x, dt, di, 1,
+                                                   b.gWg, dt, di, false);
+                            e |= ffn__gemm_add(&g, mi, di, Ti, b.dH, dt, 1, mi, b.x, dt, di, 1,
+                                               b.gWu, dt, di, false);
                             if (s->gated)
-                                e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wg, dt, di, 1, b.dx, F == dt ? dt : dt, di, false);
-                            e |= ffn__gemm_add(&g, Ti, di, mi, b.dH, dt, mi, 1, b.Wu, dt, di, 1, b.dx, dt, di, s->gated);
+                                e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wg, dt, di, 1,
+                                                   b.dx, F == dt ? dt : dt, di, false);
+                            e |= ffn__gemm_add(&g, Ti, di, mi, b.dH, dt, mi, 1, b.Wu, dt, di, 1,
+                                               b.dx, dt, di, s->gated);
                         }
                         if (e) {
                             fprintf(stderr, "ffn bench block: oneDNN refused a GEMM of %s %s\n",
@@ -415,7 +430,8 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 rc = 2;
                                 continue;
                             }
-                            const enum ffn_block_policy pol = bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
+                            const enum ffn_block_policy pol =
+                                bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
                             // Warm-up: primitives, page faults.
                             ffn_block_forward(ctx, blk, &ty, &tx, pol);
                             if (bwd) ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
@@ -423,8 +439,9 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
                             ffn_block_info(ctx, blk, T, &info);
                             if (!header && !json) {
-                                printf("cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s)\n", cpu,
-                                       isa, v->major, v->minor, v->patch, info.gemm_impl, ffn_dtype_name(dt));
+                                printf("cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s)\n",
+                                       cpu, isa, v->major, v->minor, v->patch, info.gemm_impl,
+                                       ffn_dtype_name(dt));
                                 printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s\n",
                                        "shape", "T", "dt", "pass", "schedule", "thr", "seconds",
                                        "GFLOP/s", "gemm_s", "ratio", "floor");
@@ -438,10 +455,12 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 if (cold) ffn__flush(flush, flush_n, t);
                                 double t0 = ffn__now();
                                 enum ffn_status es2 = ffn_block_forward(ctx, blk, &ty, &tx, pol);
-                                if (!es2 && bwd) es2 = ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
+                                if (!es2 && bwd)
+                                    es2 = ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
                                 tb[n] = ffn__now() - t0;
                                 if (es2) {
-                                    fprintf(stderr, "ffn bench block: %s\n", ffn_ctx_last_error(ctx));
+                                    fprintf(stderr, "ffn bench block: %s\n",
+                                            ffn_ctx_last_error(ctx));
                                     rc = 2;
                                 }
                                 if (cold) ffn__flush(flush, flush_n, t);
@@ -452,26 +471,40 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 ffn__act_passes(ctx, s, &b, T, dt, bwd);
                                 ta[n] = ffn__now() - t0;
                             }
-                            struct row r = {s, T, dt, t, bwd,
-                                            info.schedule == FFN_BLOCK_SCHEDULE_TILED ? "tiled" : "separate",
-                                            info.tile_rows, ffn__median(tb, n), ffn__median(tg, n),
-                                            ffn__median(ta, n), triad[t < 3 ? t : 2], n, info.gemm_impl, g.impl[0],
-                                            (double)info.weight_bytes, cost};
+                            struct row r = {
+                                s,
+                                T,
+                                dt,
+                                t,
+                                bwd,
+                                info.schedule == FFN_BLOCK_SCHEDULE_TILED ? "tiled" : "separate",
+                                info.tile_rows,
+                                ffn__median(tb, n),
+                                ffn__median(tg, n),
+                                ffn__median(ta, n),
+                                triad[t < 3 ? t : 2],
+                                n,
+                                info.gemm_impl,
+                                g.impl[0],
+                                (double)info.weight_bytes,
+                                cost};
                             ffn__print(&r, json, cpu, isa);
                             ffn_block_destroy(blk);
                         }
                     }
                 }
-                void *all[] = {b.x, b.y, b.dy, b.dx, b.Wg, b.Wu, b.Wd, b.bu, b.bd, b.gWg,
-                               b.gWu, b.gWd, b.gbu, b.gbd, b.P, b.H, b.dH, b.Pd};
+                void *all[] = {b.x,   b.y,   b.dy,  b.dx,  b.Wg,  b.Wu, b.Wd, b.bu, b.bd,
+                               b.gWg, b.gWu, b.gWd, b.gbu, b.gbd, b.P,  b.H,  b.dH, b.Pd};
                 for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
             }
         }
     }
     if (json)
         for (int t = t_lo; t <= t_hi && t <= 2; t++)
-            printf("{\"triad_threads\":%d,\"triad_gbs\":%.4g,\"cpu\":\"%s\",\"onednn\":\"%d.%d.%d\"}\n",
-                   t, triad[t], cpu, v->major, v->minor, v->patch);
+            printf(
+                "{\"triad_threads\":%d,\"triad_gbs\":%.4g,\"cpu\":\"%s\",\"onednn\":\"%d.%d.%d\"}"
+                "\n",
+                t, triad[t], cpu, v->major, v->minor, v->patch);
     else
         for (int t = t_lo; t <= t_hi && t <= 2; t++)
             printf("triad %d thread%s: %.1f GB/s\n", t, t > 1 ? "s" : "", triad[t]);
@@ -496,16 +529,46 @@ static const struct {
     bool bias;
     const char *names[4];  // gate, up, gate_up, down
 } ffn__arches[] = {
-    {"LlamaMLP", "model.layers.%s.mlp.", FFN_ACT_SILU, true, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN,
-     false, {"gate_proj", "up_proj", NULL, "down_proj"}},
-    {"GemmaMLP", "model.layers.%s.mlp.", FFN_ACT_GELU_TANH, true, FFN_GATE_UP_SEPARATE,
-     FFN_WEIGHT_OUT_IN, false, {"gate_proj", "up_proj", NULL, "down_proj"}},
-    {"Phi3MLP", "model.layers.%s.mlp.", FFN_ACT_SILU, true, FFN_GATE_UP_FUSED, FFN_WEIGHT_OUT_IN,
-     false, {NULL, NULL, "gate_up_proj", "down_proj"}},
-    {"GPT2MLP", "transformer.h.%s.mlp.", FFN_ACT_GELU_TANH, false, FFN_GATE_UP_SEPARATE,
-     FFN_WEIGHT_IN_OUT, true, {NULL, "c_fc", NULL, "c_proj"}},
-    {"T5DenseGatedActDense", "encoder.block.%s.layer.1.DenseReluDense.", FFN_ACT_GELU_TANH, true,
-     FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN, false, {"wi_0", "wi_1", NULL, "wo"}},
+    {"LlamaMLP",
+     "model.layers.%s.mlp.",
+     FFN_ACT_SILU,
+     true,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {"gate_proj", "up_proj", NULL, "down_proj"}},
+    {"GemmaMLP",
+     "model.layers.%s.mlp.",
+     FFN_ACT_GELU_TANH,
+     true,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {"gate_proj", "up_proj", NULL, "down_proj"}},
+    {"Phi3MLP",
+     "model.layers.%s.mlp.",
+     FFN_ACT_SILU,
+     true,
+     FFN_GATE_UP_FUSED,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {NULL, NULL, "gate_up_proj", "down_proj"}},
+    {"GPT2MLP",
+     "transformer.h.%s.mlp.",
+     FFN_ACT_GELU_TANH,
+     false,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_IN_OUT,
+     true,
+     {NULL, "c_fc", NULL, "c_proj"}},
+    {"T5DenseGatedActDense",
+     "encoder.block.%s.layer.1.DenseReluDense.",
+     FFN_ACT_GELU_TANH,
+     true,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {"wi_0", "wi_1", NULL, "wo"}},
 };
 
 static int64_t ffn__numel(const struct ffn_file_tensor *t) {
@@ -557,14 +620,15 @@ static int ffn__fixture(const char *dir, int json) {
     }
     snprintf(pre, sizeof pre, ffn__arches[ai].prefix, layer);
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    struct ffn_weight *wm[8] = {&w.gate, &w.up, &w.gate_up, &w.down,
+    struct ffn_weight *wm[8] = {&w.gate,   &w.up,   &w.gate_up,   &w.down,
                                 &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
     struct ffn_file_tensor ft[8] = {0};
     for (int k = 0; k < 8; k++) {
         const char *n = ffn__arches[ai].names[k % 4];
         if (!n || (k >= 4 && !ffn__arches[ai].bias)) continue;
         snprintf(name, sizeof name, "%s%s.%s", pre, n, k < 4 ? "weight" : "bias");
-        if (ffn_safetensors_find(ctx, model, name, &ft[k]) || ft[k].dtype != FFN_FILE_DTYPE_F32) goto out;
+        if (ffn_safetensors_find(ctx, model, name, &ft[k]) || ft[k].dtype != FFN_FILE_DTYPE_F32)
+            goto out;
         *wm[k] = ffn_weight_dense(ft[k].data, FFN_DTYPE_F32, ffn__arches[ai].orient);
         wm[k]->rows = ft[k].n_dims == 2 ? ft[k].shape[0] : 1;
         wm[k]->cols = ft[k].shape[ft[k].n_dims - 1];
@@ -607,7 +671,8 @@ static int ffn__fixture(const char *dir, int json) {
     double eg[8] = {0};
     for (int k = 0; k < 8; k++) {
         if (!grads[k]) continue;
-        snprintf(name, sizeof name, "grad.%s.%s", ffn__arches[ai].names[k % 4], k < 4 ? "weight" : "bias");
+        snprintf(name, sizeof name, "grad.%s.%s", ffn__arches[ai].names[k % 4],
+                 k < 4 ? "weight" : "bias");
         struct ffn_file_tensor gr;
         if (ffn_safetensors_find(ctx, io, name, &gr)) goto out;
         eg[k] = ffn__relerr(gr.data, grads[k], ffn__numel(&gr));
@@ -618,7 +683,8 @@ static int ffn__fixture(const char *dir, int json) {
     const double tol = 1e-4;  // float32 against a float64 reference (see tests/block)
     if (json)
         printf("{\"fixture\":\"%s\",\"module\":\"%s\",\"tokens\":%" PRId64 ",\"d\":%" PRId64
-               ",\"m\":%" PRId64 ",\"err_y\":%.3g,\"err_dx\":%.3g,\"err_max\":%.3g,"
+               ",\"m\":%" PRId64
+               ",\"err_y\":%.3g,\"err_dx\":%.3g,\"err_max\":%.3g,"
                "\"seconds_fwdbwd\":%.6g,\"gflops\":%.4g,\"ok\":%s}\n",
                dir, module, T, d, m, ey, edx, worst, t_best,
                (cost.flops_fwd + cost.flops_bwd) / t_best * 1e-9, worst <= tol ? "true" : "false");
@@ -628,7 +694,8 @@ static int ffn__fixture(const char *dir, int json) {
                spec.gated ? "gated" : "plain");
         printf("  max |err| / max |ref| against transformers (float64): y %.2e, dx %.2e", ey, edx);
         for (int k = 0; k < 8; k++)
-            if (grads[k]) printf(", d%s%s %.2e", k >= 4 ? "b_" : "", ffn__arches[ai].names[k % 4], eg[k]);
+            if (grads[k])
+                printf(", d%s%s %.2e", k >= 4 ? "b_" : "", ffn__arches[ai].names[k % 4], eg[k]);
         printf("\n  forward+backward: %.1f us (best of %d), %.2f GFLOP/s -> %s\n", t_best * 1e6,
                FIXTURE_REPS, (cost.flops_fwd + cost.flops_bwd) / t_best * 1e-9,
                worst <= tol ? "OK" : "MISMATCH");
@@ -679,8 +746,10 @@ int ffn_cmd_bench_block(int argc, char **argv) {
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--quick")) quick = 1;
+        } else if (!strcmp(a, "--json"))
+            json = 1;
+        else if (!strcmp(a, "--quick"))
+            quick = 1;
         else if (v && !strcmp(a, "--threads")) {
             if (!ffn_arg_int("bench block", a, v, 1, 1024, &threads)) return 2;
             i++;
@@ -690,7 +759,8 @@ int ffn_cmd_bench_block(int argc, char **argv) {
         } else if (v && !strcmp(a, "--tokens")) {
             if (!ffn_arg_i64("bench block", a, v, 1, (int64_t)1 << 24, &tokens)) return 2;
             i++;
-        } else if (v && !strcmp(a, "--shape")) shape = v, i++;
+        } else if (v && !strcmp(a, "--shape"))
+            shape = v, i++;
         else if (v && !strcmp(a, "--dtype")) {
             enum ffn_dtype d;
             if (ffn_dtype_from_name(v, &d) || d == FFN_DTYPE_F16) {
@@ -699,9 +769,12 @@ int ffn_cmd_bench_block(int argc, char **argv) {
                 return 2;
             }
             dt = (int)d, i++;
-        } else if (v && !strcmp(a, "--fixture")) fixture = v, i++;
-        else if (v && !strcmp(a, "--backend")) i++;  // cpu (ffn_tool_backend read it)
-        else if (!strncmp(a, "--backend=", 10)) continue;
+        } else if (v && !strcmp(a, "--fixture"))
+            fixture = v, i++;
+        else if (v && !strcmp(a, "--backend"))
+            i++;  // cpu (ffn_tool_backend read it)
+        else if (!strncmp(a, "--backend=", 10))
+            continue;
         else {
             fprintf(stderr, "ffn bench block: unknown or incomplete option '%s'\n",
                     ffn_tool_esc(a));

@@ -12,15 +12,15 @@
 #include <string.h>
 #include <time.h>
 #ifdef _OPENMP
-#include <omp.h>
+#    include <omp.h>
 #endif
 #ifdef FFN_HAVE_MPI
-#include <mpi.h>
+#    include <mpi.h>
 #endif
 
+#include "args.h"
 #include "model.h"
 #include "tools.h"
-#include "args.h"
 #include "tp.h"
 
 #define REPS_DEFAULT 5

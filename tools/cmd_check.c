@@ -15,9 +15,9 @@
 #include "tools.h"
 
 #define FFN__NP 10
-static const float ffn__points[FFN__NP] = {-INFINITY, -1000.0f, -88.0f, -1.0f, -0.0f,
+static const float ffn__points[FFN__NP] = {-INFINITY, -1000.0f, -88.0f,  -1.0f,    -0.0f,
                                            0.0f,      1.0f,     1000.0f, INFINITY, NAN};
-static const char *const ffn__point_names[FFN__NP] = {"-inf", "-1000", "-88", "-1", "-0",
+static const char *const ffn__point_names[FFN__NP] = {"-inf", "-1000", "-88",  "-1",  "-0",
                                                       "0",    "1",     "1000", "inf", "nan"};
 // Factors of the unprinted gated checks: (up, dh).
 static const float ffn__glu_m[][2] = {{1.0f, 1.0f}, {-2.0f, 0.5f}, {3.0f, -1.5f}};
@@ -54,8 +54,8 @@ static bool ffn__expect(struct ffn__check *C, enum ffn_op op, int out, enum ffn_
     static const char *const what[FFN_OP_COUNT][2] = {
         {"act", ""}, {"act'", ""}, {"act(g)*up", ""}, {"dh*up*act'(g)", "dh*act(g)"}};
     printf("  BROKEN: %s %s %s at x=%g (m1=%g, m2=%g): got %a, exact %a (%.3g ulp > %g)\n",
-           ffn_act_name(act), what[op][out], ffn_dtype_name(dt), (double)x, (double)m1,
-           (double)m2, (double)got, exact, err, bound);
+           ffn_act_name(act), what[op][out], ffn_dtype_name(dt), (double)x, (double)m1, (double)m2,
+           (double)got, exact, err, bound);
     return false;
 }
 
@@ -67,8 +67,10 @@ static enum ffn_status ffn__unary(struct ffn__check *C, enum ffn_act act, enum f
         ffn_tool_store_f32(xs, dt, i, ffn__points[i]);
         ffn_tool_store_f32(ones, dt, i, 1.0f);
     }
-    const struct ffn_tensor tx = ffn_tensor_vec(xs, dt, FFN__NP), t1 = ffn_tensor_vec(ones, dt, FFN__NP);
-    const struct ffn_tensor ty = ffn_tensor_vec(ys, dt, FFN__NP), td = ffn_tensor_vec(ds, dt, FFN__NP);
+    const struct ffn_tensor tx = ffn_tensor_vec(xs, dt, FFN__NP),
+                            t1 = ffn_tensor_vec(ones, dt, FFN__NP);
+    const struct ffn_tensor ty = ffn_tensor_vec(ys, dt, FFN__NP),
+                            td = ffn_tensor_vec(ds, dt, FFN__NP);
     enum ffn_status st = ffn_act_forward(C->ctx, act, &ty, &tx);
     if (st == FFN_STATUS_OK) st = ffn_act_backward(C->ctx, act, &td, &tx, &t1);
     if (st != FFN_STATUS_OK) return st;
@@ -109,13 +111,14 @@ static enum ffn_status ffn__gated(struct ffn__check *C, enum ffn_act act, enum f
 }
 
 static void ffn__usage(FILE *f) {
-    fprintf(f, "usage: ffn check [--isa scalar|avx2|avx512] [--accurate]\n"
-               "\n"
-               "Prints act(x) and act'(x) of every activation at -inf, -1000, -88, -1, -0, 0, 1,\n"
-               "1000, inf and NaN through the kernels of the chosen ISA (default: the best this CPU\n"
-               "supports), checks them, the gated forms and bf16/f16 storage against the contract\n"
-               "(docs/numerics.md; a '!' marks a broken value), and notes the two classic WGSL bugs.\n"
-               "Exit status 0 when every value keeps the contract, 1 otherwise, 2 on bad usage.\n");
+    fprintf(f,
+            "usage: ffn check [--isa scalar|avx2|avx512] [--accurate]\n"
+            "\n"
+            "Prints act(x) and act'(x) of every activation at -inf, -1000, -88, -1, -0, 0, 1,\n"
+            "1000, inf and NaN through the kernels of the chosen ISA (default: the best this CPU\n"
+            "supports), checks them, the gated forms and bf16/f16 storage against the contract\n"
+            "(docs/numerics.md; a '!' marks a broken value), and notes the two classic WGSL bugs.\n"
+            "Exit status 0 when every value keeps the contract, 1 otherwise, 2 on bad usage.\n");
 }
 
 int ffn_cmd_check(int argc, char **argv) {
@@ -161,8 +164,8 @@ int ffn_cmd_check(int argc, char **argv) {
         for (int row = 0; row < 2; row++) {
             char label[40], v[32];
             snprintf(label, sizeof label, "%s%s [%s]", ffn_act_name(act), row ? "'" : "",
-                     ffn_isa_name(ffn_ctx_kernel_isa(
-                         C.ctx, row ? FFN_OP_ACT_BWD : FFN_OP_ACT_FWD, act)));
+                     ffn_isa_name(
+                         ffn_ctx_kernel_isa(C.ctx, row ? FFN_OP_ACT_BWD : FFN_OP_ACT_FWD, act)));
             printf("%-22s", label);
             for (int i = 0; i < FFN__NP; i++) {
                 ffn__fmt(v, sizeof v, row ? d[i] : y[i]);
@@ -185,13 +188,15 @@ int ffn_cmd_check(int argc, char **argv) {
         ffn_ctx_destroy(C.ctx);
         return 2;
     }
-    printf("classic WGSL bugs: gelu_tanh(1000) = 1000 (no input clamp): %s; "
-           "silu(-inf) = -0 (not NaN): %s\n",
-           gelu_1000_ok ? "absent" : "PRESENT", silu_inf_ok ? "absent" : "PRESENT");
+    printf(
+        "classic WGSL bugs: gelu_tanh(1000) = 1000 (no input clamp): %s; "
+        "silu(-inf) = -0 (not NaN): %s\n",
+        gelu_1000_ok ? "absent" : "PRESENT", silu_inf_ok ? "absent" : "PRESENT");
     if (!gelu_1000_ok || !silu_inf_ok) C.failures++;
-    printf("ffn check: %lld values checked (f32/bf16/f16, unary and gated), %lld break the "
-           "contract\n",
-           (long long)C.checks, (long long)C.failures);
+    printf(
+        "ffn check: %lld values checked (f32/bf16/f16, unary and gated), %lld break the "
+        "contract\n",
+        (long long)C.checks, (long long)C.failures);
     ffn_oracle_clear(&C.oracle);
     ffn_ctx_destroy(C.ctx);
     return C.failures ? 1 : 0;

@@ -94,8 +94,8 @@ static void ffn__overflow(struct ffn__narrow *nw, const char *name, int n_dims, 
 
 // An owned tensor of `dtype` made from f32 values. False when out of memory, or when a finite
 // value overflows and overflow is not allowed (nw->n_overflow > 0 then).
-static bool ffn__make(struct ffn__out *o, struct ffn__narrow *nw, const char *name,
-                      const float *v, int n_dims, int64_t s0, int64_t s1, enum ffn_dtype dtype) {
+static bool ffn__make(struct ffn__out *o, struct ffn__narrow *nw, const char *name, const float *v,
+                      int n_dims, int64_t s0, int64_t s1, enum ffn_dtype dtype) {
     const int64_t n = n_dims == 1 ? s0 : s0 * s1;
     const size_t es = ffn_dtype_size(dtype);
     void *data = malloc((size_t)(n > 0 ? n : 1) * es);
@@ -145,8 +145,8 @@ static void ffn__check_f64(struct ffn__narrow *nw, const struct ffn_file_tensor 
         double v;
         memcpy(&v, (const char *)t->data + (size_t)i * 8, 8);
         if (isfinite(v) && !isfinite((float)v))
-            ffn__overflow(nw, t->name, t->n_dims, t->shape[0], t->n_dims > 1 ? t->shape[1] : 0,
-                          i, v, "f32");
+            ffn__overflow(nw, t->name, t->n_dims, t->shape[0], t->n_dims > 1 ? t->shape[1] : 0, i,
+                          v, "f32");
     }
 }
 
@@ -327,13 +327,14 @@ static bool ffn__check_out(const char *out, const char *model, char **target_out
         return *target_out != NULL;
     }
     if (!S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "ffn convert: --out %s exists and is not a directory\n",
-                ffn_tool_esc(out));
+        fprintf(stderr, "ffn convert: --out %s exists and is not a directory\n", ffn_tool_esc(out));
         return false;
     }
     if (have_m && sb.st_dev == mb.st_dev && sb.st_ino == mb.st_ino) {
-        fprintf(stderr, "ffn convert: --out %s is the checkpoint being converted; write the new "
-                "one to a new folder\n", ffn_tool_esc(out));
+        fprintf(stderr,
+                "ffn convert: --out %s is the checkpoint being converted; write the new "
+                "one to a new folder\n",
+                ffn_tool_esc(out));
         return false;
     }
     DIR *dir = opendir(out);
@@ -346,7 +347,8 @@ static bool ffn__check_out(const char *out, const char *model, char **target_out
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
     closedir(dir);
     if (n) {
-        fprintf(stderr, "ffn convert: --out %s is not empty (%d entries); give a new or empty "
+        fprintf(stderr,
+                "ffn convert: --out %s is not empty (%d entries); give a new or empty "
                 "directory, so that no file of another checkpoint stays beside the new one\n",
                 ffn_tool_esc(out), n);
         return false;
@@ -481,8 +483,7 @@ int ffn_cmd_convert(int argc, char **argv) {
         }
     if (mode && !n_todo) {
         const bool gated = ls[0].gated;
-        fprintf(stderr, "ffn convert: %s: nothing to %s: %s\n", mp,
-                mode == 1 ? "fuse" : "split",
+        fprintf(stderr, "ffn convert: %s: nothing to %s: %s\n", mp, mode == 1 ? "fuse" : "split",
                 !gated      ? "its FFN is not gated (no gate, only up and down)"
                 : mode == 1 ? "gate and up are already one tensor"
                             : "gate and up are already two tensors");
@@ -542,15 +543,17 @@ int ffn_cmd_convert(int argc, char **argv) {
     // Over an existing (empty) directory rename is atomic; a non-empty one makes it fail.
     if (rename(tmp, target) != 0) {
         fprintf(stderr, "ffn convert: cannot move the new checkpoint to %s: %s\n",
-                ffn_tool_esc(dir), errno == ENOTEMPTY || errno == EEXIST
-                                       ? "it is no longer empty"
-                                       : strerror(errno));
+                ffn_tool_esc(dir),
+                errno == ENOTEMPTY || errno == EEXIST ? "it is no longer empty" : strerror(errno));
         goto done;
     }
     free(tmp), tmp = NULL;
     if (nw.n_overflow)
-        fprintf(stderr, "ffn convert: --allow-overflow: %" PRId64 " finite weights became inf "
-                "(the first: %s)\n", nw.n_overflow, ffn_tool_esc(nw.first_name));
+        fprintf(stderr,
+                "ffn convert: --allow-overflow: %" PRId64
+                " finite weights became inf "
+                "(the first: %s)\n",
+                nw.n_overflow, ffn_tool_esc(nw.first_name));
     printf("ffn convert: %s -> %s (%" PRId64 " FFNs%s%s%s%s)\n", mp, ffn_tool_esc(dir), n,
            mode == 1 ? ", gate and up fused into gate_up_proj" : "",
            mode == 2 ? ", gate_up split into gate_proj and up_proj" : "", dts ? ", dtype " : "",

@@ -24,8 +24,8 @@ static void ffn__usage(FILE *f) {
         "\n"
         "  --layer L   the layer (0-based)\n"
         "  --expert E  the expert, for a mixture-of-experts layer\n"
-        "  --name X    the input tensor's name (default: \"x\", or the file's only tensor)\n"
-        FFN_TOOL_TP_USAGE
+        "  --name X    the input tensor's name (default: \"x\", or the file's only "
+        "tensor)\n" FFN_TOOL_TP_USAGE
         "\n"
         "exit status: 0 success, 1 the output holds NaN/inf (not written), 2 bad input or usage\n");
 }
@@ -133,14 +133,14 @@ int ffn_cmd_run(int argc, char **argv) {
     }
     const int64_t T = vec ? 1 : tx.shape[0];
     if (T == 0) {
-        fprintf(stderr, "ffn run: %s: tensor '%s' has 0 tokens: nothing to run\n",
-                ffn_tool_esc(in), ffn_tool_esc(name));
+        fprintf(stderr, "ffn run: %s: tensor '%s' has 0 tokens: nothing to run\n", ffn_tool_esc(in),
+                ffn_tool_esc(name));
         goto done;
     }
     y = malloc((size_t)(T * d) * sizeof *y);
     if (!y) {
-        fprintf(stderr, "ffn run: out of memory for y [%" PRId64 ", %" PRId64 "] (%.1f MiB)\n",
-                T, d, (double)(T * d) * 4.0 / (1 << 20));
+        fprintf(stderr, "ffn run: out of memory for y [%" PRId64 ", %" PRId64 "] (%.1f MiB)\n", T,
+                d, (double)(T * d) * 4.0 / (1 << 20));
         goto done;
     }
     if (tp.world ? ffn_tool_tpb_make(ctx, &tp, model_path, &l, &tb)
@@ -187,9 +187,10 @@ int ffn_cmd_run(int argc, char **argv) {
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
     const bool have_info = b.block && !ffn_block_info(ctx, b.block, T, &info);
     printf("ffn run: %s layer %" PRId64 " (%s%s%s): %s [%" PRId64 ", %" PRId64
-           "] -> y written to %s\n", mp, layer, ffn_tool_ffn_name(l.act, l.gated),
-           have_info ? ", computed in " : "", have_info ? ffn_dtype_name(info.compute_dtype) : "",
-           ffn_tool_esc(name), T, d, ffn_tool_esc(out));
+           "] -> y written to %s\n",
+           mp, layer, ffn_tool_ffn_name(l.act, l.gated), have_info ? ", computed in " : "",
+           have_info ? ffn_dtype_name(info.compute_dtype) : "", ffn_tool_esc(name), T, d,
+           ffn_tool_esc(out));
     if (tp.world)
         printf("  tensor-parallel over %" PRId64 " ranks%s%s\n", tp.world,
                tp.shards ? ", weights from " : " (sharded in memory)",

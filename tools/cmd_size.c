@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 #if __has_include(<cblas.h>)
-#  include <cblas.h>
-#  define FFN_TOOL_HAVE_CBLAS 1
+#    include <cblas.h>
+#    define FFN_TOOL_HAVE_CBLAS 1
 #endif
 
 #include "args.h"
@@ -59,11 +59,13 @@ static void ffn__machine(double *flops, double *bw) {
     *bw = 0;
 #ifdef FFN_TOOL_HAVE_CBLAS
     const int n = MACHINE_GEMM_N;
-    float *a = calloc((size_t)n * n, 4), *b = calloc((size_t)n * n, 4), *c = calloc((size_t)n * n, 4);
+    float *a = calloc((size_t)n * n, 4), *b = calloc((size_t)n * n, 4),
+          *c = calloc((size_t)n * n, 4);
     if (a && b && c)
         for (int rep = 0; rep < 4; rep++) {
             const double t0 = ffn__now();
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c,
+                        n);
             const double r = 2.0 * n * n * (double)n / (ffn__now() - t0);
             *flops = r > *flops ? r : *flops;
         }
@@ -95,8 +97,10 @@ static double ffn__crossover(ffn_ctx_t ctx, const struct ffn_block_spec *s, enum
     while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / 2;
         ffn_block_cost(ctx, s, mid, dt, dt, &c);
-        if ((which ? c.intensity_bwd : c.intensity_fwd) >= ridge) hi = mid;
-        else lo = mid + 1;
+        if ((which ? c.intensity_bwd : c.intensity_fwd) >= ridge)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return (double)lo;
 }
@@ -177,18 +181,21 @@ int ffn_cmd_size(int argc, char **argv) {
     const struct ffn_block_spec *specs[2] = {&sp, &sg};
     const struct ffn_block_cost *cb[2] = {&cp, &cg}, *cf[2] = {&cpf, &cgf};
     if (json) {
-        printf("{\"d\":%lld,\"m_plain\":%lld,\"m_gated\":%lld,\"multiple_of\":%lld,"
-               "\"multiplier\":%g,\"tokens\":%lld", (long long)d, (long long)m_plain,
-               (long long)m_gated, (long long)multiple_of, multiplier, (long long)T);
+        printf(
+            "{\"d\":%lld,\"m_plain\":%lld,\"m_gated\":%lld,\"multiple_of\":%lld,"
+            "\"multiplier\":%g,\"tokens\":%lld",
+            (long long)d, (long long)m_plain, (long long)m_gated, (long long)multiple_of,
+            multiplier, (long long)T);
         for (int k = 0; k < 2; k++) {
-            printf(",\"%s\":{\"params\":%lld,\"flops_fwd\":%.6g,\"flops_bwd\":%.6g,"
-                   "\"bytes_fwd_bf16\":%.6g,\"bytes_bwd_bf16\":%.6g,\"intensity_fwd_bf16\":%.4g,"
-                   "\"intensity_bwd_bf16\":%.4g,\"intensity_fwd_f32\":%.4g,\"intensity_bwd_f32\":%.4g,"
-                   "\"h200_crossover_tokens_fwd\":%.0f",
-                   k ? "gated" : "plain", (long long)cb[k]->n_params, cb[k]->flops_fwd,
-                   cb[k]->flops_bwd, cb[k]->bytes_fwd, cb[k]->bytes_bwd, cb[k]->intensity_fwd,
-                   cb[k]->intensity_bwd, cf[k]->intensity_fwd, cf[k]->intensity_bwd,
-                   ffn__crossover(ctx, specs[k], FFN_DTYPE_BF16, h200, 0));
+            printf(
+                ",\"%s\":{\"params\":%lld,\"flops_fwd\":%.6g,\"flops_bwd\":%.6g,"
+                "\"bytes_fwd_bf16\":%.6g,\"bytes_bwd_bf16\":%.6g,\"intensity_fwd_bf16\":%.4g,"
+                "\"intensity_bwd_bf16\":%.4g,\"intensity_fwd_f32\":%.4g,\"intensity_bwd_f32\":%.4g,"
+                "\"h200_crossover_tokens_fwd\":%.0f",
+                k ? "gated" : "plain", (long long)cb[k]->n_params, cb[k]->flops_fwd,
+                cb[k]->flops_bwd, cb[k]->bytes_fwd, cb[k]->bytes_bwd, cb[k]->intensity_fwd,
+                cb[k]->intensity_bwd, cf[k]->intensity_fwd, cf[k]->intensity_bwd,
+                ffn__crossover(ctx, specs[k], FFN_DTYPE_BF16, h200, 0));
             if (machine)
                 printf(",\"cpu_crossover_tokens_fwd\":%.0f",
                        ffn__crossover(ctx, specs[k], FFN_DTYPE_F32, cpu_ridge, 0));
@@ -209,18 +216,23 @@ int ffn_cmd_size(int argc, char **argv) {
                    (long long)cb[k]->n_params, cb[k]->flops_fwd * 1e-9, cb[k]->bytes_fwd * 1e-6,
                    cb[k]->bytes_bwd * 1e-6, cb[k]->intensity_fwd, cb[k]->intensity_bwd,
                    cf[k]->intensity_fwd);
-        printf("(T = %lld tokens; AI = arithmetic intensity, FLOP per byte moved: weights once, "
-               "activations once)\n", (long long)T);
-        printf("H200 bf16 ridge %.0f FLOP/B: forward compute-bound from T = %.0f (plain), %.0f "
-               "(gated)\n", h200, ffn__crossover(ctx, &sp, FFN_DTYPE_BF16, h200, 0),
-               ffn__crossover(ctx, &sg, FFN_DTYPE_BF16, h200, 0));
+        printf(
+            "(T = %lld tokens; AI = arithmetic intensity, FLOP per byte moved: weights once, "
+            "activations once)\n",
+            (long long)T);
+        printf(
+            "H200 bf16 ridge %.0f FLOP/B: forward compute-bound from T = %.0f (plain), %.0f "
+            "(gated)\n",
+            h200, ffn__crossover(ctx, &sp, FFN_DTYPE_BF16, h200, 0),
+            ffn__crossover(ctx, &sg, FFN_DTYPE_BF16, h200, 0));
         if (machine) {
             if (cpu_ridge > 0)
-                printf("this CPU: f32 GEMM %.1f GFLOP/s, triad %.1f GB/s, ridge %.1f FLOP/B: "
-                       "forward compute-bound from T = %.0f (plain), %.0f (gated)\n",
-                       cpu_flops * 1e-9, cpu_bw * 1e-9, cpu_ridge,
-                       ffn__crossover(ctx, &sp, FFN_DTYPE_F32, cpu_ridge, 0),
-                       ffn__crossover(ctx, &sg, FFN_DTYPE_F32, cpu_ridge, 0));
+                printf(
+                    "this CPU: f32 GEMM %.1f GFLOP/s, triad %.1f GB/s, ridge %.1f FLOP/B: "
+                    "forward compute-bound from T = %.0f (plain), %.0f (gated)\n",
+                    cpu_flops * 1e-9, cpu_bw * 1e-9, cpu_ridge,
+                    ffn__crossover(ctx, &sp, FFN_DTYPE_F32, cpu_ridge, 0),
+                    ffn__crossover(ctx, &sg, FFN_DTYPE_F32, cpu_ridge, 0));
             else
                 printf("this CPU: no BLAS in this build; cannot measure the GEMM rate\n");
         }

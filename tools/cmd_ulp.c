@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "args.h"
@@ -21,11 +21,11 @@
 #include "oracle.h"
 #include "tools.h"
 
-#define FFN__CHUNK ((int64_t)1 << 16)   // inputs per work item
-#define FFN__DEFAULT_STRIDE 4093u        // f32 sweep: every 4093rd bit pattern (1,049,345)
-#define FFN__BOUNDARY_MARGIN 0x1p-20     // ulps: closer to a rounding boundary -> MPFR
-#define FFN__PROGRESS_S 0.5              // seconds between progress lines
-#define FFN__CONFIRM_MIN 0.5             // ulps: smaller maxima need no MPFR confirmation
+#define FFN__CHUNK ((int64_t)1 << 16)  // inputs per work item
+#define FFN__DEFAULT_STRIDE 4093u      // f32 sweep: every 4093rd bit pattern (1,049,345)
+#define FFN__BOUNDARY_MARGIN 0x1p-20   // ulps: closer to a rounding boundary -> MPFR
+#define FFN__PROGRESS_S 0.5            // seconds between progress lines
+#define FFN__CONFIRM_MIN 0.5           // ulps: smaller maxima need no MPFR confirmation
 #define FFN__MAX_ISA 3
 #define FFN__ALL_INPUTS ((int64_t)1 << 32)
 
@@ -116,7 +116,7 @@ static double ffn__ref(const struct ffn__job *j, int o, float x, float m1, float
     }
 }
 
-static double ffn__exact(struct ffn_oracle *or, const struct ffn__job *j, int o, float x, float m1,
+static double ffn__exact(struct ffn_oracle * or, const struct ffn__job *j, int o, float x, float m1,
                          float m2) {
     switch (j->op) {
     case FFN_OP_ACT_FWD: return ffn_oracle_eval(or, j->act, false, x, 1.0f, 1.0f, NULL);
@@ -198,9 +198,10 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
     int made = 0;
     while (ws && made < op->threads && ffn__worker_make(op, &ws[made])) made++;
     if (!ws || made < op->threads) {
-        fprintf(stderr, "ffn ulp: out of memory for the contexts and buffers of thread %d of %d "
-                "(%.1f MiB each); use fewer --threads\n", made + 1, op->threads,
-                (double)(6 + 2 * op->n_isa) * FFN__CHUNK * 4 / (1 << 20));
+        fprintf(stderr,
+                "ffn ulp: out of memory for the contexts and buffers of thread %d of %d "
+                "(%.1f MiB each); use fewer --threads\n",
+                made + 1, op->threads, (double)(6 + 2 * op->n_isa) * FFN__CHUNK * 4 / (1 << 20));
         if (ws && made < op->threads) ffn__worker_free(&ws[made], op->n_isa);
         for (int t = 0; t < made; t++) ffn__worker_free(&ws[t], op->n_isa);
         free(ws);
@@ -308,13 +309,15 @@ static void ffn__print_row(const struct ffn__opts *op, const struct ffn__job *j,
     const char *name = j->op >= FFN_OP_GLU_FWD ? ffn_glu_name(j->act) : ffn_act_name(j->act);
     const char *dir = j->op == FFN_OP_ACT_FWD || j->op == FFN_OP_GLU_FWD ? "fwd" : "bwd";
     const double bound = ffn_ulp_bound(j->op, j->act, op->accurate);
-    const double mean = s->n ? s->sum / (double)s->n : 0, cr = s->n ? (double)s->n_cr / (double)s->n : 0;
+    const double mean = s->n ? s->sum / (double)s->n : 0,
+                 cr = s->n ? (double)s->n_cr / (double)s->n : 0;
     const bool pass = s->max <= bound;
     if (op->json) {
-        printf("{\"op\":\"%s\",\"dir\":\"%s\",\"out\":\"%s\",\"dtype\":\"%s\",\"isa\":\"%s\","
-               "\"kernel_isa\":\"%s\",\"accurate\":%s,\"n_inputs\":%lld,\"max_ulp\":",
-               name, dir, ffn__out_names[j->op][o], ffn_dtype_name(j->dt), ffn_isa_name(isa),
-               ffn_isa_name(kernel_isa), op->accurate ? "true" : "false", (long long)s->n);
+        printf(
+            "{\"op\":\"%s\",\"dir\":\"%s\",\"out\":\"%s\",\"dtype\":\"%s\",\"isa\":\"%s\","
+            "\"kernel_isa\":\"%s\",\"accurate\":%s,\"n_inputs\":%lld,\"max_ulp\":",
+            name, dir, ffn__out_names[j->op][o], ffn_dtype_name(j->dt), ffn_isa_name(isa),
+            ffn_isa_name(kernel_isa), op->accurate ? "true" : "false", (long long)s->n);
         ffn__json_float(stdout, s->max);
         printf(",\"mean_ulp\":%.6g,\"cr_frac\":%.6f,\"x_at_max\":", mean, cr);
         ffn__json_float(stdout, s->x_at_max);
@@ -324,47 +327,50 @@ static void ffn__print_row(const struct ffn__opts *op, const struct ffn__job *j,
         if (kernel_isa == isa)
             snprintf(isa_s, sizeof isa_s, "%s", ffn_isa_name(isa));
         else
-            snprintf(isa_s, sizeof isa_s, "%s (%s kernel)", ffn_isa_name(isa), ffn_isa_name(kernel_isa));
+            snprintf(isa_s, sizeof isa_s, "%s (%s kernel)", ffn_isa_name(isa),
+                     ffn_isa_name(kernel_isa));
         printf("%-12s %-4s %-6s %-5s %-22s %11lld %10.3f %9.4f %7.2f %16.9g %6g  %s\n", name, dir,
-               ffn__out_names[j->op][o], ffn_dtype_name(j->dt), isa_s, (long long)s->n, s->max, mean,
-               100 * cr, (double)s->x_at_max, bound, pass ? "ok" : "FAIL");
+               ffn__out_names[j->op][o], ffn_dtype_name(j->dt), isa_s, (long long)s->n, s->max,
+               mean, 100 * cr, (double)s->x_at_max, bound, pass ? "ok" : "FAIL");
     }
 }
 
 static void ffn__usage(FILE *f) {
-    fprintf(f,
-            "usage: ffn ulp [--op OP]... [--dir fwd|bwd] [--dtype f32|bf16|f16]... [--isa ISA|all]\n"
-            "               [--accurate] [--all] [--threads T] [--stride N] [--exact] [--json]\n"
-            "       ffn ulp --backend cuda [...]   the CUDA kernels, swept on the GPU (--backend\n"
-            "               cuda --help)\n"
-            "\n"
-            "Accuracy of the activation kernels against the correctly rounded value (MPFR), in ulps\n"
-            "of the output dtype, per op, direction, output, dtype and ISA; checked against the\n"
-            "bounds of docs/numerics.md. Exit status 0 when every row is within its bound, 1 when\n"
-            "one is not, 2 on bad usage.\n"
-            "\n"
-            "  --op OP       an activation (gelu_tanh gelu_erf silu relu sigmoid identity quick_gelu)\n"
-            "                or a gated op (geglu_tanh geglu_erf swiglu reglu glu bilinear\n"
-            "                quick_geglu); repeatable; default: all of them\n"
-            "  --dir D       fwd or bwd (default both). bwd of an activation: dx = dy·act'(x), dy = 1;\n"
-            "                gated ops sweep the gate, with up cycling through {1, -0.75, 2.5,\n"
-            "                0.0078125} and dh through {1, -1.25, 0.375}\n"
-            "  --dtype T     f32, bf16 or f16 (inputs and outputs); repeatable; default all.\n"
-            "                bf16/f16: all 65,536 inputs. f32: every N-th bit pattern (--stride,\n"
-            "                default %u: 1,049,345 inputs) plus the hard regions\n"
-            "  --all         f32: every one of the 2^32 inputs (minutes per op; progress on stderr)\n"
-            "  --isa ISA     scalar, avx2, avx512 or all (default: all this CPU supports)\n"
-            "  --accurate    contexts with FFN_ACCURACY_HIGH (GeLU bounds 2 ulp instead of 4)\n"
-            "  --threads T   OpenMP threads for the sweep (default: all)\n"
-            "  --exact       MPFR for every input (default: the double reference, and MPFR near\n"
-            "                rounding boundaries and for every candidate maximum)\n"
-            "  --json        one JSON object per row: op, dir, out, dtype, isa, kernel_isa,\n"
-            "                accurate, n_inputs, max_ulp, mean_ulp, cr_frac, x_at_max, bound, pass\n"
-            "\n"
-            "Columns: n_inputs, max_ulp, mean_ulp, cr%% (results equal to the correctly rounded\n"
-            "value), x_at_max (the input, or gate, of the largest error). Backward errors near a\n"
-            "zero of act' are absolute, in ulps of act's largest term (docs/numerics.md).\n",
-            FFN__DEFAULT_STRIDE);
+    fprintf(
+        f,
+        "usage: ffn ulp [--op OP]... [--dir fwd|bwd] [--dtype f32|bf16|f16]... [--isa ISA|all]\n"
+        "               [--accurate] [--all] [--threads T] [--stride N] [--exact] [--json]\n"
+        "       ffn ulp --backend cuda [...]   the CUDA kernels, swept on the GPU (--backend\n"
+        "               cuda --help)\n"
+        "\n"
+        "Accuracy of the activation kernels against the correctly rounded value (MPFR), in ulps\n"
+        "of the output dtype, per op, direction, output, dtype and ISA; checked against the\n"
+        "bounds of docs/numerics.md. Exit status 0 when every row is within its bound, 1 when\n"
+        "one is not, 2 on bad usage.\n"
+        "\n"
+        "  --op OP       an activation (gelu_tanh gelu_erf silu relu sigmoid identity quick_gelu)\n"
+        "                or a gated op (geglu_tanh geglu_erf swiglu reglu glu bilinear\n"
+        "                quick_geglu); repeatable; default: all of them\n"
+        "  --dir D       fwd or bwd (default both). bwd of an activation: dx = dy·act'(x), dy = "
+        "1;\n"
+        "                gated ops sweep the gate, with up cycling through {1, -0.75, 2.5,\n"
+        "                0.0078125} and dh through {1, -1.25, 0.375}\n"
+        "  --dtype T     f32, bf16 or f16 (inputs and outputs); repeatable; default all.\n"
+        "                bf16/f16: all 65,536 inputs. f32: every N-th bit pattern (--stride,\n"
+        "                default %u: 1,049,345 inputs) plus the hard regions\n"
+        "  --all         f32: every one of the 2^32 inputs (minutes per op; progress on stderr)\n"
+        "  --isa ISA     scalar, avx2, avx512 or all (default: all this CPU supports)\n"
+        "  --accurate    contexts with FFN_ACCURACY_HIGH (GeLU bounds 2 ulp instead of 4)\n"
+        "  --threads T   OpenMP threads for the sweep (default: all)\n"
+        "  --exact       MPFR for every input (default: the double reference, and MPFR near\n"
+        "                rounding boundaries and for every candidate maximum)\n"
+        "  --json        one JSON object per row: op, dir, out, dtype, isa, kernel_isa,\n"
+        "                accurate, n_inputs, max_ulp, mean_ulp, cr_frac, x_at_max, bound, pass\n"
+        "\n"
+        "Columns: n_inputs, max_ulp, mean_ulp, cr%% (results equal to the correctly rounded\n"
+        "value), x_at_max (the input, or gate, of the largest error). Backward errors near a\n"
+        "zero of act' are absolute, in ulps of act's largest term (docs/numerics.md).\n",
+        FFN__DEFAULT_STRIDE);
 }
 
 static int ffn__max_threads(void) {
@@ -420,7 +426,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
             i++;
         } else if (!strcmp(a, "--isa") && v) {
             isa_all = !strcmp(v, "all");
-            if (!isa_all && (ffn_isa_from_name(v, &isa_one) != FFN_STATUS_OK || isa_one == FFN_ISA_AUTO)) {
+            if (!isa_all &&
+                (ffn_isa_from_name(v, &isa_one) != FFN_STATUS_OK || isa_one == FFN_ISA_AUTO)) {
                 fprintf(stderr, "ffn ulp: --isa takes scalar, avx2, avx512 or all, not '%s'\n", v);
                 return 2;
             }
@@ -508,9 +515,9 @@ int ffn_cmd_ulp(int argc, char **argv) {
                 if (!(dir ? op.bwd : op.fwd)) continue;
                 for (int t = 0; t < FFN_DTYPE_COUNT && status != 2; t++) {
                     if (!op.dtype[t]) continue;
-                    struct ffn__job j = {
-                        .op = (enum ffn_op)(glu * 2 + dir), .act = (enum ffn_act)a,
-                        .dt = (enum ffn_dtype)t};
+                    struct ffn__job j = {.op = (enum ffn_op)(glu * 2 + dir),
+                                         .act = (enum ffn_act)a,
+                                         .dt = (enum ffn_dtype)t};
                     if (j.dt == FFN_DTYPE_F32) {
                         j.list = f32_list;
                         j.n = n_f32;

@@ -48,8 +48,7 @@ static void ffn__usage(FILE *f) {
             "  --layer L   layer to check (default: __metadata__.layer)\n"
             "  --expert E  expert of a mixture-of-experts layer (default: __metadata__.expert)\n"
             "  --tol T     max rel error accepted, in (0, %g] (default by weight dtype: f32 %g,\n"
-            "              f16 %g, bf16 %g, Q8_0 %g, Q4_0 %g)\n"
-            FFN_TOOL_TP_USAGE
+            "              f16 %g, bf16 %g, Q8_0 %g, Q4_0 %g)\n" FFN_TOOL_TP_USAGE
             "\n"
             "exit status: 0 all within tolerance, 1 a tensor is not, 2 bad input or usage\n",
             FFN_TOL_MAX, FFN_TOL_F32, FFN_TOL_F16, FFN_TOL_BF16, FFN_TOL_Q8_0, FFN_TOL_Q4_0);
@@ -283,14 +282,16 @@ static bool ffn__grads_shapes_ok(ffn_safetensors_t io, const char *path, int64_t
         char sh[96];
         ffn__shape(sh, sizeof sh, &t);
         if (bias)
-            fprintf(stderr, "ffn verify: %s: %s is %s; with d = %" PRId64 ", m = %" PRId64
-                    " it must be [%" PRId64 "]\n", ffn_tool_esc(path), ffn_tool_esc(t.name), sh,
-                    d, m, out);
+            fprintf(stderr,
+                    "ffn verify: %s: %s is %s; with d = %" PRId64 ", m = %" PRId64
+                    " it must be [%" PRId64 "]\n",
+                    ffn_tool_esc(path), ffn_tool_esc(t.name), sh, d, m, out);
         else
-            fprintf(stderr, "ffn verify: %s: %s is %s; with d = %" PRId64 ", m = %" PRId64
+            fprintf(stderr,
+                    "ffn verify: %s: %s is %s; with d = %" PRId64 ", m = %" PRId64
                     " it must be [%" PRId64 ", %" PRId64 "] ([out, in]) or [%" PRId64 ", %" PRId64
-                    "] ([in, out])\n", ffn_tool_esc(path), ffn_tool_esc(t.name), sh, d, m, out,
-                    in, in, out);
+                    "] ([in, out])\n",
+                    ffn_tool_esc(path), ffn_tool_esc(t.name), sh, d, m, out, in, in, out);
         return false;
     }
     return true;
@@ -384,7 +385,8 @@ static bool ffn__want_td(const char *io, const struct ffn_file_tensor *t, int64_
     if (t->n_dims == 2 && t->shape[0] == T && t->shape[1] == d) return true;
     char sh[96];
     ffn__shape(sh, sizeof sh, t);
-    fprintf(stderr, "ffn verify: %s: %s is %s; it must be [%" PRId64 ", %" PRId64
+    fprintf(stderr,
+            "ffn verify: %s: %s is %s; it must be [%" PRId64 ", %" PRId64
             "] = [tokens, d], as x%s\n",
             ffn_tool_esc(io), ffn_tool_esc(t->name), sh, T, d,
             t->n_dims == 2 && t->shape[0] == d && t->shape[1] == T ? " (stored transposed?)" : "");

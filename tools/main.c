@@ -44,8 +44,8 @@ int main(int argc, char **argv) {
         if (argc >= 3 && !strcmp(argv[2], "act")) return ffn_cmd_bench_act(argc - 2, argv + 2);
         if (argc >= 3 && !strcmp(argv[2], "block")) return ffn_cmd_bench_block(argc - 2, argv + 2);
         const bool help = argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
-        if (argc >= 3 && !help) fprintf(stderr, "ffn bench: unknown benchmark '%s'\n",
-                                        ffn_tool_esc(argv[2]));
+        if (argc >= 3 && !help)
+            fprintf(stderr, "ffn bench: unknown benchmark '%s'\n", ffn_tool_esc(argv[2]));
         fprintf(help ? stdout : stderr,
                 "usage: ffn bench act|block [options]   (ffn bench act --help, ffn bench block "
                 "--help)\n\n"

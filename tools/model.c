@@ -193,9 +193,10 @@ float *ffn_tool_read_f32(ffn_ctx_t ctx, const char *cmd, ffn_safetensors_t st, c
     }
     if (t.dtype != FFN_FILE_DTYPE_F32 && t.dtype != FFN_FILE_DTYPE_BF16 &&
         t.dtype != FFN_FILE_DTYPE_F16 && t.dtype != FFN_FILE_DTYPE_F64) {
-        fprintf(stderr, "%s: %s: tensor '%s' has dtype %s; values are read from F32, BF16, F16 "
-                "or F64 tensors\n", cmd, ffn_tool_esc(path), ffn_tool_esc(name),
-                ffn_file_dtype_name(t.dtype));
+        fprintf(stderr,
+                "%s: %s: tensor '%s' has dtype %s; values are read from F32, BF16, F16 "
+                "or F64 tensors\n",
+                cmd, ffn_tool_esc(path), ffn_tool_esc(name), ffn_file_dtype_name(t.dtype));
         return NULL;
     }
     const int64_t n = ffn_file_tensor_numel(&t);

@@ -40,8 +40,8 @@
 #define FFN__N_TEMPS 14
 
 static mpfr_ptr ffn__temp(struct ffn_oracle *o, int i) {
-    mpfr_ptr all[FFN__N_TEMPS] = {o->xv, o->t,  o->s,      o->sc,      o->a,
-                                  o->b,  o->r,  o->w1,     o->w2,      o->k_tanh,
+    mpfr_ptr all[FFN__N_TEMPS] = {o->xv,     o->t,       o->s,         o->sc,         o->a,
+                                  o->b,      o->r,       o->w1,        o->w2,         o->k_tanh,
                                   o->c_tanh, o->a_quick, o->inv_sqrt2, o->inv_sqrt2pi};
     return all[i];
 }
@@ -228,9 +228,7 @@ static long ffn__eval_p(struct ffn_oracle *o, enum ffn_act act, bool deriv, cons
         ffn__sigma(o, o->sc, o->sc);
         mpfr_mul(o->r, o->s, o->sc, MPFR_RNDN);
         break;
-    default:
-        mpfr_set_nan(o->r);
-        break;
+    default: mpfr_set_nan(o->r); break;
     }
     return lost;
 }
@@ -348,11 +346,11 @@ double ffn_oracle_eval(struct ffn_oracle *o, enum ffn_act act, bool deriv, float
             const long lost = ffn__eval_p(o, act, deriv, o->xv);
             mpfr_mul_d(o->r, o->r, (double)m1, MPFR_RNDN);
             mpfr_mul_d(o->r, o->r, (double)m2, MPFR_RNDN);
-            if (!mpfr_regular_p(o->r)) break;  // ±0 (underflow far below f32), NaN, ±inf
+            if (!mpfr_regular_p(o->r)) break;         // ±0 (underflow far below f32), NaN, ±inf
             const long e = (long)mpfr_get_exp(o->r);  // |r| in [2^(e-1), 2^e)
             if (e <= -151 || e >= 130) break;  // rounds to ±0 / ±inf whatever the last bits
-            if (mpfr_can_round(o->r, (mpfr_exp_t)(p - lost - FFN__GUARD_BITS), MPFR_RNDN,
-                               MPFR_RNDZ, 25))
+            if (mpfr_can_round(o->r, (mpfr_exp_t)(p - lost - FFN__GUARD_BITS), MPFR_RNDN, MPFR_RNDZ,
+                               25))
                 break;
             if (p >= FFN_ORACLE_PREC_MAX) {
                 o->n_unsure++;
@@ -449,8 +447,8 @@ static int64_t ffn__region(float *out, int64_t cap, int64_t n0, float lo, float 
     return n;
 }
 
-#define FFN__DZ_ULPS 2048     // every float within this many ulps of a derivative zero
-#define FFN__DZ_WIDE 0.05f    // and a sample of [x0 - 0.05, x0 + 0.05]
+#define FFN__DZ_ULPS 2048   // every float within this many ulps of a derivative zero
+#define FFN__DZ_WIDE 0.05f  // and a sample of [x0 - 0.05, x0 + 0.05]
 #define FFN__DZ_WIDE_N 8192
 
 int64_t ffn_inputs_hard(float *out, int64_t cap) {
@@ -458,19 +456,19 @@ int64_t ffn_inputs_hard(float *out, int64_t cap) {
         float lo, hi;
         int64_t n;
     } regions[] = {
-        {-15.0f, -3.0f, 32768},   // GeLU negative tail: the error of 2u is amplified by exp
-        {-105.0f, -80.0f, 16384}, // SiLU tail: exp(-x) overflows, exp(x) is subnormal
-        {80.0f, 100.0f, 4096},    // exp(x) overflows
-        {-10.0f, 10.0f, 65536},   // the body
-        {0x1p-126f, 1e-3f, 8192},  {-1e-3f, -0x1p-126f, 8192},   // tiny normals
-        {0x1p-149f, 0x1p-126f, 4096}, {-0x1p-126f, -0x1p-149f, 4096},  // subnormals
-        {1e12f, 1e14f, 2048},     {-1e14f, -1e12f, 2048},  // 0.044715x³ overflows f32
+        {-15.0f, -3.0f, 32768},    // GeLU negative tail: the error of 2u is amplified by exp
+        {-105.0f, -80.0f, 16384},  // SiLU tail: exp(-x) overflows, exp(x) is subnormal
+        {80.0f, 100.0f, 4096},     // exp(x) overflows
+        {-10.0f, 10.0f, 65536},    // the body
+        {0x1p-126f, 1e-3f, 8192},       {-1e-3f, -0x1p-126f, 8192},      // tiny normals
+        {0x1p-149f, 0x1p-126f, 4096},   {-0x1p-126f, -0x1p-149f, 4096},  // subnormals
+        {1e12f, 1e14f, 2048},           {-1e14f, -1e12f, 2048},  // 0.044715x³ overflows f32
         {1e37f, 0x1.fffffep127f, 2048}, {-0x1.fffffep127f, -1e37f, 2048},  // near overflow
     };
     // The special values of the contract and of the two classic WGSL bugs (docs/numerics.md).
-    static const float specials[] = {0.0f,    -0.0f,   INFINITY, -INFINITY, NAN,    1000.0f,
-                                     -1000.0f, 150.0f, -150.0f,  -88.0f,    -92.0f, -104.0f,
-                                     100.0f,  -100.0f, 0x1p-149f, -0x1p-149f};
+    static const float specials[] = {0.0f,     -0.0f,   INFINITY,  -INFINITY, NAN,    1000.0f,
+                                     -1000.0f, 150.0f,  -150.0f,   -88.0f,    -92.0f, -104.0f,
+                                     100.0f,   -100.0f, 0x1p-149f, -0x1p-149f};
     int64_t n = 0;
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++, n++)
         if (out && n < cap) out[n] = specials[i];

@@ -21,16 +21,16 @@
 #define FFN_ORACLE_PREC_MAX 2048
 
 struct ffn_oracle {
-    mpfr_prec_t prec;                   // precision the temporaries currently have
-    mpfr_t xv;                          // the input x (or gate), exactly
-    mpfr_t t, s, sc, a, b, r, w1, w2;   // working values
-    mpfr_t k_tanh;                      // √(2/π)
-    mpfr_t c_tanh;                      // 0.044715 (the decimal constant, to `prec` bits)
-    mpfr_t a_quick;                     // 1.702
-    mpfr_t inv_sqrt2, inv_sqrt2pi;      // 1/√2, 1/√(2π)
-    int64_t n_eval;                     // evaluations done
-    int64_t n_retry;                    // of which needed more than FFN_ORACLE_PREC0 bits
-    int64_t n_unsure;                   // gave up at FFN_ORACLE_PREC_MAX (should stay 0)
+    mpfr_prec_t prec;                  // precision the temporaries currently have
+    mpfr_t xv;                         // the input x (or gate), exactly
+    mpfr_t t, s, sc, a, b, r, w1, w2;  // working values
+    mpfr_t k_tanh;                     // √(2/π)
+    mpfr_t c_tanh;                     // 0.044715 (the decimal constant, to `prec` bits)
+    mpfr_t a_quick;                    // 1.702
+    mpfr_t inv_sqrt2, inv_sqrt2pi;     // 1/√2, 1/√(2π)
+    int64_t n_eval;                    // evaluations done
+    int64_t n_retry;                   // of which needed more than FFN_ORACLE_PREC0 bits
+    int64_t n_unsure;                  // gave up at FFN_ORACLE_PREC_MAX (should stay 0)
 };
 
 void ffn_oracle_init(struct ffn_oracle *o);
@@ -54,7 +54,7 @@ double ffn_oracle_eval(struct ffn_oracle *o, enum ffn_act act, bool deriv, float
 // --- the ulp metric -----------------------------------------------------------------------------
 // Returned for a wrong NaN, infinity or sign of an exact zero: larger than every bound.
 #ifndef FFN_ULP_HUGE
-#define FFN_ULP_HUGE 1e9
+#    define FFN_ULP_HUGE 1e9
 #endif
 
 // SLEEF-style error of `got` (a value stored in `dt`) against `exact`, in ulps of `dt`:

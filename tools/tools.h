@@ -8,7 +8,7 @@
 #include "ffn.h"
 
 #ifndef FFN_ARRAY_LEN
-#define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#    define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
 // Element i of a buffer of `dt`, as f32; f32 v stored into it rounded to nearest even.

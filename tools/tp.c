@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef FFN_HAVE_MPI
-#include <mpi.h>
+#    include <mpi.h>
 #endif
 
-#include "model.h"
 #include "args.h"
+#include "model.h"
 #include "tp.h"
 
 int ffn_tool_tp_option(const char *cmd, int argc, char **argv, int *i, struct ffn_tool_tp *tp) {
@@ -68,7 +68,8 @@ int ffn_tool_tp_option(const char *cmd, int argc, char **argv, int *i, struct ff
         break;
     default:
         if (strcmp(v, "rank0") && strcmp(v, "after-reduce")) {
-            fprintf(stderr, "%s: --down-bias '%s' is not rank0 or after-reduce\n", cmd, ffn_tool_esc(v));
+            fprintf(stderr, "%s: --down-bias '%s' is not rank0 or after-reduce\n", cmd,
+                    ffn_tool_esc(v));
             return -1;
         }
         tp->opts.down_bias =

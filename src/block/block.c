@@ -27,21 +27,25 @@ static size_t ffn__cache_size(const struct ffn_block_plan *p, const enum ffn_dty
     size_t bytes = 0;
     for (int k = 0; k < FFN_BLK_COUNT; k++) {
         if (p->mat[k].p && cd[k] != p->mat[k].dtype)
-            bytes += ((size_t)(p->mat[k].R * p->mat[k].C) * ffn_dtype_size(cd[k]) + 63) & ~(size_t)63;
+            bytes +=
+                ((size_t)(p->mat[k].R * p->mat[k].C) * ffn_dtype_size(cd[k]) + 63) & ~(size_t)63;
         if (p->vec[k].p && p->vec[k].dtype != FFN_DTYPE_F32)
             bytes += ((size_t)p->vec[k].C * 4 + 63) & ~(size_t)63;
     }
     return bytes;
 }
 
-static enum ffn_status ffn__check_opts(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
+static enum ffn_status ffn__check_opts(ffn_ctx_t ctx, const char *fn,
+                                       const struct ffn_block_opts *opts,
                                        struct ffn_block_opts *o) {
     enum ffn_status st = ffn_block_opts_read(ctx, fn, opts, o);
     if (st) return st;
     if (o->math == FFN_BLOCK_MATH_TF32)
-        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: opts.math=FFN_BLOCK_MATH_TF32: the CPU "
+        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                         "%s: opts.math=FFN_BLOCK_MATH_TF32: the CPU "
                          "has no tf32 arithmetic (oneDNN 2.6 accepts the mode and runs f32); use "
-                         "FFN_BLOCK_MATH_STRICT or FFN_BLOCK_MATH_BF16", fn);
+                         "FFN_BLOCK_MATH_STRICT or FFN_BLOCK_MATH_BF16",
+                         fn);
     return FFN_STATUS_OK;
 }
 
@@ -52,8 +56,10 @@ enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec 
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
     if (!spec || !weights || !block_out)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec, weights and block_out must not "
-                         "be NULL", fn);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: spec, weights and block_out must not "
+                         "be NULL",
+                         fn);
     *block_out = NULL;
     struct ffn_block_opts o;
     enum ffn_status st;
@@ -61,8 +67,8 @@ enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec 
     struct ffn_block *b = calloc(1, sizeof *b);
     if (!b) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     b->opts = o;
-    b->hdr = (struct ffn_block_hdr){.impl = &ffn_block_cpu, .backend = FFN_BACKEND_CPU,
-                                    .device = -1};
+    b->hdr =
+        (struct ffn_block_hdr){.impl = &ffn_block_cpu, .backend = FFN_BACKEND_CPU, .device = -1};
     if ((st = ffn_block_plan_make(ctx, fn, spec, weights, &b->plan)) ||
         (st = ffn_mm_cache_create(ctx, fn, &b->mm))) {
         free(b);
@@ -85,8 +91,10 @@ enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec 
         b->cache = malloc(cache);
         if (!b->cache) {
             ffn_cpu_block_destroy(b);
-            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory for the %zu-byte "
-                             "weight copy", fn, cache);
+            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                             "%s: out of memory for the %zu-byte "
+                             "weight copy",
+                             fn, cache);
         }
         b->cache_bytes = cache;
     }
@@ -127,8 +135,8 @@ void ffn_cpu_block_destroy(ffn_block_t block) {
     if (!block) return;
     ffn_mm_cache_destroy(block->mm);
     free(block->cache);
-    struct ffn_blk_buf *bufs[] = {&block->P, &block->S, &block->H, &block->D,
-                                  &block->X[0], &block->X[1], &block->W, &block->Y, &block->Z};
+    struct ffn_blk_buf *bufs[] = {&block->P,    &block->S, &block->H, &block->D, &block->X[0],
+                                  &block->X[1], &block->W, &block->Y, &block->Z};
     for (size_t i = 0; i < FFN_ARRAY_LEN(bufs); i++) ffn__buf_free(bufs[i]);
     free(block->colsum);
     free(block);
@@ -158,11 +166,15 @@ enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_t
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
     if (!block || !info || n_tokens < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block and info must not be NULL and "
-                         "n_tokens (%" PRId64 ") must be ≥ 0", fn, n_tokens);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: block and info must not be NULL and "
+                         "n_tokens (%" PRId64 ") must be ≥ 0",
+                         fn, n_tokens);
     if (info->size < sizeof *info)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: info.size=%zu, expected %zu (start from "
-                         "FFN_BLOCK_INFO_INIT)", fn, info->size, sizeof *info);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: info.size=%zu, expected %zu (start from "
+                         "FFN_BLOCK_INFO_INIT)",
+                         fn, info->size, sizeof *info);
     const struct ffn_block_plan *p = &block->plan;
     const size_t T = (size_t)n_tokens, m = (size_t)p->spec.d_ff, pc = (size_t)p->pc;
     const size_t colsum = (pc > (size_t)p->spec.d_model ? pc : (size_t)p->spec.d_model);

@@ -17,12 +17,15 @@ static enum ffn_status ffn__check_block(ffn_ctx_t ctx, const char *fn, ffn_block
     if (!block) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     const struct ffn_block_hdr *h = ffn__hdr(block);
     if (h->backend != ctx->backend)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: the block was made on a %s context; "
-                         "this context is %s", fn, ffn_backend_name(h->backend),
-                         ffn_backend_name(ctx->backend));
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: the block was made on a %s context; "
+                         "this context is %s",
+                         fn, ffn_backend_name(h->backend), ffn_backend_name(ctx->backend));
     if (h->device != ctx->device)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: the block lives on CUDA device %d; this "
-                         "context runs on device %d", fn, h->device, ctx->device);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: the block lives on CUDA device %d; this "
+                         "context runs on device %d",
+                         fn, h->device, ctx->device);
     return FFN_STATUS_OK;
 }
 
@@ -33,8 +36,10 @@ enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spe
     ffn_error_clear(ctx);
     if (block_out) *block_out = NULL;
     if (!ctx->be->block)
-        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "ffn_block_create: FFN blocks do not run on "
-                         "the %s backend", ffn_backend_name(ctx->backend));
+        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                         "ffn_block_create: FFN blocks do not run on "
+                         "the %s backend",
+                         ffn_backend_name(ctx->backend));
     return ctx->be->block->create(ctx, spec, weights, opts, block_out);
 }
 
@@ -56,7 +61,8 @@ enum ffn_status ffn_block_forward(ffn_ctx_t ctx, ffn_block_t block, const struct
     enum ffn_status st;
     if ((st = ffn__check_block(ctx, fn, block))) return st;
     if ((unsigned)policy >= FFN_BLOCK_POLICY_COUNT)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn, (int)policy);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn,
+                         (int)policy);
     if (!x || !y) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: x and y must not be NULL", fn);
     return ffn__hdr(block)->impl->forward(ctx, block, y, x, policy);
 }

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#    include <omp.h>
 #endif
 #ifdef FFN_HAVE_DNNL
-#  include <oneapi/dnnl/dnnl.h>
+#    include <oneapi/dnnl/dnnl.h>
 #endif
 
 #include "block/block_impl.h"
@@ -44,7 +44,7 @@ void ffn_blk_threads_leave(const struct ffn_blk_threads *t) {
 
 // Primitives one block keeps: a forward + backward at one token count needs ~8 shapes, and the
 // ragged last tile of the TILED schedule a few more. The least recently used one goes.
-#define FFN_MM_CACHE_MAX 48
+#    define FFN_MM_CACHE_MAX 48
 
 struct ffn_mm_key {
     int64_t M, N, K;
@@ -85,8 +85,10 @@ enum ffn_status ffn_mm_cache_create(ffn_ctx_t ctx, const char *fn, struct ffn_mm
     }
     if (s != dnnl_success) {
         free(c);
-        return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: oneDNN could not create a CPU engine "
-                         "(status %d)", fn, (int)s);
+        return ffn_error(ctx, FFN_STATUS_BACKEND,
+                         "%s: oneDNN could not create a CPU engine "
+                         "(status %d)",
+                         fn, (int)s);
     }
     *out = c;
     return FFN_STATUS_OK;
@@ -188,9 +190,9 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
     k.sc[0] = M == 1 && C->s1 == 1 ? N : C->s0, k.sc[1] = C->s1;
     k.ta = A->dt, k.tb = B->dt, k.tc = C->dt;
     k.bias = bias != NULL, k.acc = accumulate;
-#ifdef _OPENMP
+#    ifdef _OPENMP
     k.nthr = omp_get_max_threads();
-#endif
+#    endif
     struct ffn_mm_entry *e = NULL;
     for (int i = 0; i < c->n && !e; i++)
         if (!memcmp(&c->e[i].key, &k, sizeof k)) e = &c->e[i];
@@ -205,9 +207,10 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
         e = &c->e[c->n];
         const dnnl_status_t s = ffn__entry_make(c, &k, e);
         if (s != dnnl_success)
-            return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: oneDNN matmul [%" PRId64 ", %" PRId64
-                             "] x [%" PRId64 ", %" PRId64 "] (%s x %s -> %s%s%s): status %d", fn,
-                             M, K, K, N, ffn__dt_name(k.ta), ffn__dt_name(k.tb),
+            return ffn_error(ctx, FFN_STATUS_BACKEND,
+                             "%s: oneDNN matmul [%" PRId64 ", %" PRId64 "] x [%" PRId64 ", %" PRId64
+                             "] (%s x %s -> %s%s%s): status %d",
+                             fn, M, K, K, N, ffn__dt_name(k.ta), ffn__dt_name(k.tb),
                              ffn__dt_name(k.tc), k.bias ? ", bias" : "", k.acc ? ", +C" : "",
                              (int)s);
         c->n++;
@@ -216,7 +219,8 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
     dnnl_memory_set_data_handle(e->a, (void *)A->p);
     dnnl_memory_set_data_handle(e->b, (void *)B->p);
     dnnl_memory_set_data_handle(e->c, (void *)C->p);
-    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, e->a}, {DNNL_ARG_WEIGHTS, e->b}, {DNNL_ARG_DST, e->c}};
+    dnnl_exec_arg_t args[4] = {
+        {DNNL_ARG_SRC, e->a}, {DNNL_ARG_WEIGHTS, e->b}, {DNNL_ARG_DST, e->c}};
     int nargs = 3;
     if (bias) {
         dnnl_memory_set_data_handle(e->bias, (void *)bias);
@@ -235,8 +239,10 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
 
 enum ffn_status ffn_mm_cache_create(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache **out) {
     *out = NULL;
-    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: this build has no oneDNN (install "
-                     "libdnnl-dev, e.g. with scripts/deps.sh, and reconfigure)", fn);
+    return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                     "%s: this build has no oneDNN (install "
+                     "libdnnl-dev, e.g. with scripts/deps.sh, and reconfigure)",
+                     fn);
 }
 
 void ffn_mm_cache_destroy(struct ffn_mm_cache *c) { (void)c; }

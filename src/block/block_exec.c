@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "block/block_impl.h"
@@ -38,8 +38,8 @@ static enum ffn_status ffn__reserve(ffn_ctx_t ctx, const char *fn, struct ffn_bl
     if (bytes <= b->cap) return FFN_STATUS_OK;
     void *q = malloc(bytes);
     if (!q)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory for a %zu-byte workspace",
-                         fn, bytes);
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                         "%s: out of memory for a %zu-byte workspace", fn, bytes);
     free(b->p);
     b->p = q;
     b->cap = bytes;
@@ -80,7 +80,8 @@ static void ffn__convert(ffn_ctx_t ctx, int64_t rows, int64_t cols, void *dst, e
 // A [rows, cols] activation view as a GEMM operand of dtype `want`: the view itself when it has
 // that dtype, else a dense converted copy in buf.
 static enum ffn_status ffn__as(ffn_ctx_t ctx, const char *fn, const struct ffn_tensor *t,
-                               enum ffn_dtype want, struct ffn_blk_buf *buf, struct ffn_mm_op *out) {
+                               enum ffn_dtype want, struct ffn_blk_buf *buf,
+                               struct ffn_mm_op *out) {
     if (t->dtype == want) {
         *out = (struct ffn_mm_op){t->data, want, t->rows > 1 ? t->row_stride : t->cols, 1};
         return FFN_STATUS_OK;
@@ -192,7 +193,8 @@ static void ffn__act_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows
 // Rows [0, rows): dP = dh ⊙ act'(a) (plain) or dgate, dup (gated), from the saved P (dtype of
 // P, which dh shares) into D (in place when D is P).
 static void ffn__act_bwd_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows,
-                              const struct ffn__pbuf *P, const void *dH, const struct ffn__pbuf *D) {
+                              const struct ffn__pbuf *P, const void *dH,
+                              const struct ffn__pbuf *D) {
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t m = pl->spec.d_ff, ld = pl->p_ld;
     const struct ffn_kcfg cfg = ffn__kcfg(ctx, P->dt, D->dt);
@@ -210,9 +212,9 @@ static void ffn__act_bwd_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t 
         }
         for (int64_t g = 0; g < pl->n_groups; g++) {
             const int64_t gc = pl->g0 + g * pl->gs, uc = pl->u0 + g * pl->gs;
-            glu(&cfg, pl->gw, ffn__at(D, pl->g_plane, r, ld, gc), ffn__at(D, pl->u_plane, r, ld, uc),
-                ffn__at(P, pl->g_plane, r, ld, gc), ffn__at(P, pl->u_plane, r, ld, uc),
-                dh + (size_t)(g * pl->gw) * hs);
+            glu(&cfg, pl->gw, ffn__at(D, pl->g_plane, r, ld, gc),
+                ffn__at(D, pl->u_plane, r, ld, uc), ffn__at(P, pl->g_plane, r, ld, gc),
+                ffn__at(P, pl->u_plane, r, ld, uc), dh + (size_t)(g * pl->gw) * hs);
         }
     }
 }
@@ -287,15 +289,18 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
     ffn_error_clear(ctx);
     if (!b) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: block is NULL", fn);
     if ((unsigned)policy >= FFN_BLOCK_POLICY_COUNT)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn, (int)policy);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: policy=%d is not a policy", fn,
+                         (int)policy);
     const struct ffn_block_plan *pl = &b->plan;
     enum ffn_status st;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
     if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1))) return st;
     if ((st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows))) return st;
     if (ffn_block_views_overlap(x, y))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: y overlaps x; the block needs x intact "
-                         "until the end (and for the backward)", fn);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: y overlaps x; the block needs x intact "
+                         "until the end (and for the backward)",
+                         fn);
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
     const int64_t T = x->rows;
     const int64_t R = ffn_block_tile_rows(b, T);
@@ -308,9 +313,10 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
     ffn_blk_threads_enter(ctx, &thr);
     struct ffn_mm_op xop;
     if ((st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * p_rows * ld) * sizeof(float))) ||
-        (st = ffn__reserve(ctx, fn, &b->H, (size_t)((keep ? T : R) * m) *
-                                               (keep && ffn__esz(sd) > ffn__esz(hdt) ? ffn__esz(sd)
-                                                                                     : ffn__esz(hdt)))) ||
+        (st = ffn__reserve(
+             ctx, fn, &b->H,
+             (size_t)((keep ? T : R) * m) *
+                 (keep && ffn__esz(sd) > ffn__esz(hdt) ? ffn__esz(sd) : ffn__esz(hdt)))) ||
         (keep && !keep_p && (st = ffn__reserve(ctx, fn, &b->S, (size_t)(np * T * ld) * 2))) ||
         (st = ffn__as(ctx, fn, x, xdt, ffn__xbuf(b, xdt), &xop)))
         goto out;
@@ -320,7 +326,8 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
         const int64_t rows = T - r0 < R ? T - r0 : R;
         const int64_t pr0 = keep_p ? r0 : 0;
         const char *impl = NULL;
-        if ((st = ffn__first(ctx, fn, b, &xop, r0, rows, b->P.p, p_rows * ld, pr0, &impl))) goto out;
+        if ((st = ffn__first(ctx, fn, b, &xop, r0, rows, b->P.p, p_rows * ld, pr0, &impl)))
+            goto out;
         if (impl) snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", impl);
         const struct ffn__pbuf P = {(float *)b->P.p + pr0 * ld, FFN_DTYPE_F32, p_rows * ld};
         const struct ffn__pbuf S = {(uint16_t *)b->S.p + r0 * ld, sd, T * ld};
@@ -391,9 +398,11 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
     enum ffn_dtype gdt;
     if ((st = ffn_block_check_grads(ctx, fn, &b->plan, g, &gdt))) return st;
     if (b->pending == FFN_BLOCK_POLICY_NONE)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: no pending training forward (call "
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: no pending training forward (call "
                          "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
-                         "backward consumes it)", fn);
+                         "backward consumes it)",
+                         fn);
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
     const int64_t T = b->p_tokens;
@@ -403,8 +412,10 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
         if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
         if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
             (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: dx overlaps dy or the forward's x "
-                             "without being the same view", fn);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: dx overlaps dy or the forward's x "
+                             "without being the same view",
+                             fn);
     }
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
@@ -413,10 +424,11 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
         return FFN_STATUS_OK;
     }
     bool need_dp = dx != NULL;
-    for (int k = 0; k < np; k++) need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < np; k++)
+        need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
     for (int k = 0; k < pl->n_bias; k++)
         need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
-    const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype;      // W_down's compute dtype
+    const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype;        // W_down's compute dtype
     const enum ffn_dtype fdt = b->op[pl->seg[0].w.which].dtype;  // W_first's
     const enum ffn_dtype sd = recompute ? FFN_DTYPE_F32 : b->saved_dtype;
     const bool in_place = fdt == sd;  // dP written over the saved P
@@ -428,7 +440,8 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
         b->colsum = c;
         b->colsum_cap = cs;
     }
-    const size_t hbytes = (size_t)(T * m) * (ffn__esz(hdt) > ffn__esz(sd) ? ffn__esz(hdt) : ffn__esz(sd));
+    const size_t hbytes =
+        (size_t)(T * m) * (ffn__esz(hdt) > ffn__esz(sd) ? ffn__esz(hdt) : ffn__esz(sd));
     struct ffn_blk_threads thr;
     ffn_blk_threads_enter(ctx, &thr);
     struct ffn_mm_op xop, dyop;
@@ -486,16 +499,17 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
     }
     // dW_first = dPᵀ · x, one GEMM per stored tensor (one when fused), in its orientation.
     bool any_dw = false;
-    for (int k = 0; k < np; k++) any_dw |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < np; k++)
+        any_dw |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
     if (any_dw && (st = ffn__as(ctx, fn, x, fdt, ffn__xbuf(b, fdt), &xop))) goto out;
     for (int k = 0; k < np && any_dw; k++) {
         const struct ffn_blk_seg *s = &pl->seg[k];
         char *gw = ffn_block_grad_member(g, s->w.which, false);
         if (!gw) continue;
         const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
-        if ((st = ffn__dw(ctx, fn, b, T, d, s->n, &xop, &dp, s->w.trans,
-                          gw + (size_t)s->grad_off * ffn__esz(gdt), gdt, s->grad_ld,
-                          g->accumulate)))
+        if ((st =
+                 ffn__dw(ctx, fn, b, T, d, s->n, &xop, &dp, s->w.trans,
+                         gw + (size_t)s->grad_off * ffn__esz(gdt), gdt, s->grad_ld, g->accumulate)))
             goto out;
     }
     // dx = dP · W_firstᵀ (the second stored tensor accumulates onto the first; through an f32
@@ -503,17 +517,17 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
     if (dx) {
         const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32;
         if (stage && (st = ffn__reserve(ctx, fn, &b->Z, (size_t)(T * d) * sizeof(float)))) goto out;
-        const struct ffn_mm_op c = stage ? (struct ffn_mm_op){b->Z.p, FFN_DTYPE_F32, d, 1}
-                                         : (struct ffn_mm_op){dx->data, dx->dtype,
-                                                              dx->rows > 1 ? dx->row_stride : d, 1};
+        const struct ffn_mm_op c =
+            stage ? (struct ffn_mm_op){b->Z.p, FFN_DTYPE_F32, d, 1}
+                  : (struct ffn_mm_op){dx->data, dx->dtype, dx->rows > 1 ? dx->row_stride : d, 1};
         for (int k = 0; k < np; k++) {
             const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
             const struct ffn_mm_op wt = ffn__wop(b, &pl->seg[k].w, true);
             if ((st = ffn__mm(ctx, fn, b, T, d, pl->seg[k].n, &dp, &wt, &c, NULL, k > 0, NULL)))
                 goto out;
         }
-        if (stage) ffn__convert(ctx, T, d, dx->data, dx->dtype, dx->row_stride, b->Z.p,
-                                FFN_DTYPE_F32, d);
+        if (stage)
+            ffn__convert(ctx, T, d, dx->data, dx->dtype, dx->row_stride, b->Z.p, FFN_DTYPE_F32, d);
     }
 out:
     ffn_blk_threads_leave(&thr);

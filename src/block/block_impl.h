@@ -71,7 +71,7 @@ struct ffn_block_plan {
     int64_t p_ld;  // columns of one plane
     int n_seg;     // GEMMs of the first projection (1 or 2): the planes
     struct ffn_blk_seg seg[2];
-    int n_bias;    // bias pieces of the first projection (0..2)
+    int n_bias;  // bias pieces of the first projection (0..2)
     struct ffn_blk_bias bias[2];
     int64_t n_groups, gw, gs;
     int g_plane, u_plane;
@@ -88,7 +88,8 @@ struct ffn_block_plan {
 // Validates spec and weights (messages name the function `fn`) and fills the plan.
 // @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_UNSUPPORTED (a row-interleaved
 //         [in, out] gate/up: its gate and up are stride-2 columns)
-enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct ffn_block_spec *spec,
+enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn,
+                                    const struct ffn_block_spec *spec,
                                     const struct ffn_block_weights *weights,
                                     struct ffn_block_plan *plan);
 
@@ -96,8 +97,8 @@ enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct 
 // caller: the prefix it knows). Checks what every backend needs; a backend refuses what it
 // cannot do itself (the CPU: FFN_BLOCK_MATH_TF32).
 // @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
-enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
-                                    struct ffn_block_opts *o);
+enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn,
+                                    const struct ffn_block_opts *opts, struct ffn_block_opts *o);
 
 // Checks an activation view: f32 or bf16, [rows, d_model] (rows < 0: any), sizes a GEMM call
 // takes. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
@@ -112,7 +113,8 @@ bool ffn_block_same_view(const struct ffn_tensor *a, const struct ffn_tensor *b)
 void *ffn_block_grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias);
 // Rejects a gradient asked for a tensor the block does not have, a short struct, a dtype other
 // than f32/bf16; *gdt receives the gradients' dtype (f32 for an older caller's struct).
-enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block_plan *pl,
+enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn,
+                                      const struct ffn_block_plan *pl,
                                       const struct ffn_block_grads *g, enum ffn_dtype *gdt);
 
 // Strides (elements) of the logical [K, N] matrix of `w` whose member has leading dimension ld:

@@ -27,8 +27,10 @@ static enum ffn_status ffn__weight(ffn_ctx_t ctx, const char *fn, const struct f
     memset(w, 0, sizeof *w);
     if (!t->name) return FFN_STATUS_OK;
     if (t->n_dims < 1 || t->n_dims > 2)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: tensor %s has %d dimensions; a weight "
-                         "has 2, a bias 1", fn, t->name, t->n_dims);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: tensor %s has %d dimensions; a weight "
+                         "has 2, a bias 1",
+                         fn, t->name, t->n_dims);
     enum ffn_dtype dt = FFN_DTYPE_F32;
     const void *data = t->data;
     const bool direct = ffn_file_dtype_to_dtype(t->dtype, &dt) == FFN_STATUS_OK && data &&
@@ -36,14 +38,16 @@ static enum ffn_status ffn__weight(ffn_ctx_t ctx, const char *fn, const struct f
     if (!direct) {
         const int64_t n = ffn_file_tensor_numel(t);
         if (n <= 0)
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: tensor %s has an invalid shape",
-                             fn, t->name);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: tensor %s has an invalid shape", fn,
+                             t->name);
         if ((uint64_t)n > SIZE_MAX / sizeof(float) || own->n >= FFN__OWNED_MAX)
             return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: no f32 copy of %s", fn, t->name);
         float *buf = malloc((size_t)n * sizeof *buf);
         if (!buf)
-            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory for an f32 copy "
-                             "of %s (%lld values)", fn, t->name, (long long)n);
+            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                             "%s: out of memory for an f32 copy "
+                             "of %s (%lld values)",
+                             fn, t->name, (long long)n);
         const enum ffn_status s = ffn_file_tensor_to_f32(ctx, buf, n, t);
         if (s) {
             free(buf);
@@ -83,8 +87,8 @@ enum ffn_status ffn_block_create_from_layer(ffn_ctx_t ctx, const struct ffn_mode
         const struct ffn_file_tensor *t;
         struct ffn_weight *w;
     } map[] = {
-        {&l->gate, &w.gate},         {&l->up, &w.up},     {&l->gate_up, &w.gate_up},
-        {&l->down, &w.down},         {&l->b_gate, &w.b_gate}, {&l->b_up, &w.b_up},
+        {&l->gate, &w.gate},           {&l->up, &w.up},         {&l->gate_up, &w.gate_up},
+        {&l->down, &w.down},           {&l->b_gate, &w.b_gate}, {&l->b_up, &w.b_up},
         {&l->b_gate_up, &w.b_gate_up}, {&l->b_down, &w.b_down},
     };
     struct ffn__owned own = {{NULL}, 0};

@@ -41,20 +41,26 @@ static void ffn__stored_shape(enum ffn_weight_orient o, int64_t in, int64_t out,
 static enum ffn_status ffn__check_matrix(ffn_ctx_t ctx, const char *fn, const char *name,
                                          const struct ffn_weight *w, int64_t in, int64_t out,
                                          bool fused) {
-    if (!w->data) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s is missing", fn, name);
+    if (!w->data)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s is missing", fn, name);
     if (ffn_dtype_size(w->dtype) == 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s has dtype %d; expected f32, "
-                         "bf16 or f16", fn, name, (int)w->dtype);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: weights.%s has dtype %d; expected f32, "
+                         "bf16 or f16",
+                         fn, name, (int)w->dtype);
     if ((unsigned)w->orient >= FFN_WEIGHT_ORIENT_COUNT)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s has orientation %d", fn,
-                         name, (int)w->orient);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s has orientation %d", fn, name,
+                         (int)w->orient);
     int64_t R, C;
     ffn__stored_shape(w->orient, in, out, &R, &C);
     const char *ax = w->orient == FFN_WEIGHT_OUT_IN ? "rows" : "columns";
     const int64_t fused_n = w->orient == FFN_WEIGHT_OUT_IN ? w->rows : w->cols;
     if (fused && (w->rows || w->cols) && fused_n % 2 != 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " %s; a fused gate/up "
-                         "needs an even count", fn, name, fused_n, ax);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: %s has %" PRId64
+                         " %s; a fused gate/up "
+                         "needs an even count",
+                         fn, name, fused_n, ax);
     if ((w->rows || w->cols) && (w->rows != R || w->cols != C))
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                          "%s: %s has shape [%" PRId64 ", %" PRId64 "]; the spec needs [%" PRId64
@@ -62,50 +68,66 @@ static enum ffn_status ffn__check_matrix(ffn_ctx_t ctx, const char *fn, const ch
                          fn, name, w->rows, w->cols, R, C, in, out,
                          w->orient == FFN_WEIGHT_OUT_IN ? "[out, in]" : "[in, out]");
     if (w->row_stride < 0 || (w->row_stride != 0 && w->row_stride < C))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s.row_stride=%" PRId64
-                         " is less than its %" PRId64 " columns", fn, name, w->row_stride, C);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: weights.%s.row_stride=%" PRId64 " is less than its %" PRId64
+                         " columns",
+                         fn, name, w->row_stride, C);
     const int64_t ld = w->row_stride ? w->row_stride : C;
     if (ld > FFN_BLK_DIM_MAX / 2 || R > FFN_BLK_DIM_MAX ||
         (uint64_t)ld > (uint64_t)SIZE_MAX / ffn_dtype_size(w->dtype) / (uint64_t)R)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s is too large (%" PRId64
-                         " x %" PRId64 " elements)", fn, name, R, ld);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: weights.%s is too large (%" PRId64 " x %" PRId64 " elements)", fn,
+                         name, R, ld);
     return FFN_STATUS_OK;
 }
 
 static enum ffn_status ffn__check_vector(ffn_ctx_t ctx, const char *fn, const char *name,
                                          const struct ffn_weight *w, int64_t n) {
-    if (!w->data) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: the spec has a bias %s but "
-                                   "weights.%s.data is NULL", fn, name, name);
+    if (!w->data)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: the spec has a bias %s but "
+                         "weights.%s.data is NULL",
+                         fn, name, name);
     if (ffn_dtype_size(w->dtype) == 0)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s has dtype %d", fn, name,
                          (int)w->dtype);
     if (w->rows < 0 || w->cols < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s has a negative shape", fn, name);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s has a negative shape", fn,
+                         name);
     if (w->rows || w->cols) {
         const int64_t len = (w->rows ? w->rows : 1) * (w->cols ? w->cols : 1);
         if ((w->rows > 1 && w->cols > 1) || len != n)
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has shape [%" PRId64 ", %" PRId64
-                             "]; the spec needs a vector of %" PRId64, fn, name, w->rows, w->cols, n);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: %s has shape [%" PRId64 ", %" PRId64
+                             "]; the spec needs a vector of %" PRId64,
+                             fn, name, w->rows, w->cols, n);
     }
     return FFN_STATUS_OK;
 }
 
 // --- create / destroy -------------------------------------------------------------------------
 
-static enum ffn_status ffn__check_spec(ffn_ctx_t ctx, const char *fn, const struct ffn_block_spec *s) {
+static enum ffn_status ffn__check_spec(ffn_ctx_t ctx, const char *fn,
+                                       const struct ffn_block_spec *s) {
     if (s->size < sizeof(struct ffn_block_spec))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec.size=%zu, expected %zu (start from "
-                         "FFN_BLOCK_SPEC_INIT)", fn, s->size, sizeof(struct ffn_block_spec));
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: spec.size=%zu, expected %zu (start from "
+                         "FFN_BLOCK_SPEC_INIT)",
+                         fn, s->size, sizeof(struct ffn_block_spec));
     if (s->d_model < 1 || s->d_ff < 1 || s->d_model > FFN_BLK_DIM_MAX / 2 ||
         s->d_ff > FFN_BLK_DIM_MAX / 2)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: d_model=%" PRId64 ", d_ff=%" PRId64
-                         "; both must be in [1, 2^30)", fn, s->d_model, s->d_ff);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: d_model=%" PRId64 ", d_ff=%" PRId64 "; both must be in [1, 2^30)", fn,
+                         s->d_model, s->d_ff);
     if ((unsigned)s->act >= FFN_ACT_COUNT)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: act=%d is not an activation", fn, (int)s->act);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: act=%d is not an activation", fn,
+                         (int)s->act);
     if (!s->gated) {
         if (s->bias_gate)
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec.bias_gate is set but the block "
-                             "is plain (no gate)", fn);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: spec.bias_gate is set but the block "
+                             "is plain (no gate)",
+                             fn);
         return FFN_STATUS_OK;
     }
     if ((unsigned)s->gate_up_layout >= FFN_GATE_UP_LAYOUT_COUNT)
@@ -113,12 +135,16 @@ static enum ffn_status ffn__check_spec(ffn_ctx_t ctx, const char *fn, const stru
                          (int)s->gate_up_layout);
     if (s->gate_up_layout == FFN_GATE_UP_BLOCKED &&
         (s->tp_groups < 1 || s->d_ff % s->tp_groups != 0))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: d_ff=%" PRId64 " is not a multiple of "
-                         "tp_groups=%" PRId64, fn, s->d_ff, s->tp_groups);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: d_ff=%" PRId64
+                         " is not a multiple of "
+                         "tp_groups=%" PRId64,
+                         fn, s->d_ff, s->tp_groups);
     if (s->gate_up_layout != FFN_GATE_UP_SEPARATE && s->bias_gate != s->bias_up)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: a fused gate/up has one bias for both "
-                         "halves; spec.bias_gate (%d) and spec.bias_up (%d) must agree", fn,
-                         (int)s->bias_gate, (int)s->bias_up);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: a fused gate/up has one bias for both "
+                         "halves; spec.bias_gate (%d) and spec.bias_up (%d) must agree",
+                         fn, (int)s->bias_gate, (int)s->bias_up);
     return FFN_STATUS_OK;
 }
 
@@ -139,8 +165,10 @@ static enum ffn_status ffn__check_weights(ffn_ctx_t ctx, const char *fn,
                                           const struct ffn_block_spec *s,
                                           const struct ffn_block_weights *w) {
     if (w->size < sizeof(struct ffn_block_weights))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.size=%zu, expected %zu (start "
-                         "from FFN_BLOCK_WEIGHTS_INIT)", fn, w->size, sizeof(struct ffn_block_weights));
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: weights.size=%zu, expected %zu (start "
+                         "from FFN_BLOCK_WEIGHTS_INIT)",
+                         fn, w->size, sizeof(struct ffn_block_weights));
     bool mat[4], vec[4];
     ffn__uses(s, mat, vec);
     const int64_t d = s->d_model, m = s->d_ff;
@@ -148,10 +176,13 @@ static enum ffn_status ffn__check_weights(ffn_ctx_t ctx, const char *fn,
     for (int k = 0; k < 4; k++) {
         const struct ffn_weight *t = ffn__weight(w, k);
         if (!mat[k] && t->data)
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s is given but a %s block "
-                             "does not use it", fn, ffn__names[k],
-                             !s->gated ? "plain" : s->gate_up_layout == FFN_GATE_UP_SEPARATE
-                                                       ? "separate gate/up" : "fused gate/up");
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: weights.%s is given but a %s block "
+                             "does not use it",
+                             fn, ffn__names[k],
+                             !s->gated                                   ? "plain"
+                             : s->gate_up_layout == FFN_GATE_UP_SEPARATE ? "separate gate/up"
+                                                                         : "fused gate/up");
         if (mat[k]) {
             const int64_t in = k == FFN_BLK_DOWN ? m : d;
             const int64_t out = k == FFN_BLK_DOWN ? d : k == FFN_BLK_GATE_UP ? 2 * m : m;
@@ -160,8 +191,10 @@ static enum ffn_status ffn__check_weights(ffn_ctx_t ctx, const char *fn,
         }
         const struct ffn_weight *b = ffn__bias(w, k);
         if (!vec[k] && b->data)
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: weights.%s is given but the spec "
-                             "has no such bias", fn, ffn__bias_names[k]);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: weights.%s is given but the spec "
+                             "has no such bias",
+                             fn, ffn__bias_names[k]);
         if (vec[k]) {
             const int64_t n = k == FFN_BLK_DOWN ? d : k == FFN_BLK_GATE_UP ? 2 * m : m;
             if ((st = ffn__check_vector(ctx, fn, ffn__bias_names[k], b, n))) return st;
@@ -169,9 +202,11 @@ static enum ffn_status ffn__check_weights(ffn_ctx_t ctx, const char *fn,
     }
     if (mat[FFN_BLK_GATE_UP] && s->gate_up_layout == FFN_GATE_UP_INTERLEAVED &&
         w->gate_up.orient != FFN_WEIGHT_OUT_IN)
-        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: a row-interleaved gate_up must be stored "
+        return ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                         "%s: a row-interleaved gate_up must be stored "
                          "[out, in] (an [in, out] one would need stride-2 columns, which no GEMM "
-                         "library takes); transpose it once with `ffn convert`", fn);
+                         "library takes); transpose it once with `ffn convert`",
+                         fn);
     return FFN_STATUS_OK;
 }
 
@@ -239,7 +274,8 @@ static void ffn__plan_first(struct ffn_block_plan *p) {
     }
 }
 
-enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct ffn_block_spec *spec,
+enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn,
+                                    const struct ffn_block_spec *spec,
                                     const struct ffn_block_weights *weights,
                                     struct ffn_block_plan *p) {
     enum ffn_status st;
@@ -268,8 +304,8 @@ enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct 
             p->weight_bytes += (size_t)(s->R * s->C) * ffn_dtype_size(t->dtype);
         }
         if (vec[k]) {
-            p->vec[k] = (struct ffn_blk_stored){bv->data, bv->dtype, FFN_WEIGHT_OUT_IN, 1,
-                                                n_vec[k], n_vec[k]};
+            p->vec[k] = (struct ffn_blk_stored){bv->data, bv->dtype, FFN_WEIGHT_OUT_IN,
+                                                1,        n_vec[k],  n_vec[k]};
             p->n_params += n_vec[k];
             p->weight_bytes += (size_t)n_vec[k] * ffn_dtype_size(bv->dtype);
         }
@@ -284,27 +320,32 @@ enum ffn_status ffn_block_plan_make(ffn_ctx_t ctx, const char *fn, const struct 
 
 // --- argument checks every backend's block shares ---------------------------------------------
 
-enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn, const struct ffn_block_opts *opts,
-                                    struct ffn_block_opts *o) {
+enum ffn_status ffn_block_opts_read(ffn_ctx_t ctx, const char *fn,
+                                    const struct ffn_block_opts *opts, struct ffn_block_opts *o) {
     *o = (struct ffn_block_opts)FFN_BLOCK_OPTS_INIT;
     if (!opts) return FFN_STATUS_OK;
     // Callers built against an older header pass a shorter struct: take the prefix they know.
     const size_t min = offsetof(struct ffn_block_opts, max_tokens) + sizeof o->max_tokens;
     if (opts->size < min || opts->size > sizeof *o)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.size=%zu, expected %zu (start "
-                         "from FFN_BLOCK_OPTS_INIT)", fn, opts->size, sizeof *o);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: opts.size=%zu, expected %zu (start "
+                         "from FFN_BLOCK_OPTS_INIT)",
+                         fn, opts->size, sizeof *o);
     memcpy(o, opts, opts->size);
     o->size = sizeof *o;
     if ((unsigned)o->schedule >= FFN_BLOCK_SCHEDULE_COUNT || o->tile_rows < 0 || o->max_tokens < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts has schedule=%d, tile_rows=%"
-                         PRId64 ", max_tokens=%" PRId64 "; expected a schedule and counts ≥ 0",
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: opts has schedule=%d, tile_rows=%" PRId64 ", max_tokens=%" PRId64
+                         "; expected a schedule and counts ≥ 0",
                          fn, (int)o->schedule, o->tile_rows, o->max_tokens);
     if ((unsigned)o->math >= FFN_BLOCK_MATH_COUNT)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.math=%d is not an ffn_block_math",
                          fn, (int)o->math);
     if (o->save_dtype != FFN_DTYPE_F32 && o->save_dtype != FFN_DTYPE_BF16)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: opts.save_dtype=%s; the saved "
-                         "pre-activations are f32 or bf16", fn, ffn_dtype_name(o->save_dtype));
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: opts.save_dtype=%s; the saved "
+                         "pre-activations are f32 or bf16",
+                         fn, ffn_dtype_name(o->save_dtype));
     return FFN_STATUS_OK;
 }
 
@@ -314,17 +355,26 @@ enum ffn_status ffn_block_check_act(ffn_ctx_t ctx, const char *fn, const char *n
     enum ffn_status st = ffn_tensor_check(ctx, fn, name, t);
     if (st) return st;
     if (t->dtype != FFN_DTYPE_F32 && t->dtype != FFN_DTYPE_BF16)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s is %s; blocks take f32 or bf16 "
-                         "activations", fn, name, ffn_dtype_name(t->dtype));
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: %s is %s; blocks take f32 or bf16 "
+                         "activations",
+                         fn, name, ffn_dtype_name(t->dtype));
     if (t->cols != d)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s.cols=%" PRId64 ", the block has "
-                         "d_model=%" PRId64, fn, name, t->cols, d);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: %s.cols=%" PRId64
+                         ", the block has "
+                         "d_model=%" PRId64,
+                         fn, name, t->cols, d);
     if (rows >= 0 && t->rows != rows)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows, expected %"
-                         PRId64 " (the tokens of the forward)", fn, name, t->rows, rows);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: %s has %" PRId64 " rows, expected %" PRId64
+                         " (the tokens of the forward)",
+                         fn, name, t->rows, rows);
     if (t->rows > (int64_t)(INT32_MAX / 2) || t->row_stride > (int64_t)(INT32_MAX / 2))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s has %" PRId64 " rows (row_stride %"
-                         PRId64 "); at most 2^30 fit a GEMM call", fn, name, t->rows, t->row_stride);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: %s has %" PRId64 " rows (row_stride %" PRId64
+                         "); at most 2^30 fit a GEMM call",
+                         fn, name, t->rows, t->row_stride);
     return FFN_STATUS_OK;
 }
 
@@ -337,8 +387,8 @@ bool ffn_block_views_overlap(const struct ffn_tensor *a, const struct ffn_tensor
 }
 
 bool ffn_block_same_view(const struct ffn_tensor *a, const struct ffn_tensor *b) {
-    return a->data == b->data && a->dtype == b->dtype && a->rows == b->rows &&
-           a->cols == b->cols && (a->rows <= 1 || a->row_stride == b->row_stride);
+    return a->data == b->data && a->dtype == b->dtype && a->rows == b->rows && a->cols == b->cols &&
+           (a->rows <= 1 || a->row_stride == b->row_stride);
 }
 
 void *ffn_block_grad_member(const struct ffn_block_grads *g, enum ffn_blk_which w, bool bias) {
@@ -350,27 +400,36 @@ void *ffn_block_grad_member(const struct ffn_block_grads *g, enum ffn_blk_which 
     }
 }
 
-enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn, const struct ffn_block_plan *pl,
+enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn,
+                                      const struct ffn_block_plan *pl,
                                       const struct ffn_block_grads *g, enum ffn_dtype *gdt) {
     const size_t min = offsetof(struct ffn_block_grads, accumulate) + sizeof g->accumulate;
     if (g->size < min)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.size=%zu, expected %zu (start "
-                         "from FFN_BLOCK_GRADS_INIT)", fn, g->size, sizeof *g);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: grads.size=%zu, expected %zu (start "
+                         "from FFN_BLOCK_GRADS_INIT)",
+                         fn, g->size, sizeof *g);
     // An older caller's struct ends before `dtype`: its gradients are f32.
     *gdt = g->size >= sizeof *g ? g->dtype : FFN_DTYPE_F32;
     if (*gdt != FFN_DTYPE_F32 && *gdt != FFN_DTYPE_BF16)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.dtype=%s; weight gradients are "
-                         "f32 or bf16", fn, ffn_dtype_name(*gdt));
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: grads.dtype=%s; weight gradients are "
+                         "f32 or bf16",
+                         fn, ffn_dtype_name(*gdt));
     bool has[4] = {false, false, false, true}, has_b[4] = {false, false, false, pl->has_b_down};
     for (int k = 0; k < pl->n_seg; k++) has[pl->seg[k].w.which] = true;
     for (int k = 0; k < pl->n_bias; k++) has_b[pl->bias[k].which] = true;
     for (int k = 0; k < 4; k++) {
         if (!has[k] && ffn_block_grad_member(g, (enum ffn_blk_which)k, false))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.%s is set but the block has "
-                             "no %s weight", fn, ffn__names[k], ffn__names[k]);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: grads.%s is set but the block has "
+                             "no %s weight",
+                             fn, ffn__names[k], ffn__names[k]);
         if (!has_b[k] && ffn_block_grad_member(g, (enum ffn_blk_which)k, true))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: grads.b_%s is set but the block has "
-                             "no %s bias", fn, ffn__names[k], ffn__names[k]);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: grads.b_%s is set but the block has "
+                             "no %s bias",
+                             fn, ffn__names[k], ffn__names[k]);
     }
     return FFN_STATUS_OK;
 }

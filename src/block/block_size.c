@@ -15,11 +15,16 @@ enum ffn_status ffn_block_size_rule(ffn_ctx_t ctx, int64_t d_model, double multi
     if (!ctx) return FFN_STATUS_INVALID_ARG;
     ffn_error_clear(ctx);
     if (!d_ff_out) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: d_ff_out is NULL", fn);
-    if (d_model < 1 || d_model > FFN_SIZE_D_MAX || multiple_of < 1 || multiple_of > FFN_SIZE_D_MAX ||
-        !(multiplier > 0) || !isfinite(multiplier) || multiplier > 1e6)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: d_model=%" PRId64 ", multiplier=%g, "
-                         "multiple_of=%" PRId64 "; expected d_model and multiple_of in [1, 2^40] "
-                         "and a multiplier in (0, 1e6]", fn, d_model, multiplier, multiple_of);
+    if (d_model < 1 || d_model > FFN_SIZE_D_MAX || multiple_of < 1 ||
+        multiple_of > FFN_SIZE_D_MAX || !(multiplier > 0) || !isfinite(multiplier) ||
+        multiplier > 1e6)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: d_model=%" PRId64
+                         ", multiplier=%g, "
+                         "multiple_of=%" PRId64
+                         "; expected d_model and multiple_of in [1, 2^40] "
+                         "and a multiplier in (0, 1e6]",
+                         fn, d_model, multiplier, multiple_of);
     // hidden = int(2 · 4d / 3); hidden = int(multiplier · hidden) (LLaMA's model.py, in integers
     // where Python's floats are exact: 8d < 2^53).
     int64_t hidden = 8 * d_model / 3;
@@ -42,16 +47,20 @@ enum ffn_status ffn_block_cost(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
     if (!spec || !cost)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec and cost must not be NULL", fn);
     if (spec->size < sizeof *spec || cost->size < sizeof *cost)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec.size or cost.size is too small "
-                         "(start from FFN_BLOCK_SPEC_INIT / FFN_BLOCK_COST_INIT)", fn);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: spec.size or cost.size is too small "
+                         "(start from FFN_BLOCK_SPEC_INIT / FFN_BLOCK_COST_INIT)",
+                         fn);
     const size_t ws = ffn_dtype_size(weight_dtype), as = ffn_dtype_size(act_dtype);
     if (spec->d_model < 1 || spec->d_ff < 1 || n_tokens < 0 || ws == 0 || as == 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: d_model=%" PRId64 ", d_ff=%" PRId64
-                         ", n_tokens=%" PRId64 ", dtypes %d/%d; expected positive widths, "
-                         "n_tokens ≥ 0 and known dtypes", fn, spec->d_model, spec->d_ff, n_tokens,
-                         (int)weight_dtype, (int)act_dtype);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: d_model=%" PRId64 ", d_ff=%" PRId64 ", n_tokens=%" PRId64
+                         ", dtypes %d/%d; expected positive widths, "
+                         "n_tokens ≥ 0 and known dtypes",
+                         fn, spec->d_model, spec->d_ff, n_tokens, (int)weight_dtype,
+                         (int)act_dtype);
     const double d = (double)spec->d_model, m = (double)spec->d_ff, T = (double)n_tokens;
-    const double k = spec->gated ? 3.0 : 2.0;  // weight matrices: gate, up, down | up, down
+    const double k = spec->gated ? 3.0 : 2.0;     // weight matrices: gate, up, down | up, down
     const double pc = spec->gated ? 2.0 * m : m;  // first-projection outputs
     const double nb = (spec->bias_up ? m : 0.0) + (spec->gated && spec->bias_gate ? m : 0.0) +
                       (spec->bias_down ? d : 0.0);
@@ -59,8 +68,10 @@ enum ffn_status ffn_block_cost(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
     // n_params is an int64: a product of widths beyond 2^62 is refused, not wrapped.
     if (!(params <= 0x1p62))
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: d_model=%" PRId64 ", d_ff=%" PRId64 ": %.3g parameters overflow "
-                         "the int64 count", fn, spec->d_model, spec->d_ff, params);
+                         "%s: d_model=%" PRId64 ", d_ff=%" PRId64
+                         ": %.3g parameters overflow "
+                         "the int64 count",
+                         fn, spec->d_model, spec->d_ff, params);
     const double bias_adds = T * nb;
     const double gemm_fwd = 2.0 * T * d * m * k;
 

@@ -176,8 +176,8 @@ struct ffn_ctx {
     void *be_state;                  // the backend's own state (CUDA: device properties)
     int device;                      // CUDA: the device ordinal; -1 on the CPU
     void *stream;                    // CUDA: the stream calls queue on (NULL: default stream)
-    enum ffn_isa isa;  // the ISA the kernel table was filled for
-    int n_threads;     // ≥ 1
+    enum ffn_isa isa;                // the ISA the kernel table was filled for
+    int n_threads;                   // ≥ 1
     int default_threads;
     enum ffn_accuracy accuracy;
     bool bf16_parity;

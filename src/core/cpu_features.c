@@ -3,7 +3,7 @@
 #include "core_impl.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#  include <cpuid.h>
+#    include <cpuid.h>
 
 static uint64_t ffn__xgetbv0(void) {
     uint32_t lo, hi;
@@ -19,7 +19,7 @@ void ffn_cpu_features_detect(struct ffn_cpu_features *f) {
                f16c = c & (1u << 29);
     if (!osxsave || !avx) return;
     const uint64_t xcr0 = ffn__xgetbv0();
-    const bool os_ymm = (xcr0 & 0x6) == 0x6;             // SSE + AVX state
+    const bool os_ymm = (xcr0 & 0x6) == 0x6;              // SSE + AVX state
     const bool os_zmm = os_ymm && (xcr0 & 0xe0) == 0xe0;  // opmask + ZMM_Hi256 + Hi16_ZMM
     if (__get_cpuid_max(0, NULL) < 7) return;
     __cpuid_count(7, 0, a, b, c, d);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "core_impl.h"

@@ -33,16 +33,16 @@ uint16_t ffn_f32_to_f16(float x) {
     const uint32_t a = u & 0x7fffffffu;
     if (a > 0x7f800000u) return sign | 0x7e00u | (uint16_t)((a >> 13) & 0x3ffu);  // NaN, quiet
     if (a >= 0x477ff000u) return sign | 0x7c00u;  // ≥ 65520 rounds to inf (and inf stays inf)
-    if (a >= 0x38800000u) {                        // normal f16 (≥ 2^-14)
-        uint32_t r = a - 0x38000000u;              // rebias exponent 127 -> 15
-        r += 0xfffu + ((r >> 13) & 1u);            // round to nearest even at bit 13
+    if (a >= 0x38800000u) {                       // normal f16 (≥ 2^-14)
+        uint32_t r = a - 0x38000000u;             // rebias exponent 127 -> 15
+        r += 0xfffu + ((r >> 13) & 1u);           // round to nearest even at bit 13
         return sign | (uint16_t)(r >> 13);
     }
     if (a < 0x33000000u) return sign;  // < 2^-25: rounds to ±0 (2^-25 itself ties to even 0)
     // Subnormal f16: value = m · 2^-24 with m = round(a_value · 2^24).
-    const uint32_t e = a >> 23;                  // biased exponent, 102..112
+    const uint32_t e = a >> 23;  // biased exponent, 102..112
     const uint32_t mant = (a & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126 - e;              // bits to drop: (e - 127) + 24 = value's scale
+    const uint32_t shift = 126 - e;  // bits to drop: (e - 127) + 24 = value's scale
     const uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
     const uint32_t m = q + (rem > half || (rem == half && (q & 1u)));
     return sign | (uint16_t)m;

@@ -12,8 +12,8 @@ enum ffn_status ffn_tensor_check(ffn_ctx_t ctx, const char *fn, const char *name
                          (int)t->dtype);
     if (t->rows < 0 || t->cols < 0)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: %s has shape [%" PRId64 ", %" PRId64 "]; sizes must be ≥ 0", fn,
-                         name, t->rows, t->cols);
+                         "%s: %s has shape [%" PRId64 ", %" PRId64 "]; sizes must be ≥ 0", fn, name,
+                         t->rows, t->cols);
     if (t->rows == 0 || t->cols == 0) return FFN_STATUS_OK;
     if (!t->data)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,

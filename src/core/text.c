@@ -53,8 +53,8 @@ size_t ffn_text_escape(char *dst, size_t cap, const char *src) {
             piece = (const char *)s, n = 1;
             s++;
         } else if (*s < 0x80) {  // C0 controls and DEL
-            static const char *const named[0x20] = {['\n'] = "\\n", ['\r'] = "\\r",
-                                                    ['\t'] = "\\t", [0x1b] = "\\e"};
+            static const char *const named[0x20] = {
+                ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t", [0x1b] = "\\e"};
             if (*s < 0x20 && named[*s])
                 snprintf(esc, sizeof esc, "%s", named[*s]);
             else

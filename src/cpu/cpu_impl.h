@@ -11,7 +11,7 @@
     void fn(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x, const void *dy)
 #define FFN_KPROTO_GLU_FWD(fn) \
     void fn(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate, const void *up)
-#define FFN_KPROTO_GLU_BWD(fn)                                                          \
+#define FFN_KPROTO_GLU_BWD(fn)                                                               \
     void fn(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup, const void *gate, \
             const void *up, const void *dh)
 

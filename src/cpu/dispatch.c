@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 #ifdef _OPENMP
-#include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "cpu/cpu_impl.h"
@@ -65,7 +65,7 @@ static void ffn__run(ffn_ctx_t ctx, const struct ffn__job *j) {
         return;
     }
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
+#    pragma omp parallel num_threads(nt)
     {
         // Each thread takes one contiguous block of items (what schedule(static) would give) and
         // runs it as one kernel call per row it touches, so a streaming kernel keeps its

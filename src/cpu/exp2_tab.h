@@ -14,15 +14,14 @@
 #define FFN_EXP2_C3 0x1.c6b29ep-5f
 
 // 2^(j/16) rounded to f32, j = 0..15.
-#define FFN_EXP2_TAB_HI                                                                       \
-    0x1p+0f, 0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f, 0x1.3dea64p+0f,   \
-        0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f,       \
+#define FFN_EXP2_TAB_HI                                                                     \
+    0x1p+0f, 0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f, 0x1.3dea64p+0f, \
+        0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f,     \
         0x1.9c4918p+0f, 0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f
 // 2^(j/16) - hi_j, rounded to f32.
-#define FFN_EXP2_TAB_LO                                                                       \
-    0x0p+0f, 0x1.9f3122p-25f, -0x1.c15742p-27f, 0x1.ceac48p-25f, 0x1.4636e2p-25f,             \
-        0x1.824684p-25f, -0x1.593abcp-25f, -0x1.5bd5ecp-27f, 0x1.9fcef4p-26f, -0x1.829fdp-25f, \
-        0x1.15506ep-27f, 0x1.51f848p-27f, -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, \
-        0x1.52486cp-27f
+#define FFN_EXP2_TAB_LO                                                                            \
+    0x0p+0f, 0x1.9f3122p-25f, -0x1.c15742p-27f, 0x1.ceac48p-25f, 0x1.4636e2p-25f, 0x1.824684p-25f, \
+        -0x1.593abcp-25f, -0x1.5bd5ecp-27f, 0x1.9fcef4p-26f, -0x1.829fdp-25f, 0x1.15506ep-27f,     \
+        0x1.51f848p-27f, -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f
 
 #endif  // FFN_EXP2_TAB_H

@@ -19,8 +19,8 @@
 //   its terms: H has the zero of gelu_erf' at s ≈ 0.7518, where the bound is absolute).
 // Rows of the table: the centres, F's c0..c5, F's c0 low part, H's c0..c5.
 #ifndef FFN_ERF_FAST_DEG
-#define FFN_ERF_FAST_DEG 5
-#define FFN_ERF_FAST_K 0x1.6c16c2p-1f  // 32/45: v·K ∈ [0, 32) for s < 5
+#    define FFN_ERF_FAST_DEG 5
+#    define FFN_ERF_FAST_K 0x1.6c16c2p-1f  // 32/45: v·K ∈ [0, 32) for s < 5
 #endif
 #define FFN_ERF_FAST_ROWS (2 * FFN_ERF_FAST_DEG + 4)
 enum {

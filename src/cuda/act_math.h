@@ -32,13 +32,13 @@
 #include "ffn.h"
 
 #ifdef __CUDACC__
-#  include <cuda_bf16.h>
-#  include <cuda_fp16.h>
-#  define FFN_CM static __host__ __device__ __forceinline__
-#  define FFN_CM_RARE static __host__ __device__ __noinline__
+#    include <cuda_bf16.h>
+#    include <cuda_fp16.h>
+#    define FFN_CM static __host__ __device__ __forceinline__
+#    define FFN_CM_RARE static __host__ __device__ __noinline__
 #else
-#  define FFN_CM static inline
-#  define FFN_CM_RARE static __attribute__((noinline, unused))
+#    define FFN_CM static inline
+#    define FFN_CM_RARE static __attribute__((noinline, unused))
 #endif
 
 // --- modes ---------------------------------------------------------------------------------------
@@ -576,7 +576,7 @@ FFN_CM struct ffn_cm_out ffn_cm_act_ref(enum ffn_act act, enum ffn_cm_mode mode,
 // The mode of op family `op` (FFN_KOP_*: 0 act fwd, 1 act bwd, 2 glu fwd, 3 glu bwd); parity's
 // gated forward evaluates act(gate) alone.
 FFN_CM enum ffn_cm_mode ffn_cm_mode_of(int op, bool parity) {
-    return op == 0 ? FFN_CM_ACT
+    return op == 0   ? FFN_CM_ACT
            : op == 1 ? FFN_CM_DACT_MUL
            : op == 2 ? (parity ? FFN_CM_ACT : FFN_CM_ACT_MUL)
                      : FFN_CM_BOTH;

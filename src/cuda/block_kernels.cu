@@ -147,37 +147,37 @@ __global__ void __launch_bounds__(FFN_NV_TILE * 8) ffn_cu_gemm_naive(struct ffn_
     const int64_t tn = (a.N + FFN_NV_TILE - 1) / FFN_NV_TILE;
     const int64_t tiles = tn * ((a.M + FFN_NV_TILE - 1) / FFN_NV_TILE);
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const int64_t i0 = t / tn * FFN_NV_TILE, j0 = t % tn * FFN_NV_TILE;
-    float acc[FFN_NV_TILE / 8];
+        const int64_t i0 = t / tn * FFN_NV_TILE, j0 = t % tn * FFN_NV_TILE;
+        float acc[FFN_NV_TILE / 8];
 #pragma unroll
-    for (int q = 0; q < FFN_NV_TILE / 8; q++) acc[q] = 0.0f;
-    for (int64_t k0 = 0; k0 < a.K; k0 += FFN_NV_TILE) {
-        for (int q = ty; q < FFN_NV_TILE; q += 8) {
-            const int64_t i = i0 + q, k = k0 + tx;
-            As[q][tx] = i < a.M && k < a.K ? ffn__ld(a.A, i * a.a0 + k * a.a1, a.dt) : 0.0f;
-            const int64_t kb = k0 + q, j = j0 + tx;
-            Bs[q][tx] = kb < a.K && j < a.N ? ffn__ld(a.B, kb * a.b0 + j * a.b1, a.dt) : 0.0f;
+        for (int q = 0; q < FFN_NV_TILE / 8; q++) acc[q] = 0.0f;
+        for (int64_t k0 = 0; k0 < a.K; k0 += FFN_NV_TILE) {
+            for (int q = ty; q < FFN_NV_TILE; q += 8) {
+                const int64_t i = i0 + q, k = k0 + tx;
+                As[q][tx] = i < a.M && k < a.K ? ffn__ld(a.A, i * a.a0 + k * a.a1, a.dt) : 0.0f;
+                const int64_t kb = k0 + q, j = j0 + tx;
+                Bs[q][tx] = kb < a.K && j < a.N ? ffn__ld(a.B, kb * a.b0 + j * a.b1, a.dt) : 0.0f;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int q = 0; q < FFN_NV_TILE / 8; q++) {
+                const int r = ty + 8 * q;
+                float s = acc[q];
+                for (int k = 0; k < FFN_NV_TILE; k++) s = fmaf(As[r][k], Bs[k][tx], s);
+                acc[q] = s;
+            }
+            __syncthreads();
         }
-        __syncthreads();
 #pragma unroll
         for (int q = 0; q < FFN_NV_TILE / 8; q++) {
-            const int r = ty + 8 * q;
-            float s = acc[q];
-            for (int k = 0; k < FFN_NV_TILE; k++) s = fmaf(As[r][k], Bs[k][tx], s);
-            acc[q] = s;
+            const int64_t i = i0 + ty + 8 * q, j = j0 + tx;
+            if (i >= a.M || j >= a.N) continue;
+            float v = acc[q];
+            if (a.bias) v += ffn__ld(a.bias, j * a.bs, a.bias_dt);
+            if (a.acc) v = ffn__ld(a.C, i * a.c0 + j, a.c_dt) + v;
+            ffn__st(a.C, i * a.c0 + j, a.c_dt, v);
         }
-        __syncthreads();
-    }
-#pragma unroll
-    for (int q = 0; q < FFN_NV_TILE / 8; q++) {
-        const int64_t i = i0 + ty + 8 * q, j = j0 + tx;
-        if (i >= a.M || j >= a.N) continue;
-        float v = acc[q];
-        if (a.bias) v += ffn__ld(a.bias, j * a.bs, a.bias_dt);
-        if (a.acc) v = ffn__ld(a.C, i * a.c0 + j, a.c_dt) + v;
-        ffn__st(a.C, i * a.c0 + j, a.c_dt, v);
-    }
-    __syncthreads();  // the next tile's loads overwrite As, Bs
+        __syncthreads();  // the next tile's loads overwrite As, Bs
     }
 }
 
@@ -229,13 +229,15 @@ extern "C" int ffn_cu_colsum_launch(void *stream, const void *A, int dt, int64_t
         ffn_cu_colsum_part_vec<FFN_DTYPE_F16><<<grid, bt, 0, s>>>(A, lda, rows, n, rpc, part);
     }
     const dim3 lanes(32, FFN_CS_LANES);
-    ffn_cu_colsum_done<<<(unsigned)((n + 31) / 32), lanes, 0, s>>>(part, chunks, n, g, gdt, gs, acc);
+    ffn_cu_colsum_done<<<(unsigned)((n + 31) / 32), lanes, 0, s>>>(part, chunks, n, g, gdt, gs,
+                                                                   acc);
     return (int)cudaGetLastError();
 }
 
 extern "C" int ffn_cu_gemm_naive_launch(void *stream, const struct ffn_cu_gemm *a) {
     if (a->M <= 0 || a->N <= 0) return 0;
-    const int64_t tiles = ((a->N + FFN_NV_TILE - 1) / FFN_NV_TILE) * ((a->M + FFN_NV_TILE - 1) / FFN_NV_TILE);
+    const int64_t tiles =
+        ((a->N + FFN_NV_TILE - 1) / FFN_NV_TILE) * ((a->M + FFN_NV_TILE - 1) / FFN_NV_TILE);
     const unsigned grid = (unsigned)(tiles < 65536 ? tiles : 65536);
     ffn_cu_gemm_naive<<<grid, FFN_NV_TILE * 8, 0, (cudaStream_t)stream>>>(*a);
     return (int)cudaGetLastError();

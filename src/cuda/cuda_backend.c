@@ -33,7 +33,7 @@ struct ffn_cuda_state {
     int cc_major, cc_minor;
     int l2_bytes;
     char name[256];
-    ffn__mem_range_fn mem_range;                  // cuMemGetAddressRange, or NULL
+    ffn__mem_range_fn mem_range;                                    // cuMemGetAddressRange, or NULL
     int occupancy[FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];  // blocks per SM; 0: not asked
     // Lookup tables of the 16-bit forwards, built at first use: [act][accurate][in f16][out f16].
     uint16_t *lut[FFN_ACT_COUNT][2][2][2];
@@ -45,13 +45,13 @@ struct ffn_cuda_state {
     int64_t flat_blocks;      // $FFN_CUDA_FLAT_BLOCKS: most blocks of a looping grid (tests)
     // Blocks per SM of the flat kernels, [log2 u][kind][op][act] (0: not asked).
     int flat_occ[3][FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];
-    int lut_mode;             // $FFN_CUDA_LUT_MODE (lut.cu)
-    bool lut_smem_set;        // the apply kernel's shared-memory limit raised
+    int lut_mode;       // $FFN_CUDA_LUT_MODE (lut.cu)
+    bool lut_smem_set;  // the apply kernel's shared-memory limit raised
     // Tables of act(gate) for the 16-bit gated forward and of act'(x) for the 16-bit backward,
     // built at first use: [act][gate / x f16][act'].
     uint8_t *glut[FFN_ACT_COUNT][2][2];
-    int64_t glut_min;         // elements from which a gated forward uses its table
-    int glut_threads;         // threads per block of the apply kernel ($FFN_CUDA_GLUT_THREADS)
+    int64_t glut_min;             // elements from which a gated forward uses its table
+    int glut_threads;             // threads per block of the apply kernel ($FFN_CUDA_GLUT_THREADS)
     bool glut_smem_set[2][2][2];  // the apply kernels' shared-memory limits raised:
                                   // [in f16][out f16][512 threads]
 };
@@ -199,9 +199,8 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     s->glut_threads = gt && atoi(gt) == 1024 ? 1024 : 512;
     const char *blk = getenv("FFN_CUDA_BLOCK"), *lm = getenv("FFN_CUDA_LUT_MODE");
     const int bv = blk ? atoi(blk) : 0;
-    s->flat_threads = bv >= 64 && bv <= FFN_CUDA_FLAT_MAX_THREADS && bv % 32 == 0
-                          ? bv
-                          : FFN_CUDA_FLAT_THREADS;
+    s->flat_threads =
+        bv >= 64 && bv <= FFN_CUDA_FLAT_MAX_THREADS && bv % 32 == 0 ? bv : FFN_CUDA_FLAT_THREADS;
     s->lut_mode = lm ? atoi(lm) : 0;
     // $FFN_CUDA_FLAT_FORM=U,W: the flat kernel's form for every call (measurements, tests);
     // $FFN_CUDA_FLAT_BLOCKS=N caps a looping grid at N blocks (tests: many steps a thread).
@@ -367,7 +366,7 @@ static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
 static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
                                                const struct ffn_ew_call *c) {
     if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
-    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY             ? 0
+    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY        ? 0
                      : c->act == FFN_ACT_GELU_TANH || c->act == FFN_ACT_GELU_ERF ? 2
                                                                                  : 1;
     return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
@@ -499,10 +498,10 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     // device-to-device copy (stream-ordered, capturable), nothing at all in place.
     if (c->op == FFN_KOP_ACT_FWD && c->act == FFN_ACT_IDENTITY && c->in == c->out && a.rows == 1 &&
         !s->no_flat) {
-        e = a.out[0] == a.in[0] ? cudaSuccess
-                                : cudaMemcpyAsync(a.out[0], a.in[0], (size_t)a.cols * ies,
-                                                  cudaMemcpyDeviceToDevice,
-                                                  (cudaStream_t)ctx->stream);
+        e = a.out[0] == a.in[0]
+                ? cudaSuccess
+                : cudaMemcpyAsync(a.out[0], a.in[0], (size_t)a.cols * ies, cudaMemcpyDeviceToDevice,
+                                  (cudaStream_t)ctx->stream);
         ffn__leave(ctx, prev);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
@@ -545,8 +544,8 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     // A large contiguous 16-bit gated forward (not parity) or backward of a transcendental
     // activation, default tier: through the table of act(gate) or act'(x) (lut.cu; within the
     // same bounds, not the same bits).
-    const bool glut_op = (c->op == FFN_KOP_GLU_FWD && !(a.flags & FFN_CUDA_PAR)) ||
-                         c->op == FFN_KOP_ACT_BWD;
+    const bool glut_op =
+        (c->op == FFN_KOP_GLU_FWD && !(a.flags & FFN_CUDA_PAR)) || c->op == FFN_KOP_ACT_BWD;
     if (glut_op && in16 && out16 && a.rows == 1 && vec && !bytes && !c->accurate &&
         a.cols >= s->glut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
         const bool deriv = c->op == FFN_KOP_ACT_BWD;

@@ -139,15 +139,17 @@ static struct ffn_cuda_block *ffn__cb(ffn_block_t b) { return (struct ffn_cuda_b
 
 static size_t ffn__es(enum ffn_dtype dt) { return ffn_dtype_size(dt); }
 
-static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what, cudaError_t e) {
+static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what,
+                                     cudaError_t e) {
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of device memory on CUDA "
-                         "device %d", fn, what, ctx->device);
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                         "%s: %s: out of device memory on CUDA "
+                         "device %d",
+                         fn, what, ctx->device);
     return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: %s failed on CUDA device %d: %s (%s)", fn, what,
                      ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
 }
-
 
 // A call starts on the context's stream: when it differs from the stream of the block's last
 // call, it waits for that call's end first (the buffers are stream-ordered allocations).
@@ -216,7 +218,8 @@ static enum ffn_status ffn__end(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_b
                                 enum ffn_status st) {
     const cudaError_t e = cudaEventRecord(b->done, b->stream);
     if (e == cudaSuccess) b->have_done = true;
-    if (st == FFN_STATUS_OK && e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaEventRecord", e);
+    if (st == FFN_STATUS_OK && e != cudaSuccess)
+        return ffn__cuda_err(ctx, fn, "cudaEventRecord", e);
     return st;
 }
 
@@ -394,8 +397,8 @@ static struct ffn_cb_plan *ffn__plan(ffn_ctx_t ctx, const char *fn, struct ffn_c
             }
             if (!call->acc || scratch) {
                 pl->pick = ffn_lt_pick(lt, b->h, pl->desc, pl->la, pl->lb, pl->lc, res, n,
-                                       call->B.p, call->A.p, C, D, call->acc ? 1.0f : 0.0f,
-                                       b->ws.p, b->ws.cap, b->stream, 3, NULL);
+                                       call->B.p, call->A.p, C, D, call->acc ? 1.0f : 0.0f, b->ws.p,
+                                       b->ws.cap, b->stream, 3, NULL);
             }
             if (scratch) (void)cudaFreeAsync(D, b->stream);
         }
@@ -473,8 +476,10 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
         (k.transa == CUBLAS_OP_T && B->s1 < c->K && c->N > 1) ||
         (k.transb == CUBLAS_OP_N && A->s0 < c->K && c->M > 1) ||
         (k.transb == CUBLAS_OP_T && A->s1 < c->M && c->K > 1) || (c->C.s0 < c->N && c->M > 1))
-        return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: a GEMM operand with a leading dimension "
-                         "below its rows", fn);
+        return ffn_error(ctx, FFN_STATUS_INTERNAL,
+                         "%s: a GEMM operand with a leading dimension "
+                         "below its rows",
+                         fn);
     k.ab_dt = ffn__cdt(A->dt);
     k.c_dt = ffn__cdt(c->C.dt);
     k.compute = ffn__compute(b, A->dt);
@@ -484,8 +489,9 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
     k.beta1 = c->acc;
     switch (c->epi) {
     case FFN_CB_EPI_GELU:
-        k.epilogue = c->aux ? (c->bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX)
-                            : (c->bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU);
+        k.epilogue = c->aux
+                         ? (c->bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX)
+                         : (c->bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU);
         break;
     case FFN_CB_EPI_DGELU: k.epilogue = CUBLASLT_EPILOGUE_DGELU; break;
     default: k.epilogue = c->bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT; break;
@@ -499,18 +505,21 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
     if (!pl) return FFN_STATUS_BACKEND;
     if (!pl->ok) {
         if (!pl->logged)  // say once which configuration has no algorithm
-            ffn_log(ctx, 2, "%s: no cuBLASLt algorithm for %" PRId64 " x %" PRId64 " x %" PRId64
+            ffn_log(ctx, 2,
+                    "%s: no cuBLASLt algorithm for %" PRId64 " x %" PRId64 " x %" PRId64
                     " (A %s ld %" PRId64 " op %d, B %s ld %" PRId64 " op %d, C %s ld %" PRId64
-                    ", epilogue %d, bias type %d, aux type %d)", fn, c->M, c->N, c->K,
-                    ffn_dtype_name(A->dt), k.ldb, k.transb, ffn_dtype_name(B->dt), k.lda,
-                    k.transa, ffn_dtype_name(c->C.dt), k.ldc, (int)k.epilogue, (int)k.bias_dt,
-                    (int)k.aux_dt);
+                    ", epilogue %d, bias type %d, aux type %d)",
+                    fn, c->M, c->N, c->K, ffn_dtype_name(A->dt), k.ldb, k.transb,
+                    ffn_dtype_name(B->dt), k.lda, k.transa, ffn_dtype_name(c->C.dt), k.ldc,
+                    (int)k.epilogue, (int)k.bias_dt, (int)k.aux_dt);
         pl->logged = true;
         return FFN_STATUS_OK;
     }
     const struct ffn_lt *lt = b->lt;
-    if (c->bias) lt->desc_set(pl->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &c->bias, sizeof c->bias);
-    if (c->aux) lt->desc_set(pl->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &c->aux, sizeof c->aux);
+    if (c->bias)
+        lt->desc_set(pl->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &c->bias, sizeof c->bias);
+    if (c->aux)
+        lt->desc_set(pl->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &c->aux, sizeof c->aux);
     const float alpha = 1.0f, beta = c->acc ? 1.0f : 0.0f;
     const cublasStatus_t s =
         lt->matmul(b->h, pl->desc, &alpha, B->p, pl->la, A->p, pl->lb, &beta, c->C.p, pl->lc,
@@ -518,17 +527,18 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
     if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE) {
         // The heuristic's algorithm refuses this problem after all (a layout it did not weigh):
         // this configuration goes the other ways from now on.
-        ffn_log(ctx, 1, "%s: cublasLtMatmul refused %" PRId64 " x %" PRId64 " x %" PRId64
-                " (%s, epilogue %d): %s; using a fallback", fn, c->M, c->N, c->K, pl->name,
-                (int)k.epilogue, ffn_lt_status(lt, s));
+        ffn_log(ctx, 1,
+                "%s: cublasLtMatmul refused %" PRId64 " x %" PRId64 " x %" PRId64
+                " (%s, epilogue %d): %s; using a fallback",
+                fn, c->M, c->N, c->K, pl->name, (int)k.epilogue, ffn_lt_status(lt, s));
         pl->ok = false;
         snprintf(pl->name, sizeof pl->name, "cuBLASLt refused it");
         return FFN_STATUS_OK;
     }
     if (s != CUBLAS_STATUS_SUCCESS)
-        return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: cublasLtMatmul (%" PRId64 " x %" PRId64
-                         " x %" PRId64 ", %s): %s", fn, c->M, c->N, c->K, pl->name,
-                         ffn_lt_status(lt, s));
+        return ffn_error(ctx, FFN_STATUS_BACKEND,
+                         "%s: cublasLtMatmul (%" PRId64 " x %" PRId64 " x %" PRId64 ", %s): %s", fn,
+                         c->M, c->N, c->K, pl->name, ffn_lt_status(lt, s));
     if (impl) *impl = pl->name;
     *ran = true;
     return FFN_STATUS_OK;
@@ -543,8 +553,8 @@ static enum ffn_status ffn__convert(ffn_ctx_t ctx, const char *fn, struct ffn_cu
                                     int64_t rows, int64_t cols, void *out, enum ffn_dtype odt,
                                     int64_t ldo, const void *in, enum ffn_dtype idt, int64_t ldi,
                                     const void *bias, enum ffn_dtype bdt, int64_t bs, bool acc) {
-    const struct ffn_cu_cvt a = {in, out, bias, rows, cols, ldi, ldo, bs,
-                                 (int32_t)idt, (int32_t)odt, (int32_t)bdt, acc};
+    const struct ffn_cu_cvt a = {in,  out, bias,         rows,         cols,         ldi,
+                                 ldo, bs,  (int32_t)idt, (int32_t)odt, (int32_t)bdt, acc};
     return ffn__launch_err(ctx, fn, "the conversion kernel", ffn_cu_convert_launch(b->stream, &a));
 }
 
@@ -571,7 +581,8 @@ static enum ffn_status ffn__mm(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_bl
     }
     if (c->K > 0 && !b->force_naive) {
         // Staging: W = A·B in f32, then C = round(W + bias (+ C)).
-        if ((st = ffn__reserve(ctx, fn, b, &b->W, (size_t)(c->M * c->N) * sizeof(float)))) return st;
+        if ((st = ffn__reserve(ctx, fn, b, &b->W, (size_t)(c->M * c->N) * sizeof(float))))
+            return st;
         struct ffn_cb_call w = *c;
         w.C = (struct ffn_cb_mat){b->W.p, FFN_DTYPE_F32, c->N, 1};
         w.bias = NULL;
@@ -581,11 +592,26 @@ static enum ffn_status ffn__mm(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_bl
             return ffn__convert(ctx, fn, b, c->M, c->N, (void *)c->C.p, c->C.dt, c->C.s0, b->W.p,
                                 FFN_DTYPE_F32, c->N, c->bias, c->bias_dt, 1, c->acc);
     }
-    const struct ffn_cu_gemm g = {c->A.p, c->B.p, c->bias, (void *)c->C.p, c->M, c->N, c->K,
-                                  c->A.s0, c->A.s1, c->B.s0, c->B.s1, c->C.s0, 1,
-                                  (int32_t)c->A.dt, (int32_t)c->C.dt, (int32_t)c->bias_dt, c->acc};
+    const struct ffn_cu_gemm g = {c->A.p,
+                                  c->B.p,
+                                  c->bias,
+                                  (void *)c->C.p,
+                                  c->M,
+                                  c->N,
+                                  c->K,
+                                  c->A.s0,
+                                  c->A.s1,
+                                  c->B.s0,
+                                  c->B.s1,
+                                  c->C.s0,
+                                  1,
+                                  (int32_t)c->A.dt,
+                                  (int32_t)c->C.dt,
+                                  (int32_t)c->bias_dt,
+                                  c->acc};
     if (impl) *impl = "ffn tiled GEMM (no cuBLASLt algorithm)";
-    return ffn__launch_err(ctx, fn, "the fallback GEMM kernel", ffn_cu_gemm_naive_launch(b->stream, &g));
+    return ffn__launch_err(ctx, fn, "the fallback GEMM kernel",
+                           ffn_cu_gemm_naive_launch(b->stream, &g));
 }
 
 // --- operands of the plan -----------------------------------------------------------------------
@@ -701,11 +727,14 @@ static enum ffn_status ffn__act_fwd(ffn_ctx_t ctx, const char *fn, struct ffn_cu
         return ffn__ew(ctx, fn, FFN_KOP_ACT_FWD, pl->spec.act, 1, &out, NULL, 1, &in, NULL, NULL);
     }
     for (int64_t g = 0; g < pl->n_groups; g++) {
-        const struct ffn_tensor gt = ffn__pview(b, P, pdt, T, pl->g_plane, pl->g0 + g * pl->gs, pl->gw);
-        const struct ffn_tensor up = ffn__pview(b, P, pdt, T, pl->u_plane, pl->u0 + g * pl->gs, pl->gw);
-        const struct ffn_tensor h = ffn_tensor_2d((char *)b->H.p + (size_t)(g * pl->gw) * ffn__es(b->hdt),
-                                                  b->hdt, T, pl->gw, m);
-        enum ffn_status st = ffn__ew(ctx, fn, FFN_KOP_GLU_FWD, pl->spec.act, 1, &h, NULL, 2, &gt, &up, NULL);
+        const struct ffn_tensor gt =
+            ffn__pview(b, P, pdt, T, pl->g_plane, pl->g0 + g * pl->gs, pl->gw);
+        const struct ffn_tensor up =
+            ffn__pview(b, P, pdt, T, pl->u_plane, pl->u0 + g * pl->gs, pl->gw);
+        const struct ffn_tensor h = ffn_tensor_2d(
+            (char *)b->H.p + (size_t)(g * pl->gw) * ffn__es(b->hdt), b->hdt, T, pl->gw, m);
+        enum ffn_status st =
+            ffn__ew(ctx, fn, FFN_KOP_GLU_FWD, pl->spec.act, 1, &h, NULL, 2, &gt, &up, NULL);
         if (st) return st;
     }
     return FFN_STATUS_OK;
@@ -729,10 +758,10 @@ static enum ffn_status ffn__act_bwd(ffn_ctx_t ctx, const char *fn, struct ffn_cu
         const struct ffn_tensor up = ffn__pview(b, P, pdt, T, pl->u_plane, uc, pl->gw);
         const struct ffn_tensor dg = ffn__pview(b, D, ddt, T, pl->g_plane, gc, pl->gw);
         const struct ffn_tensor du = ffn__pview(b, D, ddt, T, pl->u_plane, uc, pl->gw);
-        const struct ffn_tensor dh = ffn_tensor_2d((char *)b->H.p + (size_t)(g * pl->gw) * ffn__es(pdt),
-                                                   pdt, T, pl->gw, m);
-        enum ffn_status st = ffn__ew(ctx, fn, FFN_KOP_GLU_BWD, pl->spec.act, 2, &dg, &du, 3, &gt,
-                                     &up, &dh);
+        const struct ffn_tensor dh =
+            ffn_tensor_2d((char *)b->H.p + (size_t)(g * pl->gw) * ffn__es(pdt), pdt, T, pl->gw, m);
+        enum ffn_status st =
+            ffn__ew(ctx, fn, FFN_KOP_GLU_BWD, pl->spec.act, 2, &dg, &du, 3, &gt, &up, &dh);
         if (st) return st;
     }
     return FFN_STATUS_OK;
@@ -763,13 +792,24 @@ static enum ffn_status ffn__first_act(ffn_ctx_t ctx, const char *fn, struct ffn_
     if ((st = ffn__reserve(ctx, fn, b, &b->H, ffn__h_bytes(b, T))) ||
         (keep_p && (st = ffn__reserve(ctx, fn, b, &b->P, pbytes))))
         return st;
-    if (b->gelu_epi && T > 0 && ffn_cuda_gelu_epilogue_ok(b->hdt, ctx->accuracy == FFN_ACCURACY_HIGH)) {
+    if (b->gelu_epi && T > 0 &&
+        ffn_cuda_gelu_epilogue_ok(b->hdt, ctx->accuracy == FFN_ACCURACY_HIGH)) {
         const void *bias;
         enum ffn_dtype bdt;
         if ((st = ffn__first_bias(ctx, fn, b, 0, &bias, &bdt))) return st;
-        const struct ffn_cb_call c = {T, m, d, *xop, ffn__wop(b, &pl->seg[0].w, false),
-                                      {b->H.p, b->hdt, m, 1}, bias, bdt, false, FFN_CB_EPI_GELU,
-                                      keep_p ? b->P.p : NULL, b->sd, ld};
+        const struct ffn_cb_call c = {T,
+                                      m,
+                                      d,
+                                      *xop,
+                                      ffn__wop(b, &pl->seg[0].w, false),
+                                      {b->H.p, b->hdt, m, 1},
+                                      bias,
+                                      bdt,
+                                      false,
+                                      FFN_CB_EPI_GELU,
+                                      keep_p ? b->P.p : NULL,
+                                      b->sd,
+                                      ld};
         bool ran = false;
         const bool direct = b->hdt == FFN_DTYPE_F32 || b->hdt == xop->dt;
         if (direct && ld % 8 == 0 && (st = ffn__lt_run(ctx, fn, b, &c, &impl, &ran))) return st;
@@ -784,9 +824,20 @@ static enum ffn_status ffn__first_act(ffn_ctx_t ctx, const char *fn, struct ffn_
         const void *bias;
         enum ffn_dtype bdt;
         if ((st = ffn__first_bias(ctx, fn, b, k, &bias, &bdt))) return st;
-        const struct ffn_cb_call c = {T, pl->seg[k].n, d, *xop, ffn__wop(b, &pl->seg[k].w, false),
-                                      {(char *)b->P.p + (size_t)(k * T * ld) * ffn__es(b->sd), b->sd, ld, 1},
-                                      bias, bdt, false, FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
+        const struct ffn_cb_call c = {
+            T,
+            pl->seg[k].n,
+            d,
+            *xop,
+            ffn__wop(b, &pl->seg[k].w, false),
+            {(char *)b->P.p + (size_t)(k * T * ld) * ffn__es(b->sd), b->sd, ld, 1},
+            bias,
+            bdt,
+            false,
+            FFN_CB_EPI_NONE,
+            NULL,
+            FFN_DTYPE_F32,
+            0};
         impl = NULL;
         if ((st = ffn__mm(ctx, fn, b, &c, &impl))) return st;
         if (k == 0 && impl) snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", impl);
@@ -810,8 +861,8 @@ static void ffn__cuda_destroy(ffn_block_t block) {
         // After that wait the memory has no user left: free it on the legacy stream (the block's
         // own may be gone). Without a recorded call (a failed create) the block's stream is live.
         const cudaStream_t fs = b->have_done ? NULL : b->stream;
-        struct ffn_cb_buf *bufs[] = {&b->P, &b->H, &b->D, &b->X, &b->Y, &b->W, &b->Z, &b->Bg,
-                                     &b->part, &b->ws};
+        struct ffn_cb_buf *bufs[] = {&b->P, &b->H, &b->D,  &b->X,    &b->Y,
+                                     &b->W, &b->Z, &b->Bg, &b->part, &b->ws};
         for (size_t i = 0; i < FFN_ARRAY_LEN(bufs); i++)
             if (bufs[i]->p) (void)cudaFreeAsync(bufs[i]->p, fs);
         if (b->done) (void)cudaEventDestroy(b->done);
@@ -829,7 +880,8 @@ static void ffn__cuda_destroy(ffn_block_t block) {
 }
 
 // A weight member as a view, for the device-pointer check.
-static enum ffn_status ffn__check_weights(ffn_ctx_t ctx, const char *fn, const struct ffn_block_plan *p) {
+static enum ffn_status ffn__check_weights(ffn_ctx_t ctx, const char *fn,
+                                          const struct ffn_block_plan *p) {
     static const char *const vn[] = {"weights.b_gate", "weights.b_up", "weights.b_gate_up",
                                      "weights.b_down"};
     static const char *const mn[] = {"weights.gate", "weights.up", "weights.gate_up",
@@ -868,8 +920,10 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
                                         const struct ffn_block_opts *opts, ffn_block_t *block_out) {
     static const char fn[] = "ffn_block_create";
     if (!spec || !weights || !block_out)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: spec, weights and block_out must not "
-                         "be NULL", fn);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: spec, weights and block_out must not "
+                         "be NULL",
+                         fn);
     *block_out = NULL;
     struct ffn_block_opts o;
     enum ffn_status st;
@@ -889,10 +943,11 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     }
     const struct ffn_block_plan *p = &b->plan;
     if (p->mat[FFN_BLK_GATE].p && p->mat[FFN_BLK_GATE].dtype != p->mat[FFN_BLK_UP].dtype) {
-        st = ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: weights.gate is %s and weights.up is "
+        st = ffn_error(ctx, FFN_STATUS_UNSUPPORTED,
+                       "%s: weights.gate is %s and weights.up is "
                        "%s; a CUDA block multiplies both with one x and writes one dP, so they "
-                       "need one dtype (convert one of them)", fn,
-                       ffn_dtype_name(p->mat[FFN_BLK_GATE].dtype),
+                       "need one dtype (convert one of them)",
+                       fn, ffn_dtype_name(p->mat[FFN_BLK_GATE].dtype),
                        ffn_dtype_name(p->mat[FFN_BLK_UP].dtype));
         free(b);
         return st;
@@ -942,11 +997,14 @@ static enum ffn_status ffn__cuda_info(ffn_ctx_t ctx, ffn_block_t block, int64_t 
     static const char fn[] = "ffn_block_info";
     struct ffn_cuda_block *b = ffn__cb(block);
     if (!info || n_tokens < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: info must not be NULL and n_tokens (%"
-                         PRId64 ") must be ≥ 0", fn, n_tokens);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: info must not be NULL and n_tokens (%" PRId64 ") must be ≥ 0", fn,
+                         n_tokens);
     if (info->size < sizeof *info)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: info.size=%zu, expected %zu (start from "
-                         "FFN_BLOCK_INFO_INIT)", fn, info->size, sizeof *info);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: info.size=%zu, expected %zu (start from "
+                         "FFN_BLOCK_INFO_INIT)",
+                         fn, info->size, sizeof *info);
     const struct ffn_block_plan *p = &b->plan;
     const size_t T = (size_t)n_tokens, m = (size_t)p->spec.d_ff, pc = (size_t)p->pc;
     const size_t d = (size_t)p->spec.d_model;
@@ -958,8 +1016,10 @@ static enum ffn_status ffn__cuda_info(ffn_ctx_t ctx, ffn_block_t block, int64_t 
     info->saved_bytes_recompute = 0;
     // cuBLASLt's workspace, dh beyond h when wider, dP when it has another dtype than P, and the
     // f32 staging of one [T, d_model] output.
-    const size_t hx = ffn__es(b->sd) > ffn__es(b->hdt) ? T * m * (ffn__es(b->sd) - ffn__es(b->hdt)) : 0;
-    info->workspace_bytes = FFN_CB_WS_BYTES + hx + (b->fdt != b->sd ? T * pc * ffn__es(b->fdt) : 0) +
+    const size_t hx =
+        ffn__es(b->sd) > ffn__es(b->hdt) ? T * m * (ffn__es(b->sd) - ffn__es(b->hdt)) : 0;
+    info->workspace_bytes = FFN_CB_WS_BYTES + hx +
+                            (b->fdt != b->sd ? T * pc * ffn__es(b->fdt) : 0) +
                             T * d * sizeof(float);
     info->schedule = FFN_BLOCK_SCHEDULE_SEPARATE;
     info->tile_rows = n_tokens > 0 ? n_tokens : 1;
@@ -976,8 +1036,9 @@ static enum ffn_status ffn__check_dev_act(ffn_ctx_t ctx, const char *fn, const c
     return ffn_cuda_check_view(ctx, fn, name, t);
 }
 
-static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const struct ffn_tensor *y,
-                                         const struct ffn_tensor *x, enum ffn_block_policy policy) {
+static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block,
+                                         const struct ffn_tensor *y, const struct ffn_tensor *x,
+                                         enum ffn_block_policy policy) {
     static const char fn[] = "ffn_block_forward";
     struct ffn_cuda_block *b = ffn__cb(block);
     const struct ffn_block_plan *pl = &b->plan;
@@ -987,8 +1048,10 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
         (st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows)))
         return st;
     if (ffn_block_views_overlap(x, y))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: y overlaps x; the block needs x intact "
-                         "until the end (and for the backward)", fn);
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: y overlaps x; the block needs x intact "
+                         "until the end (and for the backward)",
+                         fn);
     if ((st = ffn__check_dev_act(ctx, fn, "x", x)) || (st = ffn__check_dev_act(ctx, fn, "y", y)))
         return st;
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
@@ -1003,9 +1066,19 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block, const
             (st = ffn__first_act(ctx, fn, b, &xop, T, policy == FFN_BLOCK_POLICY_SAVE)))
             goto out;
         const void *bd = pl->has_b_down ? pl->vec[FFN_BLK_DOWN].p : NULL;
-        const struct ffn_cb_call c = {T, d, m, {b->H.p, b->hdt, m, 1}, ffn__wop(b, &pl->down, false),
-                                      ffn__act_op(y), bd, pl->vec[FFN_BLK_DOWN].dtype, false,
-                                      FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
+        const struct ffn_cb_call c = {T,
+                                      d,
+                                      m,
+                                      {b->H.p, b->hdt, m, 1},
+                                      ffn__wop(b, &pl->down, false),
+                                      ffn__act_op(y),
+                                      bd,
+                                      pl->vec[FFN_BLK_DOWN].dtype,
+                                      false,
+                                      FFN_CB_EPI_NONE,
+                                      NULL,
+                                      FFN_DTYPE_F32,
+                                      0};
         const char *impl = NULL;
         if ((st = ffn__mm(ctx, fn, b, &c, &impl))) goto out;
         ffn__mark(b, "down", impl);
@@ -1025,7 +1098,8 @@ out:
 // --- backward -----------------------------------------------------------------------------------
 
 // Dense shape of a gradient member (its weight's stored shape; a bias: [1, n]).
-static void ffn__grad_shape(const struct ffn_block_plan *p, int k, bool bias, int64_t *R, int64_t *C) {
+static void ffn__grad_shape(const struct ffn_block_plan *p, int k, bool bias, int64_t *R,
+                            int64_t *C) {
     const struct ffn_blk_stored *s = bias ? &p->vec[k] : &p->mat[k];
     *R = bias ? 1 : s->R;
     *C = s->C;
@@ -1073,16 +1147,18 @@ static enum ffn_status ffn__colsum(ffn_ctx_t ctx, const char *fn, struct ffn_cud
     if (cap > FFN_CB_PART_MAX) cap = FFN_CB_PART_MAX > n ? FFN_CB_PART_MAX : n;
     enum ffn_status st = ffn__reserve(ctx, fn, b, &b->part, (size_t)cap * sizeof(double));
     if (st) return st;
-    return ffn__launch_err(ctx, fn, "the column-sum kernels",
-                           ffn_cu_colsum_launch(b->stream, A, (int)dt, lda, rows, n, b->part.p,
-                                                (int64_t)(b->part.cap / sizeof(double)), g, (int)gdt,
-                                                gs, acc));
+    return ffn__launch_err(
+        ctx, fn, "the column-sum kernels",
+        ffn_cu_colsum_launch(b->stream, A, (int)dt, lda, rows, n, b->part.p,
+                             (int64_t)(b->part.cap / sizeof(double)), g, (int)gdt, gs, acc));
 }
 
-static enum ffn_status ffn__check_grad_ptrs(ffn_ctx_t ctx, const char *fn, const struct ffn_cuda_block *b,
+static enum ffn_status ffn__check_grad_ptrs(ffn_ctx_t ctx, const char *fn,
+                                            const struct ffn_cuda_block *b,
                                             const struct ffn_block_grads *g, enum ffn_dtype gdt) {
     static const char *const wn[] = {"grads.gate", "grads.up", "grads.gate_up", "grads.down"};
-    static const char *const bn[] = {"grads.b_gate", "grads.b_up", "grads.b_gate_up", "grads.b_down"};
+    static const char *const bn[] = {"grads.b_gate", "grads.b_up", "grads.b_gate_up",
+                                     "grads.b_down"};
     for (int k = 0; k < FFN_BLK_COUNT; k++)
         for (int bias = 0; bias < 2; bias++) {
             void *p = ffn_block_grad_member(g, (enum ffn_blk_which)k, bias);
@@ -1098,7 +1174,8 @@ static enum ffn_status ffn__check_grad_ptrs(ffn_ctx_t ctx, const char *fn, const
 
 static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
                                           const struct ffn_block_grads *grads,
-                                          const struct ffn_tensor *dx, const struct ffn_tensor *dy) {
+                                          const struct ffn_tensor *dx,
+                                          const struct ffn_tensor *dy) {
     static const char fn[] = "ffn_block_backward";
     struct ffn_cuda_block *b = ffn__cb(block);
     struct ffn_block_grads none = FFN_BLOCK_GRADS_INIT;
@@ -1109,9 +1186,11 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     enum ffn_dtype gdt;
     if ((st = ffn_block_check_grads(ctx, fn, pl, g, &gdt))) return st;
     if (b->pending == FFN_BLOCK_POLICY_NONE)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: no pending training forward (call "
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: no pending training forward (call "
                          "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
-                         "backward consumes it)", fn);
+                         "backward consumes it)",
+                         fn);
     const int64_t T = b->p_tokens;
     const struct ffn_tensor *x = &b->px;
     if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
@@ -1119,8 +1198,10 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
         if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
             (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: dx overlaps dy or the forward's x "
-                             "without being the same view", fn);
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: dx overlaps dy or the forward's x "
+                             "without being the same view",
+                             fn);
         if ((st = ffn__check_dev_act(ctx, fn, "dx", dx))) return st;
     }
     if ((st = ffn__check_dev_act(ctx, fn, "dy", dy)) ||
@@ -1137,7 +1218,8 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         goto out;
     }
     bool need_dp = dx != NULL;
-    for (int k = 0; k < np; k++) need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < np; k++)
+        need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
     for (int k = 0; k < pl->n_bias; k++)
         need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
     const enum ffn_dtype hdt = b->hdt, fdt = b->fdt, sd = b->sd;
@@ -1179,15 +1261,25 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         if ((st = ffn__reserve(ctx, fn, b, &b->D, (size_t)(np * T * ld) * ffn__es(fdt)))) goto out;
     }
     if (try_dgelu) {
-        const struct ffn_cb_call c = {T, m, d, dyop, wdt, {b->D.p, fdt, ld, 1}, NULL,
-                                      FFN_DTYPE_F32, false, FFN_CB_EPI_DGELU, b->P.p, sd, ld};
+        const struct ffn_cb_call c = {T,      m,
+                                      d,      dyop,
+                                      wdt,    {b->D.p, fdt, ld, 1},
+                                      NULL,   FFN_DTYPE_F32,
+                                      false,  FFN_CB_EPI_DGELU,
+                                      b->P.p, sd,
+                                      ld};
         const char *impl = NULL;
         if ((st = ffn__lt_run(ctx, fn, b, &c, &impl, &fused))) goto out;
         if (fused) Dp = b->D.p, ffn__mark(b, "dh+dgelu", impl);
     }
     if (!fused) {
-        const struct ffn_cb_call c = {T, m, d, dyop, wdt, {b->H.p, sd, m, 1}, NULL, FFN_DTYPE_F32,
-                                      false, FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
+        const struct ffn_cb_call c = {T,     m,
+                                      d,     dyop,
+                                      wdt,   {b->H.p, sd, m, 1},
+                                      NULL,  FFN_DTYPE_F32,
+                                      false, FFN_CB_EPI_NONE,
+                                      NULL,  FFN_DTYPE_F32,
+                                      0};
         const char *impl = NULL;
         if ((st = ffn__mm(ctx, fn, b, &c, &impl))) goto out;
         ffn__mark(b, "dh", impl);
@@ -1208,7 +1300,8 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     }
     // dW_first = dPᵀ·x, one GEMM per plane (one when fused), in the stored orientation.
     bool any_dw = false;
-    for (int k = 0; k < np; k++) any_dw |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < np; k++)
+        any_dw |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
     if (any_dw && (st = ffn__as(ctx, fn, b, x, fdt, &b->X, &xop))) goto out;
     for (int k = 0; k < np && any_dw; k++) {
         const struct ffn_blk_seg *s = &pl->seg[k];
@@ -1226,13 +1319,25 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     // that it is rounded once).
     if (dx) {
         const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32 && !b->dx_twice;
-        if (stage && (st = ffn__reserve(ctx, fn, b, &b->Z, (size_t)(T * d) * sizeof(float)))) goto out;
-        const struct ffn_cb_mat c0 = stage ? (struct ffn_cb_mat){b->Z.p, FFN_DTYPE_F32, d, 1} : ffn__act_op(dx);
+        if (stage && (st = ffn__reserve(ctx, fn, b, &b->Z, (size_t)(T * d) * sizeof(float))))
+            goto out;
+        const struct ffn_cb_mat c0 =
+            stage ? (struct ffn_cb_mat){b->Z.p, FFN_DTYPE_F32, d, 1} : ffn__act_op(dx);
         for (int k = 0; k < np; k++) {
-            const struct ffn_cb_call c = {T, d, pl->seg[k].n,
-                                          {(char *)Dp + (size_t)(k * T * ld) * ffn__es(fdt), fdt, ld, 1},
-                                          ffn__wop(b, &pl->seg[k].w, true), c0, NULL, FFN_DTYPE_F32,
-                                          k > 0, FFN_CB_EPI_NONE, NULL, FFN_DTYPE_F32, 0};
+            const struct ffn_cb_call c = {
+                T,
+                d,
+                pl->seg[k].n,
+                {(char *)Dp + (size_t)(k * T * ld) * ffn__es(fdt), fdt, ld, 1},
+                ffn__wop(b, &pl->seg[k].w, true),
+                c0,
+                NULL,
+                FFN_DTYPE_F32,
+                k > 0,
+                FFN_CB_EPI_NONE,
+                NULL,
+                FFN_DTYPE_F32,
+                0};
             const char *impl = NULL;
             if ((st = ffn__mm(ctx, fn, b, &c, &impl))) goto out;
             ffn__mark(b, k ? "dx_P1" : "dx_P0", impl);

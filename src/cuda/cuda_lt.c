@@ -47,9 +47,13 @@ static void ffn__load(void) {
         }
     }
     if (!h) {
-        snprintf(ffn__why, sizeof ffn__why, "cuBLASLt could not be loaded (%s%s): the FFN blocks' "
-                 "GEMMs need it", first_err, env && env[0] ? ", from $FFN_CUBLASLT"
-                 : "; also tried the CUDA toolkit's lib64; $FFN_CUBLASLT names the file");
+        snprintf(ffn__why, sizeof ffn__why,
+                 "cuBLASLt could not be loaded (%s%s): the FFN blocks' "
+                 "GEMMs need it",
+                 first_err,
+                 env && env[0]
+                     ? ", from $FFN_CUBLASLT"
+                     : "; also tried the CUDA toolkit's lib64; $FFN_CUBLASLT names the file");
         return;
     }
     bool bad = false;
@@ -73,8 +77,10 @@ static void ffn__load(void) {
     if (bad) return;  // the handle stays open: a process loads a library once anyway
     const size_t v = t->version();
     if (v / 10000 != CUBLAS_VER_MAJOR) {
-        snprintf(ffn__why, sizeof ffn__why, "%s is cuBLASLt %zu.%zu; ffn was built with the "
-                 "headers of cuBLASLt %d.x", t->path, v / 10000, v / 100 % 100, CUBLAS_VER_MAJOR);
+        snprintf(ffn__why, sizeof ffn__why,
+                 "%s is cuBLASLt %zu.%zu; ffn was built with the "
+                 "headers of cuBLASLt %d.x",
+                 t->path, v / 10000, v / 100 % 100, CUBLAS_VER_MAJOR);
         return;
     }
     ffn__ok = true;
@@ -95,11 +101,11 @@ const char *ffn_lt_status(const struct ffn_lt *lt, cublasStatus_t s) {
 const char *ffn_lt_tile_name(int tile, char *buf, size_t size) {
     // CUBLASLT_MATMUL_TILE_* in the order of cublasLt.h (1 .. 35; later ones by number).
     static const char *const names[] = {
-        "undefined", "8x8", "8x16", "16x8", "8x32", "16x16", "32x8", "8x64", "16x32",
-        "32x16", "64x8", "32x32", "32x64", "64x32", "32x128", "64x64", "128x32", "64x128",
-        "128x64", "64x256", "128x128", "256x64", "64x512", "128x256", "256x128", "512x64",
-        "64x96", "96x64", "96x128", "128x160", "160x128", "192x128", "128x192", "128x96",
-        "32x256", "256x32"};
+        "undefined", "8x8",    "8x16",   "16x8",   "8x32",    "16x16",   "32x8",    "8x64",
+        "16x32",     "32x16",  "64x8",   "32x32",  "32x64",   "64x32",   "32x128",  "64x64",
+        "128x32",    "64x128", "128x64", "64x256", "128x128", "256x64",  "64x512",  "128x256",
+        "256x128",   "512x64", "64x96",  "96x64",  "96x128",  "128x160", "160x128", "192x128",
+        "128x192",   "128x96", "32x256", "256x32"};
     if (tile >= 0 && tile < (int)(sizeof names / sizeof names[0]))
         snprintf(buf, size, "%s", names[tile]);
     else

@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
     constexpr int NU = OP == FFN_KOP_ACT_FWD ? 2 : 1;  // units per step (see the loop)
     __shared__ struct ffn_cm_tabs T;
     if (TABS) {
-        ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp((enum ffn_act)ACT),
-                         ffn_cm_uses_erf((enum ffn_act)ACT));
+        ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x,
+                         ffn_cm_uses_exp((enum ffn_act)ACT), ffn_cm_uses_erf((enum ffn_act)ACT));
         __syncthreads();
     }
     const int ies = a.in_dt == FFN_DTYPE_F32 ? 4 : 2, oes = a.out_dt == FFN_DTYPE_F32 ? 4 : 2;
@@ -206,7 +206,8 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
 // element with the same math: the outputs are the same bits. The last n mod C elements are
 // block 0's, one a thread.
 template <int DT>
-static __device__ __forceinline__ void ffn_cu_unpack(const uint4 v, float x[DT == FFN_DTYPE_F32 ? 4 : 8]) {
+static __device__ __forceinline__ void ffn_cu_unpack(const uint4 v,
+                                                     float x[DT == FFN_DTYPE_F32 ? 4 : 8]) {
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -227,7 +228,8 @@ static __device__ __forceinline__ uint4 ffn_cu_pack(const float y[DT == FFN_DTYP
     uint32_t w[4];
 #pragma unroll
     for (int j = 0; j < 4; j++)
-        w[j] = DT == FFN_DTYPE_F32 ? __float_as_uint(y[j]) : ffn_cu_pack2(y[2 * j], y[2 * j + 1], DT);
+        w[j] =
+            DT == FFN_DTYPE_F32 ? __float_as_uint(y[j]) : ffn_cu_pack2(y[2 * j], y[2 * j + 1], DT);
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
@@ -369,7 +371,7 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     ffn_cu_lut_build(uint16_t *tab, int in_dt, int out_dt, int acc) {
     __shared__ struct ffn_cm_tabs T;
     ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp((enum ffn_act)ACT),
-                         ffn_cm_uses_erf((enum ffn_act)ACT));
+                     ffn_cm_uses_erf((enum ffn_act)ACT));
     __syncthreads();
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 65536; i += gridDim.x * blockDim.x) {
         const uint16_t h = (uint16_t)i;

@@ -76,8 +76,8 @@ __global__ void ffn_cu_glut_build(uint8_t *tab, int in_dt, int act, int deriv) {
     const uint16_t b = (uint16_t)i;
     const float g = in_dt == FFN_DTYPE_BF16 ? ffn_cm_from_bf16(b) : ffn_cm_from_f16(b);
     const enum ffn_act a = (enum ffn_act)act;
-    const uint32_t e = ffn_cm_glut_entry(deriv ? ffn_ref_dact_eval(a, (double)g)
-                                               : ffn_ref_act_eval(a, (double)g));
+    const uint32_t e =
+        ffn_cm_glut_entry(deriv ? ffn_ref_dact_eval(a, (double)g) : ffn_ref_act_eval(a, (double)g));
     ((uint16_t *)tab)[i] = (uint16_t)(e >> 8);
     tab[2 * 65536 + i] = (uint8_t)(e & 0xffu);
 }
@@ -123,8 +123,8 @@ static __device__ __noinline__ uint4 ffn__glut_fix(const uint16_t *hi, const uin
 
 // 8 outputs of a chunk; *rare: some entry is rare (the chunk is then to be fixed).
 template <bool IN_F16, bool OUT_F16>
-static __device__ __forceinline__ uint4 ffn__glut8(const uint16_t *hi, const uint8_t *lo,
-                                                   uint4 gv, uint4 uv, bool *rare) {
+static __device__ __forceinline__ uint4 ffn__glut8(const uint16_t *hi, const uint8_t *lo, uint4 gv,
+                                                   uint4 uv, bool *rare) {
     const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w}, uw[4] = {uv.x, uv.y, uv.z, uv.w};
     uint32_t o[4];
     bool r = false;
@@ -195,10 +195,10 @@ extern "C" const void *ffn_cuda_glut_build(void) { return (const void *)ffn_cu_g
 
 extern "C" const void *ffn_cuda_glut_apply(int in_dt, int out_dt, int threads) {
     const bool i16 = in_dt == FFN_DTYPE_F16, o16 = out_dt == FFN_DTYPE_F16;
-#define FFN__GLUT_K(T)                                                                     \
-    (i16 ? (o16 ? (const void *)ffn_cu_glut_apply<true, true, T>                           \
-                : (const void *)ffn_cu_glut_apply<true, false, T>)                         \
-         : (o16 ? (const void *)ffn_cu_glut_apply<false, true, T>                          \
+#define FFN__GLUT_K(T)                                             \
+    (i16 ? (o16 ? (const void *)ffn_cu_glut_apply<true, true, T>   \
+                : (const void *)ffn_cu_glut_apply<true, false, T>) \
+         : (o16 ? (const void *)ffn_cu_glut_apply<false, true, T>  \
                 : (const void *)ffn_cu_glut_apply<false, false, T>))
     return threads == 512 ? FFN__GLUT_K(512) : FFN__GLUT_K(1024);
 #undef FFN__GLUT_K

@@ -73,8 +73,10 @@ enum ffn_status ffn_io_open_regular(ffn_ctx_t ctx, const char *fn, const char *p
     if (fstat(fd, &after) != 0 || !S_ISREG(after.st_mode) || after.st_dev != before.st_dev ||
         after.st_ino != before.st_ino) {
         close(fd);
-        return ffn_error(ctx, FFN_STATUS_IO, "%s: %s: changed while being opened (not a regular "
-                         "file any more)", fn, path);
+        return ffn_error(ctx, FFN_STATUS_IO,
+                         "%s: %s: changed while being opened (not a regular "
+                         "file any more)",
+                         fn, path);
     }
     // Back to blocking reads: a regular file ignores the flag, but a caller may read() it.
     const int fl = fcntl(fd, F_GETFL);
@@ -108,8 +110,8 @@ enum ffn_status ffn_io_file_kind(ffn_ctx_t ctx, const char *fn, const char *path
     const ssize_t n = ffn__read_full(fd, head, sizeof head);
     const int err = errno;
     close(fd);
-    if (n < 0) return ffn_error(ctx, FFN_STATUS_IO, "%s: %s: read failed: %s", fn, path,
-                                strerror(err));
+    if (n < 0)
+        return ffn_error(ctx, FFN_STATUS_IO, "%s: %s: read failed: %s", fn, path, strerror(err));
     *kind_out = ffn_io_sniff(head, (size_t)n);
     return FFN_STATUS_OK;
 }
@@ -175,8 +177,8 @@ enum ffn_status ffn_io_read_file(ffn_ctx_t ctx, const char *fn, const char *path
         if (got < 0)
             return ffn_error(ctx, FFN_STATUS_IO, "%s: %s: read failed: %s", fn, path,
                              strerror(err));
-        return ffn_error(ctx, FFN_STATUS_IO, "%s: %s: short read (%zd of %zu bytes)", fn, path,
-                         got, n);
+        return ffn_error(ctx, FFN_STATUS_IO, "%s: %s: short read (%zd of %zu bytes)", fn, path, got,
+                         n);
     }
     buf[n] = '\0';
     *buf_out = buf;
@@ -218,8 +220,8 @@ enum ffn_status ffn_io_output_target(ffn_ctx_t ctx, const char *fn, const char *
         if (!S_ISREG(tb.st_mode)) {
             const enum ffn_status st = ffn_error(
                 ctx, FFN_STATUS_IO,
-                "%s: %s: a symbolic link to %s (%s); outputs are written only to regular files",
-                fn, path, ffn_io_mode_name((unsigned)tb.st_mode), target);
+                "%s: %s: a symbolic link to %s (%s); outputs are written only to regular files", fn,
+                path, ffn_io_mode_name((unsigned)tb.st_mode), target);
             free(target);
             return st;
         }

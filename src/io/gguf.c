@@ -203,9 +203,9 @@ static int ffn__cmp_gspan(const void *a, const void *b) {
 
 #define FFN__BAD(...) ffn_error(ctx, FFN_STATUS_BAD_FORMAT, __VA_ARGS__)
 // Out of memory while parsing (fn and path are locals of each step): which file, and where.
-#define FFN__OOM() \
-    ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading the header", \
-              fn, path)
+#define FFN__OOM()                                                                                 \
+    ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading the header", fn, \
+              path)
 
 // Step 1: the magic, the version and the two counts, each count checked against the bytes left.
 static enum ffn_status ffn__parse_header(ffn_ctx_t ctx, struct ffn_gguf *g, struct ffn__rd *r,

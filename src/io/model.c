@@ -138,15 +138,17 @@ static const char *ffn__scale_beside(const struct ffn_model *m, const char *name
     return NULL;
 }
 
-static enum ffn_status ffn__check_dtype(ffn_ctx_t ctx, const struct ffn_model *m,
-                                        const char *where, const struct ffn_file_tensor *t) {
+static enum ffn_status ffn__check_dtype(ffn_ctx_t ctx, const struct ffn_model *m, const char *where,
+                                        const struct ffn_file_tensor *t) {
     if (!t->name || ffn__weight_dtype_ok(t->dtype)) return FFN_STATUS_OK;
     char buf[FFN_IO_NAME_MAX + 16], hint[FFN_IO_NAME_MAX + 128] = "";
     const char *scale = ffn__scale_beside(m, t->name, buf, sizeof buf);
     const enum ffn_file_dtype dt = t->dtype;
     if (scale)
-        snprintf(hint, sizeof hint, "; the tensor %s beside it makes this a quantised checkpoint, "
-                 "which ffn does not dequantise", scale);
+        snprintf(hint, sizeof hint,
+                 "; the tensor %s beside it makes this a quantised checkpoint, "
+                 "which ffn does not dequantise",
+                 scale);
     else if (dt == FFN_FILE_DTYPE_I8 || dt == FFN_FILE_DTYPE_U8 || dt == FFN_FILE_DTYPE_F8_E4M3 ||
              dt == FFN_FILE_DTYPE_F8_E5M2 || dt == FFN_FILE_DTYPE_F8_E8M0)
         snprintf(hint, sizeof hint, "; a quantised checkpoint (its scales elsewhere)?");
@@ -326,8 +328,8 @@ static enum ffn_status ffn__alloc_layers(ffn_ctx_t ctx, struct ffn_model *m, con
     m->layers = calloc((size_t)n_ffn, sizeof *m->layers);
     if (!m->layers)
         return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
-                         "%s: %s: out of memory for the descriptions of %" PRId64
-                         " FFNs (%" PRId64 " layers x %" PRId64 " experts, %zu bytes each)",
+                         "%s: %s: out of memory for the descriptions of %" PRId64 " FFNs (%" PRId64
+                         " layers x %" PRId64 " experts, %zu bytes each)",
                          ffn__fn_model, path, n_ffn, n_layers, per, sizeof *m->layers);
     m->n_ffn = n_ffn;
     m->desc.n_layers = n_layers;

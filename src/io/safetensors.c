@@ -36,7 +36,7 @@ struct ffn_safetensors {
 
 static const char ffn__fn_open[] = "ffn_safetensors_open";
 // Out of memory while reading file `path` (the message names it).
-#define FFN__OOM(path) \
+#define FFN__OOM(path)                                                                 \
     ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: %s: out of memory while reading it", \
               ffn__fn_open, path)
 
@@ -162,9 +162,8 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
     const uint64_t hlen = ffn__le64(m->data);
     if (hlen > FFN_IO_ST_MAX_HEADER)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
-                         "%s: %s: header length %" PRIu64 " exceeds the 100 MB limit%s", fn,
-                         what, hlen,
-                         kind == FFN_IO_KIND_UNKNOWN ? " (not a safetensors file?)" : "");
+                         "%s: %s: header length %" PRIu64 " exceeds the 100 MB limit%s", fn, what,
+                         hlen, kind == FFN_IO_KIND_UNKNOWN ? " (not a safetensors file?)" : "");
     if (hlen > m->size - FFN_ST_LEN_BYTES)
         return ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
                          "%s: %s: header length %" PRIu64
@@ -184,8 +183,7 @@ static enum ffn_status ffn__parse_shard(ffn_ctx_t ctx, struct ffn_safetensors *s
     int64_t n_entries = 0;
     for (const cJSON *e = root->child; e; e = e->next) n_entries++;
     struct ffn__span *spans = malloc((size_t)(n_entries ? n_entries : 1) * sizeof *spans);
-    stt = spans ? ffn__grow(ctx, st, n_entries)
-                : FFN__OOM(what);
+    stt = spans ? ffn__grow(ctx, st, n_entries) : FFN__OOM(what);
     int64_t n_spans = 0;
     const int64_t first = st->n;
     for (const cJSON *e = root->child; e && !stt; e = e->next) {
@@ -367,8 +365,8 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
                           fn, index_path, mt->valuestring);
         else if (wm)
             s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
-                          "%s: %s: \"weight_map\" is not an object (tensor name -> shard file)",
-                          fn, index_path);
+                          "%s: %s: \"weight_map\" is not an object (tensor name -> shard file)", fn,
+                          index_path);
         else
             s = ffn_error(ctx, FFN_STATUS_BAD_FORMAT,
                           "%s: %s: a JSON file but not a shard index (no \"weight_map\" object)",
@@ -416,8 +414,7 @@ static enum ffn_status ffn__open_index(ffn_ctx_t ctx, struct ffn_safetensors *st
     }
     for (int64_t i = 0; i < uniq && !s; i++) {
         char *p = ffn_io_path_join(dir, names[i]);
-        s = p ? ffn__add_shard(ctx, st, p)
-              : FFN__OOM(index_path);
+        s = p ? ffn__add_shard(ctx, st, p) : FFN__OOM(index_path);
         if (!s) s = ffn__parse_shard(ctx, st, st->n_shards - 1, i == 0);
     }
     free(dir);

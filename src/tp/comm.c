@@ -150,9 +150,9 @@ enum ffn_status ffn_comm_allreduce_sum(ffn_ctx_t ctx, ffn_comm_t c, void *buf, e
         return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: the %s communicator does not sum %s%s",
                          fn, c->be->name, ffn_dtype_name(dtype),
                          c->be->act_dtypes == 1u << FFN_DTYPE_F32 ? " (f32 only)" : "");
-    static const enum ffn_comm_dtype map[FFN_DTYPE_COUNT] = {
-        [FFN_DTYPE_F32] = FFN_COMM_F32, [FFN_DTYPE_BF16] = FFN_COMM_BF16,
-        [FFN_DTYPE_F16] = FFN_COMM_F16};
+    static const enum ffn_comm_dtype map[FFN_DTYPE_COUNT] = {[FFN_DTYPE_F32] = FFN_COMM_F32,
+                                                             [FFN_DTYPE_BF16] = FFN_COMM_BF16,
+                                                             [FFN_DTYPE_F16] = FFN_COMM_F16};
     return ffn_comm_allreduce(ctx, c, buf, n, map[dtype], FFN_COMM_SUM, true);
 }
 

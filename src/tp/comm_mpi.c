@@ -9,10 +9,10 @@
 #include "tp/tp_impl.h"
 
 #ifdef FFN_HAVE_MPI
-#include <mpi.h>
+#    include <mpi.h>
 
 // MPI counts are int: larger buffers go in chunks of this many elements.
-#define FFN_MPI_CHUNK ((int64_t)1 << 30)
+#    define FFN_MPI_CHUNK ((int64_t)1 << 30)
 
 struct ffn__mpi {
     MPI_Comm comm;
@@ -69,10 +69,13 @@ static void ffn__mpi_destroy(struct ffn_comm *c) {
     c->impl = NULL;
 }
 
-static const struct ffn_comm_backend ffn__mpi_backend = {
-    .name = "mpi", .memory = FFN_BACKEND_CPU, .act_dtypes = 1u << FFN_DTYPE_F32,
-    .allreduce = ffn__mpi_allreduce, .broadcast = ffn__mpi_bcast, .sync = NULL,
-    .destroy = ffn__mpi_destroy};
+static const struct ffn_comm_backend ffn__mpi_backend = {.name = "mpi",
+                                                         .memory = FFN_BACKEND_CPU,
+                                                         .act_dtypes = 1u << FFN_DTYPE_F32,
+                                                         .allreduce = ffn__mpi_allreduce,
+                                                         .broadcast = ffn__mpi_bcast,
+                                                         .sync = NULL,
+                                                         .destroy = ffn__mpi_destroy};
 
 enum ffn_status ffn_comm_create_mpi(ffn_ctx_t ctx, const void *mpi_comm, ffn_comm_t *comm_out) {
     static const char fn[] = "ffn_comm_create_mpi";

@@ -18,19 +18,19 @@
 #include "tp/tp_impl.h"
 
 #if defined(FFN_HAVE_NCCL) && defined(FFN_HAVE_CUDA)
-#include <dlfcn.h>
-#include <sched.h>
-#include <time.h>
+#    include <dlfcn.h>
+#    include <sched.h>
+#    include <time.h>
 
-#include <cuda.h>  // driver-API types only
-#include <cuda_runtime_api.h>
-#include <nccl.h>
+#    include <cuda.h>  // driver-API types only
+#    include <cuda_runtime_api.h>
+#    include <nccl.h>
 
 // The host staging buffer of control calls without a control communicator: calls larger than
 // this go in pieces.
-#define FFN_NCCL_STAGE ((size_t)1 << 20)
+#    define FFN_NCCL_STAGE ((size_t)1 << 20)
 // bf16 all-reduces need NCCL 2.10.
-#define FFN_NCCL_MIN_VERSION 21000
+#    define FFN_NCCL_MIN_VERSION 21000
 
 // The NCCL functions ffn calls, resolved in the process at creation (typed from nccl.h).
 struct ffn__nccl_fns {
@@ -57,8 +57,8 @@ struct ffn__nccl {
     // Without a control communicator: FFN_NCCL_STAGE bytes of device memory and of pinned host
     // memory (pinned: the copies stay asynchronous, so a wait can watch errors and the timeout).
     void *stage, *hstage;
-    ffn__range_fn mem_range;   // cuMemGetAddressRange, or NULL
-    bool broken;               // a wait timed out: the communicator must be aborted by its owner
+    ffn__range_fn mem_range;  // cuMemGetAddressRange, or NULL
+    bool broken;              // a wait timed out: the communicator must be aborted by its owner
 };
 
 static double ffn__now(void) {
@@ -129,8 +129,9 @@ static enum ffn_status ffn__nccl_error(ffn_ctx_t ctx, const struct ffn__nccl *n,
 
 static enum ffn_status ffn__cuda_error(ffn_ctx_t ctx, const struct ffn__nccl *n, const char *what,
                                        cudaError_t e) {
-    return ffn_error(ctx, FFN_STATUS_BACKEND, "ffn_comm (nccl): %s failed on CUDA device %d: %s (%s)",
-                     what, n->device, cudaGetErrorString(e), cudaGetErrorName(e));
+    return ffn_error(ctx, FFN_STATUS_BACKEND,
+                     "ffn_comm (nccl): %s failed on CUDA device %d: %s (%s)", what, n->device,
+                     cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 // A call of a non-blocking communicator (ncclConfig_t.blocking = 0) may return ncclInProgress:
@@ -246,11 +247,10 @@ static enum ffn_status ffn__nccl_op(ffn_ctx_t ctx, struct ffn__nccl *n, void *bu
                                            [FFN_COMM_I64] = ncclInt64,
                                            [FFN_COMM_F16] = ncclFloat16};
     const cudaStream_t s = (cudaStream_t)ctx->stream;
-    const ncclResult_t r =
-        root < 0 ? n->f.all_reduce(buf, buf, count, types[dtype], op == FFN_COMM_SUM ? ncclSum
-                                                                                     : ncclMax,
-                                   n->comm, s)
-                 : n->f.broadcast(buf, buf, count, ncclInt8, (int)root, n->comm, s);
+    const ncclResult_t r = root < 0
+                               ? n->f.all_reduce(buf, buf, count, types[dtype],
+                                                 op == FFN_COMM_SUM ? ncclSum : ncclMax, n->comm, s)
+                               : n->f.broadcast(buf, buf, count, ncclInt8, (int)root, n->comm, s);
     const ncclResult_t done = ffn__nccl_settle(n, r);
     if (done != ncclSuccess)
         return ffn__nccl_error(ctx, n, root < 0 ? "ncclAllReduce" : "ncclBroadcast", done);
@@ -419,8 +419,10 @@ enum ffn_status ffn_comm_create_nccl(ffn_ctx_t ctx, const void *nccl_comm,
     else if ((r = n->f.count(nc, &size)) != ncclSuccess ||
              (r = n->f.user_rank(nc, &rank)) != ncclSuccess ||
              (r = n->f.cu_device(nc, &dev)) != ncclSuccess)
-        st = ffn__nccl_error(ctx, n, "reading the communicator (ncclCommCount, ncclCommUserRank, "
-                                     "ncclCommCuDevice)", r);
+        st = ffn__nccl_error(ctx, n,
+                             "reading the communicator (ncclCommCount, ncclCommUserRank, "
+                             "ncclCommCuDevice)",
+                             r);
     else if (dev != ctx->device)
         st = ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                        "%s: the NCCL communicator works on CUDA device %d; the context on device "
@@ -441,8 +443,8 @@ enum ffn_status ffn_comm_create_nccl(ffn_ctx_t ctx, const void *nccl_comm,
         // cuMemGetAddressRange, through the runtime (no link against libcuda): the buffer checks.
         void *fp = NULL;
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fp, 12000,
-                                             cudaEnableDefault, &q) == cudaSuccess &&
+        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fp, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
             q == cudaDriverEntryPointSuccess)
             n->mem_range = (ffn__range_fn)fp;
         (void)cudaGetLastError();

@@ -30,8 +30,8 @@ struct ffn_tp_block {
 // INVALID_ARG unless ctx computes where the block's buffers lie (the backend and device of the
 // context it was made with).
 static enum ffn_status ffn__check_ctx(ffn_ctx_t ctx, const char *fn, const struct ffn_tp_block *b) {
-    if (ctx->backend == b->mem.backend && (ctx->backend != FFN_BACKEND_CUDA ||
-                                           ctx->device == b->mem.device))
+    if (ctx->backend == b->mem.backend &&
+        (ctx->backend != FFN_BACKEND_CUDA || ctx->device == b->mem.device))
         return FFN_STATUS_OK;
     return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
                      "%s: the block was made on a %s context (device %d); this context is %s "
@@ -85,8 +85,8 @@ enum ffn_status ffn_tp_block_create(ffn_ctx_t ctx, ffn_comm_t comm, const struct
         if (b->bias_after) {
             // The bias is the tensor-parallel block's, not the local block's.
             const struct ffn_weight *bd = &weights->b_down;
-            const enum ffn_status ms = ffn_tp_mem_alloc(ctx, fn, (size_t)b->d_model * sizeof(float),
-                                                        (void **)&b->b_down);
+            const enum ffn_status ms =
+                ffn_tp_mem_alloc(ctx, fn, (size_t)b->d_model * sizeof(float), (void **)&b->b_down);
             if (ms)
                 st = ms;
             else if (!bd->data || ffn_dtype_size(bd->dtype) == 0)
@@ -151,9 +151,9 @@ void ffn_tp_block_destroy(ffn_tp_block_t b) {
 static enum ffn_status ffn__reduce(ffn_ctx_t ctx, struct ffn_tp_block *b,
                                    const struct ffn_tensor *t) {
     static const char fn[] = "ffn_tp_block";
-    static const enum ffn_comm_dtype cdt[FFN_DTYPE_COUNT] = {
-        [FFN_DTYPE_F32] = FFN_COMM_F32, [FFN_DTYPE_BF16] = FFN_COMM_BF16,
-        [FFN_DTYPE_F16] = FFN_COMM_F16};
+    static const enum ffn_comm_dtype cdt[FFN_DTYPE_COUNT] = {[FFN_DTYPE_F32] = FFN_COMM_F32,
+                                                             [FFN_DTYPE_BF16] = FFN_COMM_BF16,
+                                                             [FFN_DTYPE_F16] = FFN_COMM_F16};
     const int64_t rows = t->rows, d = b->d_model;
     if (rows == 0) return FFN_STATUS_OK;
     const size_t es = ffn_dtype_size(t->dtype), row = (size_t)d * es;
@@ -171,8 +171,7 @@ static enum ffn_status ffn__reduce(ffn_ctx_t ctx, struct ffn_tp_block *b,
     const size_t stride = (size_t)t->row_stride * es;
     enum ffn_status st = ffn_tp_mem_copy_rows(ctx, fn, b->pack, row, t->data, stride, rows, row);
     if (!st)
-        st = ffn_comm_allreduce(ctx, b->comm, b->pack, rows * d, cdt[t->dtype], FFN_COMM_SUM,
-                                true);
+        st = ffn_comm_allreduce(ctx, b->comm, b->pack, rows * d, cdt[t->dtype], FFN_COMM_SUM, true);
     if (!st) st = ffn_tp_mem_copy_rows(ctx, fn, t->data, stride, b->pack, row, rows, row);
     return st;
 }
@@ -182,12 +181,12 @@ static enum ffn_status ffn__check_act(ffn_ctx_t ctx, const char *fn, const char 
                                       const struct ffn_tp_block *b, const struct ffn_tensor *t) {
     if (!t) return ffn_error(ctx, FFN_STATUS_INVALID_ARG, "%s: %s is NULL", fn, name);
     if ((unsigned)t->dtype >= FFN_DTYPE_COUNT || !(b->comm->be->act_dtypes >> t->dtype & 1u))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: %s is %s; tensor-parallel blocks on the %s communicator "
-                         "reduce %s activations",
-                         fn, name, ffn_dtype_name(t->dtype), b->comm->be->name,
-                         b->comm->be->act_dtypes == 1u << FFN_DTYPE_F32 ? "f32"
-                                                                         : "f32, bf16 or f16");
+        return ffn_error(
+            ctx, FFN_STATUS_INVALID_ARG,
+            "%s: %s is %s; tensor-parallel blocks on the %s communicator "
+            "reduce %s activations",
+            fn, name, ffn_dtype_name(t->dtype), b->comm->be->name,
+            b->comm->be->act_dtypes == 1u << FFN_DTYPE_F32 ? "f32" : "f32, bf16 or f16");
     return FFN_STATUS_OK;
 }
 

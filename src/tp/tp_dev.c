@@ -11,11 +11,11 @@
 #include "tp/tp_impl.h"
 
 #ifdef FFN_HAVE_CUDA
-#include <cuda.h>  // driver-API types only
-#include <cuda_runtime_api.h>
+#    include <cuda.h>  // driver-API types only
+#    include <cuda_runtime_api.h>
 
-#include "cuda/cuda_device.h"
-#include "cuda/tp_cuda.h"
+#    include "cuda/cuda_device.h"
+#    include "cuda/tp_cuda.h"
 
 static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what,
                                      cudaError_t e) {
@@ -112,7 +112,7 @@ enum ffn_status ffn_tp_mem_check(ffn_ctx_t ctx, const char *fn, const char *name
                          fn, name, p, at.device, ctx->device);
     // The allocation's extent (cuMemGetAddressRange, through the runtime: no link against
     // libcuda), where the driver can tell.
-    typedef CUresult (*range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
+    typedef CUresult (*range_fn)(CUdeviceptr * base, size_t * size, CUdeviceptr ptr);
     void *fp = NULL;
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
     CUdeviceptr base = 0;
@@ -249,7 +249,8 @@ enum ffn_status ffn_tp_colsum(ffn_ctx_t ctx, const char *fn, void *g, enum ffn_d
     // A 16-bit gradient: the f32 value as above, rounded once by the library's conversion.
     float *t = malloc((size_t)d * sizeof *t);
     if (!t) return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
-    const struct ffn_tensor tg = ffn_tensor_vec(g, g_dtype, d), tf = ffn_tensor_vec(t, FFN_DTYPE_F32, d);
+    const struct ffn_tensor tg = ffn_tensor_vec(g, g_dtype, d),
+                            tf = ffn_tensor_vec(t, FFN_DTYPE_F32, d);
     enum ffn_status st = accumulate ? ffn_tensor_convert(ctx, &tf, &tg) : FFN_STATUS_OK;
     for (int64_t j = 0; j < d && !st; j++) {
         double s = 0.0;

@@ -299,9 +299,10 @@ enum ffn_status ffn_tp_model_shard(ffn_ctx_t ctx, const char *model_path, int64_
         if (!made && errno != EEXIST) break;
     }
     if (!made) {
-        st = ffn_error(ctx, FFN_STATUS_IO, "%s: cannot create a temporary folder %s beside %s "
-                       "(does the folder that holds it exist and is it writable?): %s", fn, tmp,
-                       out_dir, strerror(errno));
+        st = ffn_error(ctx, FFN_STATUS_IO,
+                       "%s: cannot create a temporary folder %s beside %s "
+                       "(does the folder that holds it exist and is it writable?): %s",
+                       fn, tmp, out_dir, strerror(errno));
         goto done;
     }
     tmp_made = true;

@@ -25,10 +25,10 @@ enum ffn_comm_op { FFN_COMM_SUM = 0, FFN_COMM_MAX };
 struct ffn_comm;
 
 struct ffn_comm_backend {
-    const char *name;             // "mpi", "nccl"
-    enum ffn_backend memory;      // where its own buffers lie: FFN_BACKEND_CPU (host memory) or
-                                  // FFN_BACKEND_CUDA (device memory, the calling context's stream)
-    unsigned act_dtypes;          // bit (1u << enum ffn_dtype) per dtype its SUM all-reduce takes
+    const char *name;         // "mpi", "nccl"
+    enum ffn_backend memory;  // where its own buffers lie: FFN_BACKEND_CPU (host memory) or
+                              // FFN_BACKEND_CUDA (device memory, the calling context's stream)
+    unsigned act_dtypes;      // bit (1u << enum ffn_dtype) per dtype its SUM all-reduce takes
     // In-place all-reduce of n elements of `dtype` with `op` (16-bit floats: sum only).
     enum ffn_status (*allreduce)(ffn_ctx_t ctx, struct ffn_comm *c, void *buf, int64_t n,
                                  enum ffn_comm_dtype dtype, enum ffn_comm_op op, bool host);

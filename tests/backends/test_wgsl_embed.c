@@ -51,9 +51,10 @@ int main(int argc, char **argv) {
         } else if (!emb || strlen(emb) != len || memcmp(emb, disk, len) != 0) {
             size_t k = 0;
             while (emb && k < len && emb[k] == disk[k]) k++;
-            FAIL("%s: embedded text differs from %s (first difference at byte %zu; lengths %zu "
-                 "embedded, %zu on disk)",
-                 name, path, k, emb ? strlen(emb) : 0, len);
+            FAIL(
+                "%s: embedded text differs from %s (first difference at byte %zu; lengths %zu "
+                "embedded, %zu on disk)",
+                name, path, k, emb ? strlen(emb) : 0, len);
         } else {
             printf("ok   %s: %zu bytes, identical to the file\n", name, len);
         }
@@ -62,8 +63,8 @@ int main(int argc, char **argv) {
         free(disk);
     }
     for (int j = 0; j < 2; j++) CHECK_EQ(seen[j], 1, "%s listed once", expected[j]);
-    CHECK(!ffn_wgsl_source("no_such.wgsl") && !ffn_wgsl_source(NULL) &&
-              !ffn_wgsl_file_name(-1) && !ffn_wgsl_file_name(count),
+    CHECK(!ffn_wgsl_source("no_such.wgsl") && !ffn_wgsl_source(NULL) && !ffn_wgsl_file_name(-1) &&
+              !ffn_wgsl_file_name(count),
           "unknown names/indices must give NULL");
     const char *src = ffn_wgsl_source("activation.wgsl");
     const char *entries[] = {"fn gelu_inplace(", "fn swiglu_combine(", "fn swiglu_backward_vec4(",

@@ -85,12 +85,15 @@ static float rnd_mult(unsigned long long *s) {
 
 // --- inputs -------------------------------------------------------------------------------------
 static const float SPECIAL_X[] = {
-    0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, -0.5f, 3.0f, -3.0f,
-    1e-40f, -1e-40f, 1e-30f, -1e-30f, 5.0f, -5.0f, 10.0f, -10.0f, 10.5f, 13.0f, -13.0f,
-    20.0f, -20.0f, 30.0f, -30.0f, 88.0f, -88.0f, -87.5f, -88.7f, -89.0f, -90.0f, -92.0f,
-    -95.0f, -100.0f, -103.0f, -104.0f, -110.0f, -150.0f, 150.0f, 1000.0f, -1000.0f,
-    1e10f, -1e10f, 1e30f, -1e30f, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, -1.2784645f,
-    -0.7517916f, -1.7677669f, 1.7677669f, -1.1932427f, 1.1932427f, -4.0406102f, 4.0406102f,
+    0.0f,        -0.0f,       INFINITY,    -INFINITY,   NAN,        1.0f,        -1.0f,
+    0.5f,        -0.5f,       3.0f,        -3.0f,       1e-40f,     -1e-40f,     1e-30f,
+    -1e-30f,     5.0f,        -5.0f,       10.0f,       -10.0f,     10.5f,       13.0f,
+    -13.0f,      20.0f,       -20.0f,      30.0f,       -30.0f,     88.0f,       -88.0f,
+    -87.5f,      -88.7f,      -89.0f,      -90.0f,      -92.0f,     -95.0f,      -100.0f,
+    -103.0f,     -104.0f,     -110.0f,     -150.0f,     150.0f,     1000.0f,     -1000.0f,
+    1e10f,       -1e10f,      1e30f,       -1e30f,      FLT_MAX,    -FLT_MAX,    FLT_MIN,
+    -FLT_MIN,    -1.2784645f, -0.7517916f, -1.7677669f, 1.7677669f, -1.1932427f, 1.1932427f,
+    -4.0406102f, 4.0406102f,
 };
 // Gates that combine with non-finite or zero multipliers without an underflow of act(gate)
 // in the double-precision reference (where act(g) * inf would turn into 0 * inf = NaN).
@@ -132,7 +135,8 @@ static int build_inputs(struct golden *g, enum kind kind, unsigned long long see
     int64_t k = 0;
     // sweep: x = every f16 value; multipliers random in ±[0.5, 2)
     for (int64_t i = 0; i < N_SWEEP; i++)
-        put(g, &k, n_in, ffn_f16_to_f32((uint16_t)i), (float)(rnd_sign(&s) * rnd_range(&s, 0.5, 2.0)),
+        put(g, &k, n_in, ffn_f16_to_f32((uint16_t)i),
+            (float)(rnd_sign(&s) * rnd_range(&s, 0.5, 2.0)),
             (float)(rnd_sign(&s) * rnd_range(&s, 0.5, 2.0)));
     // special values (and special pairs)
     for (int64_t i = 0; i < LEN(SPECIAL_X); i++) {
@@ -217,9 +221,16 @@ static int write_golden(const char *path, int f16, int64_t n, const int64_t seg[
         fprintf(stderr, "wgsl_golden: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    const uint32_t hdr[10] = {1,          (uint32_t)f16,   (uint32_t)n,      (uint32_t)n_in,
-                              (uint32_t)n_out, (uint32_t)seg[0], (uint32_t)seg[1], (uint32_t)seg[2],
-                              (uint32_t)seg[3], 0};
+    const uint32_t hdr[10] = {1,
+                              (uint32_t)f16,
+                              (uint32_t)n,
+                              (uint32_t)n_in,
+                              (uint32_t)n_out,
+                              (uint32_t)seg[0],
+                              (uint32_t)seg[1],
+                              (uint32_t)seg[2],
+                              (uint32_t)seg[3],
+                              0};
     const size_t es = f16 ? 2 : 4;
     int rc = write_all(f, GOLDEN_MAGIC, 8) | write_all(f, hdr, sizeof hdr);
     for (int j = 0; j < n_in; j++) rc |= write_all(f, in[j], es * (size_t)n);
@@ -299,13 +310,14 @@ static int do_kernel(ffn_ctx_t ctx, const char *dir, const struct kernel *kn, FI
         rc = write_golden(path, f16, n, g.seg, n_in, n_out, in, outp, scale, g.exact);
     }
     if (!rc) {
-        fprintf(manifest, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"act\": \"%s\", \"n\": %lld,",
-                first ? "" : ",", kn->name, KIND_NAMES[kn->kind], ffn_act_name(kn->act),
-                (long long)n);
+        fprintf(
+            manifest, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"act\": \"%s\", \"n\": %lld,",
+            first ? "" : ",", kn->name, KIND_NAMES[kn->kind], ffn_act_name(kn->act), (long long)n);
         fprintf(manifest, " \"segments\": [%lld, %lld, %lld, %lld],", (long long)g.seg[0],
                 (long long)g.seg[1], (long long)g.seg[2], (long long)g.seg[3]);
         fprintf(manifest, " \"inputs\": [");
-        for (int j = 0; j < n_in; j++) fprintf(manifest, "%s\"%s\"", j ? ", " : "", IN_NAMES[kn->kind][j]);
+        for (int j = 0; j < n_in; j++)
+            fprintf(manifest, "%s\"%s\"", j ? ", " : "", IN_NAMES[kn->kind][j]);
         fprintf(manifest, "], \"outputs\": [");
         for (int j = 0; j < n_out; j++)
             fprintf(manifest, "%s\"%s\"", j ? ", " : "", OUT_NAMES[kn->kind][j]);

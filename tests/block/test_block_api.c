@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
-#  include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "check.h"
@@ -79,7 +79,8 @@ static enum ffn_status run(const struct ffn_block_weights *w, const struct ffn_b
     struct ffn_tensor tdx = ffn_tensor_2d(r->dx, FFN_DTYPE_F32, T, D, D);
     struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
     g.gate_up = r->gw, g.down = r->gd, g.b_gate_up = r->gb, g.b_down = r->gbd;
-    if (!(st = ffn_block_forward(ctx, b, &ty, &tx, pol))) st = ffn_block_backward(ctx, b, &g, &tdx, &tdy);
+    if (!(st = ffn_block_forward(ctx, b, &ty, &tx, pol)))
+        st = ffn_block_backward(ctx, b, &g, &tdx, &tdy);
     ffn_block_destroy(b);
     return st;
 }
@@ -121,7 +122,7 @@ static void test_variants(void) {
     CHECK(run(&w, NULL, FFN_BLOCK_POLICY_RECOMPUTE, &r) == FFN_STATUS_OK, "1-thread run");
 #ifdef _OPENMP
     CHECK(omp_get_max_threads() == omp_before, "OpenMP threads %d after the call, %d before",
-           omp_get_max_threads(), omp_before);
+          omp_get_max_threads(), omp_before);
 #endif
     ffn_ctx_set_threads(ctx, 0);
     expect_close("1 thread y", ref.y, r.y, T * D, TOL_SAME);
@@ -142,11 +143,13 @@ static void test_variants(void) {
         for (int k = 0; k < D; k++) r_bd[k] = from(h_bd[k] = to(Bd[k]));
         struct ffn_block_weights wh = w, wr = w;
         wh.gate_up.data = h_gu, wh.down.data = h_d, wh.b_gate_up.data = h_b, wh.b_down.data = h_bd;
-        wh.gate_up.dtype = wh.down.dtype = wh.b_gate_up.dtype = wh.b_down.dtype = (enum ffn_dtype)dt;
+        wh.gate_up.dtype = wh.down.dtype = wh.b_gate_up.dtype = wh.b_down.dtype =
+            (enum ffn_dtype)dt;
         wr.gate_up.data = r_gu, wr.down.data = r_d, wr.b_gate_up.data = r_b, wr.b_down.data = r_bd;
         static struct result a, b2;
         CHECK(run(&wr, NULL, FFN_BLOCK_POLICY_SAVE, &a) == FFN_STATUS_OK, "rounded f32 run");
-        CHECK(run(&wh, NULL, FFN_BLOCK_POLICY_SAVE, &b2) == FFN_STATUS_OK, "%s run", ffn_dtype_name(dt));
+        CHECK(run(&wh, NULL, FFN_BLOCK_POLICY_SAVE, &b2) == FFN_STATUS_OK, "%s run",
+              ffn_dtype_name(dt));
         const double tol = dt == FFN_DTYPE_BF16 ? TOL_BF16 : 0.0;
         expect_close("half y", a.y, b2.y, T * D, tol);
         expect_close("half dx", a.dx, b2.dx, T * D, tol);
@@ -157,13 +160,14 @@ static void test_variants(void) {
         struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
         ffn_block_info(ctx, blk, T, &info);
         const size_t biases = (size_t)(2 * M + D) * sizeof(float);
-        const size_t want = dt == FFN_DTYPE_BF16 ? biases : (size_t)(3 * M * D) * sizeof(float) + biases;
+        const size_t want =
+            dt == FFN_DTYPE_BF16 ? biases : (size_t)(3 * M * D) * sizeof(float) + biases;
         CHECK(info.cache_bytes == want, "%s cache_bytes %zu, expected %zu", ffn_dtype_name(dt),
-               info.cache_bytes, want);
+              info.cache_bytes, want);
         CHECK(info.weight_bytes == (size_t)(3 * M * D + 2 * M + D) * 2, "weight_bytes %zu",
-               info.weight_bytes);
+              info.weight_bytes);
         CHECK(info.compute_dtype == (dt == FFN_DTYPE_BF16 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32),
-               "%s compute dtype %s", ffn_dtype_name(dt), ffn_dtype_name(info.compute_dtype));
+              "%s compute dtype %s", ffn_dtype_name(dt), ffn_dtype_name(info.compute_dtype));
         ffn_block_destroy(blk);
     }
 }
@@ -213,7 +217,7 @@ static void test_training_rules(void) {
     struct ffn_tensor tyx = ffn_tensor_2d(X + 3, FFN_DTYPE_F32, T - 1, D, D);
     struct ffn_tensor txs = ffn_tensor_2d(X, FFN_DTYPE_F32, T - 1, D, D);
     CHECK(ffn_block_forward(ctx, b, &tyx, &txs, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG,
-           "y overlapping x");
+          "y overlapping x");
     struct ffn_block_grads bad = FFN_BLOCK_GRADS_INIT;
     bad.gate = g1;  // a fused block has no separate gate
     ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_SAVE);
@@ -250,8 +254,9 @@ static void test_validation(void) {
     w.gate_up.rows = 343;
     w.gate_up.cols = D;
     CHECK(ffn_block_create(ctx, &s, &w, NULL, &b) == FFN_STATUS_INVALID_ARG, "odd rows");
-    CHECK(strstr(ffn_ctx_last_error(ctx), "gate_up has 343 rows; a fused gate/up needs an even count"),
-           "odd-row message");
+    CHECK(strstr(ffn_ctx_last_error(ctx),
+                 "gate_up has 343 rows; a fused gate/up needs an even count"),
+          "odd-row message");
     w.gate_up.rows = 2 * M + 2;
     CHECK(ffn_block_create(ctx, &s, &w, NULL, &b) == FFN_STATUS_INVALID_ARG, "wrong rows");
     w.gate_up.rows = 2 * M;
@@ -261,7 +266,8 @@ static void test_validation(void) {
     s.gate_up_layout = FFN_GATE_UP_BLOCKED;
     s.tp_groups = 5;
     CHECK(ffn_block_create(ctx, &s, &w, NULL, &b) == FFN_STATUS_INVALID_ARG, "tp_groups");
-    CHECK(strstr(ffn_ctx_last_error(ctx), "d_ff=48 is not a multiple of tp_groups=5"), "tp message");
+    CHECK(strstr(ffn_ctx_last_error(ctx), "d_ff=48 is not a multiple of tp_groups=5"),
+          "tp message");
     s = spec_fused();
     // Tensors the spec does not use, biases it does not have, missing bias data.
     w.gate = w.down;
@@ -306,10 +312,12 @@ static void test_validation(void) {
     static float y[T * D];
     struct ffn_tensor tx = ffn_tensor_2d(X, FFN_DTYPE_F16, T, D, D);
     struct ffn_tensor ty = ffn_tensor_2d(y, FFN_DTYPE_F32, T, D, D);
-    CHECK(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG, "f16 x");
+    CHECK(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG,
+          "f16 x");
     CHECK(strstr(ffn_ctx_last_error(ctx), "x is f16; blocks take f32 or bf16"), "f16 message");
     tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D - 1, D);
-    CHECK(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG, "width");
+    CHECK(ffn_block_forward(ctx, b, &ty, &tx, FFN_BLOCK_POLICY_NONE) == FFN_STATUS_INVALID_ARG,
+          "width");
     CHECK(strstr(ffn_ctx_last_error(ctx), "d_model=32"), "width message");
     // The matrix-multiply implementation is reported after a forward.
     tx = ffn_tensor_2d(X, FFN_DTYPE_F32, T, D, D);
@@ -349,22 +357,29 @@ static void test_validation(void) {
     info = (struct ffn_block_info)FFN_BLOCK_INFO_INIT;
     ffn_block_info(ctx, b, T, &info);
     CHECK(info.cache_bytes == (size_t)(3 * M * D) * 2 && info.compute_dtype == FFN_DTYPE_BF16,
-           "math bf16: cache %zu, compute %s", info.cache_bytes, ffn_dtype_name(info.compute_dtype));
+          "math bf16: cache %zu, compute %s", info.cache_bytes, ffn_dtype_name(info.compute_dtype));
     ffn_block_destroy(b);
 }
 
 static void test_sizing(void) {
     // Published widths: LLaMA-7B, LLaMA-2-70B, LLaMA-3-8B.
-    const struct { int64_t d; double mult; int64_t mo, want; } cases[] = {
-        {4096, 1.0, 256, 11008}, {8192, 1.3, 4096, 28672}, {4096, 1.3, 1024, 14336},
+    const struct {
+        int64_t d;
+        double mult;
+        int64_t mo, want;
+    } cases[] = {
+        {4096, 1.0, 256, 11008},
+        {8192, 1.3, 4096, 28672},
+        {4096, 1.3, 1024, 14336},
         {5120, 1.0, 256, 13824},  // LLaMA-13B
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         int64_t m = 0;
-        CHECK(ffn_block_size_rule(ctx, cases[k].d, cases[k].mult, cases[k].mo, &m) == FFN_STATUS_OK &&
-                   m == cases[k].want,
-               "d=%" PRId64 " x%g multiple_of=%" PRId64 ": m=%" PRId64 ", expected %" PRId64,
-               cases[k].d, cases[k].mult, cases[k].mo, m, cases[k].want);
+        CHECK(
+            ffn_block_size_rule(ctx, cases[k].d, cases[k].mult, cases[k].mo, &m) == FFN_STATUS_OK &&
+                m == cases[k].want,
+            "d=%" PRId64 " x%g multiple_of=%" PRId64 ": m=%" PRId64 ", expected %" PRId64,
+            cases[k].d, cases[k].mult, cases[k].mo, m, cases[k].want);
     }
     int64_t m;
     CHECK(ffn_block_size_rule(ctx, 0, 1.0, 256, &m) == FFN_STATUS_INVALID_ARG, "d 0");
@@ -377,7 +392,8 @@ static void test_sizing(void) {
     struct ffn_block_cost c = FFN_BLOCK_COST_INIT;
     CHECK(ffn_block_cost(ctx, &s, 512, FFN_DTYPE_F32, FFN_DTYPE_F32, &c) == FFN_STATUS_OK, "cost");
     CHECK(c.n_params == 2 * 768 * 3072 + 3072 + 768, "gpt2 params %" PRId64, c.n_params);
-    CHECK(c.flops_fwd == 2.0 * 512 * 768 * 3072 * 2 + 512.0 * (3072 + 768), "gpt2 flops %g", c.flops_fwd);
+    CHECK(c.flops_fwd == 2.0 * 512 * 768 * 3072 * 2 + 512.0 * (3072 + 768), "gpt2 flops %g",
+          c.flops_fwd);
     s = (struct ffn_block_spec)FFN_BLOCK_SPEC_INIT;
     s.d_model = 4096, s.d_ff = 11008;
     CHECK(ffn_block_cost(ctx, &s, 1, FFN_DTYPE_BF16, FFN_DTYPE_BF16, &c) == FFN_STATUS_OK, "cost");
@@ -480,26 +496,26 @@ static void test_from_layer(void) {
     l = layer_fused(FFN_FILE_DTYPE_F32, Wgu, Wd, Bgu, Bd);
     b = (ffn_block_t)&l;
     CHECK(ffn_block_create_from_layer(ctx, NULL, NULL, &b) == FFN_STATUS_INVALID_ARG && !b &&
-               strstr(ffn_ctx_last_error(ctx), "layer"),
-           "NULL layer");
+              strstr(ffn_ctx_last_error(ctx), "layer"),
+          "NULL layer");
     CHECK(ffn_block_create_from_layer(ctx, &l, NULL, NULL) == FFN_STATUS_INVALID_ARG,
-           "NULL block_out");
+          "NULL block_out");
     CHECK(ffn_block_create_from_layer(NULL, &l, NULL, &b) == FFN_STATUS_INVALID_ARG, "NULL ctx");
     struct ffn_model_layer bad = l;
     bad.down.shape[1] = M + 1;  // [d, m + 1]: does not fit d_ff
     CHECK(ffn_block_create_from_layer(ctx, &bad, NULL, &b) == FFN_STATUS_INVALID_ARG && !b,
-           "down of the wrong shape");
+          "down of the wrong shape");
     bad = l;
     bad.down.n_dims = 3;
     CHECK(ffn_block_create_from_layer(ctx, &bad, NULL, &b) == FFN_STATUS_INVALID_ARG && !b &&
-               strstr(ffn_ctx_last_error(ctx), "mlp.down_proj.weight"),
-           "3-d weight named in the message");
+              strstr(ffn_ctx_last_error(ctx), "mlp.down_proj.weight"),
+          "3-d weight named in the message");
     bad = layer_fused(FFN_FILE_DTYPE_F64, gu64, d64, bgu64, bd64);
     bad.gate_up.shape[0] = -1;
     CHECK(ffn_block_create_from_layer(ctx, &bad, NULL, &b) != FFN_STATUS_OK && !b,
-           "converted tensor with an invalid shape");
+          "converted tensor with an invalid shape");
     CHECK(forward_layer(&l, y) == FFN_STATUS_OK && !memcmp(y, ref.y, sizeof y),
-           "the good layer after the errors");
+          "the good layer after the errors");
 }
 
 int main(void) {

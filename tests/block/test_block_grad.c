@@ -13,10 +13,10 @@
 #include "block_ref.h"
 #include "check.h"
 
-#define D 6        // d_model
-#define M 8        // d_ff
-#define T 5        // tokens
-#define GROUPS 2   // tensor-parallel groups of the BLOCKED layout
+#define D 6       // d_model
+#define M 8       // d_ff
+#define T 5       // tokens
+#define GROUPS 2  // tensor-parallel groups of the BLOCKED layout
 #define SEED 20240611u
 // f32 GEMMs of length ≤ 8 on O(1) values: errors ~1e-6 relative to the largest entry.
 #define TOL_REL 1e-4
@@ -45,8 +45,9 @@ static void check_tol(const char *cfg, const char *what, int64_t k, double want,
     const double r = err / (tol_abs * (scale > 1 ? scale : 1));
     if (r > worst) worst = r;
     const double bound = tol_abs * (scale > 1 ? scale : 1) + tol_rel * fabs(want);
-    CHECK(err <= bound && !isnan(got), "%s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)",
-          cfg, what, k, want, got, err, scale);
+    CHECK(err <= bound && !isnan(got),
+          "%s %s[%" PRId64 "]: expected %.9g got %.9g (err %.3g, scale %.3g)", cfg, what, k, want,
+          got, err, scale);
 }
 
 // The dtypes of one run: weights, activations (x, y, dx, dy), gradients, saved pre-activations,
@@ -78,8 +79,11 @@ static double round_to(enum ffn_dtype dt, double v) {
 // n floats as dtype dt into dst (dst == src allowed for f32).
 static void *as_dtype(void *dst, const float *src, int64_t n, enum ffn_dtype dt) {
     for (int64_t k = 0; k < n; k++) {
-        if (dt == FFN_DTYPE_F32) ((float *)dst)[k] = src[k];
-        else ((uint16_t *)dst)[k] = dt == FFN_DTYPE_BF16 ? ffn_f32_to_bf16(src[k]) : ffn_f32_to_f16(src[k]);
+        if (dt == FFN_DTYPE_F32)
+            ((float *)dst)[k] = src[k];
+        else
+            ((uint16_t *)dst)[k] =
+                dt == FFN_DTYPE_BF16 ? ffn_f32_to_bf16(src[k]) : ffn_f32_to_f16(src[k]);
     }
     return dst;
 }
@@ -134,10 +138,10 @@ static void run_cfg(ffn_ctx_t ctx, struct refcase *rc, const struct cfg *c, cons
     for (int64_t j = 0; j < M; j++)
         for (int64_t i = 0; i < D; i++) {
             if (fused) {
-                wgu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, false, j), i, 0)] =
-                    (float)f->Wg[j * D + i];
-                wgu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, true, j), i, 0)] =
-                    (float)f->Wu[j * D + i];
+                wgu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, false, j), i,
+                            0)] = (float)f->Wg[j * D + i];
+                wgu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, true, j), i,
+                            0)] = (float)f->Wu[j * D + i];
             } else {
                 wg[ref_idx(c->o_first, M, D, j, i, 0)] = (float)f->Wg[j * D + i];
                 wu[ref_idx(c->o_first, M, D, j, i, 0)] = (float)f->Wu[j * D + i];
@@ -246,21 +250,31 @@ static void run_cfg(ffn_ctx_t ctx, struct refcase *rc, const struct cfg *c, cons
             const int64_t k = j * D + i;
             if (fused) {
                 check(name, "dW_gate(fused)", k, rc->gWg[k],
-                      ggu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, false, j), i, 0)], sg);
+                      ggu[ref_idx(c->o_first, 2 * M, D,
+                                  ref_fused_pos(c->layout, GROUPS, M, false, j), i, 0)],
+                      sg);
                 check(name, "dW_up(fused)", k, rc->gWu[k],
-                      ggu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, true, j), i, 0)], su);
+                      ggu[ref_idx(c->o_first, 2 * M, D,
+                                  ref_fused_pos(c->layout, GROUPS, M, true, j), i, 0)],
+                      su);
             } else {
-                if (f->gated) check(name, "dW_gate", k, rc->gWg[k], gg[ref_idx(c->o_first, M, D, j, i, 0)], sg);
+                if (f->gated)
+                    check(name, "dW_gate", k, rc->gWg[k], gg[ref_idx(c->o_first, M, D, j, i, 0)],
+                          sg);
                 check(name, "dW_up", k, rc->gWu[k], gu[ref_idx(c->o_first, M, D, j, i, 0)], su);
             }
-            check(name, "dW_down", i * M + j, rc->gWd[i * M + j], gd[ref_idx(c->o_down, D, M, i, j, 0)], sd);
+            check(name, "dW_down", i * M + j, rc->gWd[i * M + j],
+                  gd[ref_idx(c->o_down, D, M, i, j, 0)], sd);
         }
     if (f->bias) {
-        const double sbg = max_abs(rc->gbg, M), sbu = max_abs(rc->gbu, M), sbd = max_abs(rc->gbd, D);
+        const double sbg = max_abs(rc->gbg, M), sbu = max_abs(rc->gbu, M),
+                     sbd = max_abs(rc->gbd, D);
         for (int64_t j = 0; j < M; j++) {
             if (fused) {
-                check(name, "db_gate(fused)", j, rc->gbg[j], gbgu[ref_fused_pos(c->layout, GROUPS, M, false, j)], sbg);
-                check(name, "db_up(fused)", j, rc->gbu[j], gbgu[ref_fused_pos(c->layout, GROUPS, M, true, j)], sbu);
+                check(name, "db_gate(fused)", j, rc->gbg[j],
+                      gbgu[ref_fused_pos(c->layout, GROUPS, M, false, j)], sbg);
+                check(name, "db_up(fused)", j, rc->gbu[j],
+                      gbgu[ref_fused_pos(c->layout, GROUPS, M, true, j)], sbu);
             } else {
                 if (f->gated) check(name, "db_gate", j, rc->gbg[j], gbg[j], sbg);
                 check(name, "db_up", j, rc->gbu[j], gbu[j], sbu);
@@ -277,21 +291,26 @@ int main(void) {
     if (!CHECK_STATUS(ffn_ctx_create(NULL, &ctx), FFN_STATUS_OK)) return ffn_check_summary();
     printf("test_block_grad: seed %u, d=%d m=%d tokens=%d, isa %s\n", SEED, D, M, T,
            ffn_isa_name(ffn_ctx_isa(ctx)));
-    static const enum ffn_gate_up_layout layouts[] = {
-        FFN_GATE_UP_SEPARATE, FFN_GATE_UP_FUSED, FFN_GATE_UP_FUSED_UP_FIRST,
-        FFN_GATE_UP_INTERLEAVED, FFN_GATE_UP_BLOCKED};
+    static const enum ffn_gate_up_layout layouts[] = {FFN_GATE_UP_SEPARATE, FFN_GATE_UP_FUSED,
+                                                      FFN_GATE_UP_FUSED_UP_FIRST,
+                                                      FFN_GATE_UP_INTERLEAVED, FFN_GATE_UP_BLOCKED};
     static const char *const lname[] = {"separate", "fused", "up_first", "interleaved", "blocked"};
     static struct refcase rc;
     static const struct dtypes dsets[] = {
-        {"f32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, false},
+        {"f32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT,
+         false},
         // a bf16 checkpoint with f32 activations and gradients
-        {"w=bf16", FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, true},
+        {"w=bf16", FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32,
+         FFN_BLOCK_MATH_STRICT, true},
         // everything bf16
-        {"all-bf16", FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_BLOCK_MATH_STRICT, true},
+        {"all-bf16", FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16,
+         FFN_BLOCK_MATH_STRICT, true},
         // f32 weights computed in bf16 (opt-in), pre-activations saved in bf16
-        {"math=bf16", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_BF16, FFN_BLOCK_MATH_BF16, true},
+        {"math=bf16", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_BF16,
+         FFN_BLOCK_MATH_BF16, true},
         // f16 weights (an exact f32 copy, f32 GEMMs), bf16 activations, bf16 gradients
-        {"w=f16", FFN_DTYPE_F16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, true},
+        {"w=f16", FFN_DTYPE_F16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_F32,
+         FFN_BLOCK_MATH_STRICT, true},
     };
     int n_cfg = 0;
     for (size_t di = 0; di < FFN_ARRAY_LEN_T(dsets); di++) {
@@ -302,7 +321,8 @@ int main(void) {
                     // Logical weights and data; FD gradients of the reference loss.
                     struct ref_ffn *f = &rc.f;
                     static double Wg[M * D], Wu[M * D], Wd[D * M], bg[M], bu[M], bd[D];
-                    *f = (struct ref_ffn){D, M, (enum ffn_act)act, gated, bias, Wg, Wu, Wd, bg, bu, bd};
+                    *f = (struct ref_ffn){D,  M, (enum ffn_act)act, gated, bias, Wg, Wu, Wd, bg,
+                                          bu, bd};
                     for (int k = 0; k < M * D; k++) {
                         Wg[k] = 0.6 * rnd();
                         Wu[k] = 0.6 * rnd();
@@ -325,14 +345,17 @@ int main(void) {
                     }
                     for (int k = 0; k < M; k++) bg[k] = (float)bg[k], bu[k] = (float)bu[k];
                     for (int k = 0; k < D; k++) bd[k] = (float)bd[k];
-                    for (int k = 0; k < T * D; k++) rc.x[k] = (float)rc.x[k], rc.dy[k] = (float)rc.dy[k];
+                    for (int k = 0; k < T * D; k++)
+                        rc.x[k] = (float)rc.x[k], rc.dy[k] = (float)rc.dy[k];
                     // The values the library reads: weights in their stored dtype (math=bf16 rounds
                     // f32 weights inside: the tolerance covers it), activations in theirs.
                     cur_dt = &dsets[di];
                     const enum ffn_dtype wdt = cur_dt->w, adt = cur_dt->act;
                     for (int k = 0; k < M * D; k++)
-                        Wg[k] = round_to(wdt, Wg[k]), Wu[k] = round_to(wdt, Wu[k]), Wd[k] = round_to(wdt, Wd[k]);
-                    for (int k = 0; k < M; k++) bg[k] = round_to(wdt, bg[k]), bu[k] = round_to(wdt, bu[k]);
+                        Wg[k] = round_to(wdt, Wg[k]), Wu[k] = round_to(wdt, Wu[k]),
+                        Wd[k] = round_to(wdt, Wd[k]);
+                    for (int k = 0; k < M; k++)
+                        bg[k] = round_to(wdt, bg[k]), bu[k] = round_to(wdt, bu[k]);
                     for (int k = 0; k < D; k++) bd[k] = round_to(wdt, bd[k]);
                     for (int k = 0; k < T * D; k++)
                         rc.x[k] = round_to(adt, rc.x[k]), rc.dy[k] = round_to(adt, rc.dy[k]);
@@ -353,13 +376,15 @@ int main(void) {
                         for (int of = 0; of < 2; of++)
                             for (int od = 0; od < 2; od++)
                                 for (int pol = 0; pol < 2; pol++) {
-                                    const struct cfg c = {layouts[li], (enum ffn_weight_orient)of,
-                                                          (enum ffn_weight_orient)od,
-                                                          pol ? FFN_BLOCK_POLICY_RECOMPUTE
-                                                              : FFN_BLOCK_POLICY_SAVE};
+                                    const struct cfg c = {
+                                        layouts[li], (enum ffn_weight_orient)of,
+                                        (enum ffn_weight_orient)od,
+                                        pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE};
                                     char name[160];
-                                    snprintf(name, sizeof name, "[%s %s %s bias=%d %s first=%s down=%s %s]",
-                                             cur_dt->name, gated ? ffn_glu_name((enum ffn_act)act)
+                                    snprintf(name, sizeof name,
+                                             "[%s %s %s bias=%d %s first=%s down=%s %s]",
+                                             cur_dt->name,
+                                             gated ? ffn_glu_name((enum ffn_act)act)
                                                    : ffn_act_name((enum ffn_act)act),
                                              gated ? "gated" : "plain", bias,
                                              gated ? lname[li] : "-", of ? "in_out" : "out_in",

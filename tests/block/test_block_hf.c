@@ -48,9 +48,9 @@ static ffn_ctx_t ctx;
 
 // Looks up `name` (f32) in st; fills view and element count.
 static bool get(ffn_safetensors_t st, const char *name, struct ffn_file_tensor *t) {
-    return CHECK(ffn_safetensors_find(ctx, st, name, t) == FFN_STATUS_OK &&
-                     t->dtype == FFN_FILE_DTYPE_F32,
-                 "tensor '%s' missing or not F32", name);
+    return CHECK(
+        ffn_safetensors_find(ctx, st, name, t) == FFN_STATUS_OK && t->dtype == FFN_FILE_DTYPE_F32,
+        "tensor '%s' missing or not F32", name);
 }
 
 static int64_t numel(const struct ffn_file_tensor *t) {
@@ -73,8 +73,8 @@ static void compare(const char *what, const float *want, const float *got, int64
     for (int64_t k = 0; k < n; k++) {
         const double err = fabs((double)got[k] - want[k]);
         worst = err / (scale > 0 ? scale : 1) > worst ? err / (scale > 0 ? scale : 1) : worst;
-        CHECK(err <= TOL_ABS * scale + TOL_REL * fabs(want[k]), "%s[%" PRId64 "]: expected %.9g got %.9g",
-              what, k, want[k], got[k]);
+        CHECK(err <= TOL_ABS * scale + TOL_REL * fabs(want[k]),
+              "%s[%" PRId64 "]: expected %.9g got %.9g", what, k, want[k], got[k]);
     }
     printf("  %-26s max |err| / max |ref| = %.2e\n", what, worst);
 }
@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
     char path[4096];
     ffn_safetensors_t model = NULL, io = NULL;
     snprintf(path, sizeof path, "%s/model.safetensors", argv[1]);
-    if (!CHECK(!ffn_safetensors_open(ctx, path, &model), "open %s", path)) return ffn_check_summary();
+    if (!CHECK(!ffn_safetensors_open(ctx, path, &model), "open %s", path))
+        return ffn_check_summary();
     snprintf(path, sizeof path, "%s/io.safetensors", argv[1]);
     if (!CHECK(!ffn_safetensors_open(ctx, path, &io), "open %s", path)) return ffn_check_summary();
     const char *module = ffn_safetensors_metadata(io, "module");
@@ -141,8 +142,10 @@ int main(int argc, char **argv) {
     if (!CHECK(!ffn_block_create(ctx, &spec, &w, NULL, &blk), "create")) return ffn_check_summary();
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
     ffn_block_info(ctx, blk, T, &info);
-    printf("  d=%" PRId64 " m=%" PRId64 " tokens=%" PRId64 ", %" PRId64 " params, cache %zu bytes "
-           "(f32 weights are used in place)\n", d, m, T, info.n_params, info.cache_bytes);
+    printf("  d=%" PRId64 " m=%" PRId64 " tokens=%" PRId64 ", %" PRId64
+           " params, cache %zu bytes "
+           "(f32 weights are used in place)\n",
+           d, m, T, info.n_params, info.cache_bytes);
     CHECK_EQ(info.cache_bytes, 0, "an f32 checkpoint is used in place, not copied");
 
     float *grads[8] = {0};
@@ -150,13 +153,15 @@ int main(int argc, char **argv) {
         if (names[k]) grads[k] = calloc((size_t)numel(&wt[k]), sizeof(float));
         if (names[k] && a->bias) grads[4 + k] = calloc((size_t)numel(&bt[k]), sizeof(float));
     }
-    float *yo = malloc((size_t)(T * d) * sizeof(float)), *dxo = malloc((size_t)(T * d) * sizeof(float));
+    float *yo = malloc((size_t)(T * d) * sizeof(float)),
+          *dxo = malloc((size_t)(T * d) * sizeof(float));
     struct ffn_tensor tx = ffn_tensor_2d((void *)x.data, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor ty = ffn_tensor_2d(yo, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor tdy = ffn_tensor_2d((void *)dy.data, FFN_DTYPE_F32, T, d, d);
     struct ffn_tensor tdx = ffn_tensor_2d(dxo, FFN_DTYPE_F32, T, d, d);
     for (int pol = 0; pol < 2; pol++) {
-        const enum ffn_block_policy policy = pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
+        const enum ffn_block_policy policy =
+            pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
         printf(" policy %s\n", pol ? "recompute" : "save");
         struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
         g.gate = grads[0], g.up = grads[1], g.gate_up = grads[2], g.down = grads[3];

@@ -18,12 +18,13 @@
 
 struct ffn__fmt {
     const char *name;
-    int prec, emin;   // significand bits; exponent of the smallest normal binade
-    double overflow;  // |v| ≥ overflow rounds to inf
+    int prec, emin;       // significand bits; exponent of the smallest normal binade
+    double overflow;      // |v| ≥ overflow rounds to inf
     double spacing[256];  // target spacing for each f32 biased exponent
 };
 
-static void ffn__fmt_init(struct ffn__fmt *f, const char *name, int prec, int emin, double overflow) {
+static void ffn__fmt_init(struct ffn__fmt *f, const char *name, int prec, int emin,
+                          double overflow) {
     f->name = name;
     f->prec = prec;
     f->emin = emin;
@@ -63,8 +64,8 @@ static void ffn__check_one(const struct ffn__fmt *f, float x) {
     if (isnan(x)) {
         const uint16_t quiet = f->prec == 8 ? 0x0040 : 0x0200;
         if (!(isnan(got) && (bits & quiet) && (bool)signbit(got) == (bool)signbit(x)))
-            FAIL("%s(NaN %08x) = %04x: not a quiet NaN of the same sign", f->name,
-                           ffn_f32_bits(x), bits);
+            FAIL("%s(NaN %08x) = %04x: not a quiet NaN of the same sign", f->name, ffn_f32_bits(x),
+                 bits);
         return;
     }
     const double want = ffn__expect(f, x);
@@ -108,12 +109,12 @@ int main(int argc, char **argv) {
             if (isnan(want)) {
                 const uint16_t quiet = b ? 0x0040 : 0x0200;
                 CHECK(isnan(v) && (bool)signbit(v) == (h >> 15) && (back & quiet) &&
-                                       (back >> 15) == (h >> 15) &&
-                                       isnan(b ? ffn_bf16_to_f32(back) : ffn_f16_to_f32(back)),
-                               "%s NaN %04x -> %a -> %04x", name, h, v, back);
+                          (back >> 15) == (h >> 15) &&
+                          isnan(b ? ffn_bf16_to_f32(back) : ffn_f16_to_f32(back)),
+                      "%s NaN %04x -> %a -> %04x", name, h, v, back);
             } else {
                 CHECK(v == want && !signbit(v) == !signbit(want), "%s %04x decodes to %a, want %a",
-                               name, h, v, want);
+                      name, h, v, want);
                 CHECK(back == h, "%s %04x -> %a -> %04x", name, h, v, back);
             }
         }

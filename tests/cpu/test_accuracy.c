@@ -95,24 +95,23 @@ static void ffn__compare(struct ffn__run *R, int c, enum ffn_kop op, int out, co
         const double err = ffn_ulp_error(op, out, R->act, odt, g, exact[i], x[i], a1, a2);
         ffn__stat_add(&st, err, x[i]);
         CHECK(err <= bound,
-                       "%s %s %s %s->%s [%s] i=%lld x=%a m1=%a m2=%a: expected %a, got %a "
-                       "(%.3g ulp > %g)",
-                       ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
-                       ffn_dtype_name(odt), R->ctx[c].label, (long long)i, x[i], a1, a2, exact[i],
-                       g, err, bound);
+              "%s %s %s %s->%s [%s] i=%lld x=%a m1=%a m2=%a: expected %a, got %a "
+              "(%.3g ulp > %g)",
+              ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
+              ffn_dtype_name(odt), R->ctx[c].label, (long long)i, x[i], a1, a2, exact[i], g, err,
+              bound);
         if (ref && !R->ctx[c].accurate)
             CHECK(err <= FFN__REF_BOUND,
-                           "%s %s %s %s->%s scalar reference i=%lld x=%a: expected %a, got %a "
-                           "(%.3g ulp > %g: not correctly rounded from double)",
-                           ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
-                           ffn_dtype_name(odt), (long long)i, x[i], exact[i], g, err,
-                           FFN__REF_BOUND);
+                  "%s %s %s %s->%s scalar reference i=%lld x=%a: expected %a, got %a "
+                  "(%.3g ulp > %g: not correctly rounded from double)",
+                  ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
+                  ffn_dtype_name(odt), (long long)i, x[i], exact[i], g, err, FFN__REF_BOUND);
     }
     char kl[64];
     printf("  %-10s %-7s %-5s %4s->%-4s %-26s n=%-8lld max %8.4f ulp (bound %g) at x=%.9g\n",
-           ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt),
-           ffn_dtype_name(odt), ffn_test_kernel_label(&R->ctx[c], op, R->act, kl, sizeof kl),
-           (long long)st.n, st.max_ulp, bound, (double)st.x_at_max);
+           ffn_act_name(R->act), ffn__op_names[op], what, ffn_dtype_name(idt), ffn_dtype_name(odt),
+           ffn_test_kernel_label(&R->ctx[c], op, R->act, kl, sizeof kl), (long long)st.n,
+           st.max_ulp, bound, (double)st.x_at_max);
 }
 
 // --- unary: y = act(x) and dx = dy·act'(x) over a set of inputs ---------------------------------
@@ -137,8 +136,8 @@ static void ffn__unary(struct ffn__run *R, enum ffn_dtype idt, const void *xs, c
     for (int dir = 0; dir < 2; dir++) {
         const enum ffn_kop op = dir ? FFN_KOP_ACT_BWD : FFN_KOP_ACT_FWD;
         for (int64_t i = 0; i < n; i++)
-            exact[i] = ffn_oracle_eval(&R->oracle, R->act, dir, xf[i], dir ? dyf[i] : 1.0f, 1.0f,
-                                       NULL);
+            exact[i] =
+                ffn_oracle_eval(&R->oracle, R->act, dir, xf[i], dir ? dyf[i] : 1.0f, 1.0f, NULL);
         const float *m1 = dir ? dyf : NULL;
         for (int c = 0; c < R->n_ctx; c++) {
             if (ffn__duplicate(R, c, op)) continue;
@@ -147,8 +146,7 @@ static void ffn__unary(struct ffn__run *R, enum ffn_dtype idt, const void *xs, c
             struct ffn_tensor ty = ffn_tensor_vec(outf, FFN_DTYPE_F32, n);
             enum ffn_status st = dir ? ffn_act_backward(ctx, R->act, &ty, &tx32, &tdy32)
                                      : ffn_act_forward(ctx, R->act, &ty, &tx32);
-            CHECK(st == FFN_STATUS_OK, "call failed: %s",
-                           ffn_ctx_last_error(ctx));
+            CHECK(st == FFN_STATUS_OK, "call failed: %s", ffn_ctx_last_error(ctx));
             ffn__compare(R, c, op, 0, dir ? "dx" : "y", FFN_DTYPE_F32, FFN_DTYPE_F32, n, outf,
                          exact, xf, m1, NULL);
             if (idt == FFN_DTYPE_F32) continue;
@@ -158,10 +156,8 @@ static void ffn__unary(struct ffn__run *R, enum ffn_dtype idt, const void *xs, c
                 ty = ffn_tensor_vec(outs, odt, n);
                 st = dir ? ffn_act_backward(ctx, R->act, &ty, &tx, &tdy)
                          : ffn_act_forward(ctx, R->act, &ty, &tx);
-                CHECK(st == FFN_STATUS_OK, "call failed: %s",
-                               ffn_ctx_last_error(ctx));
-                ffn__compare(R, c, op, 0, dir ? "dx" : "y", idt, odt, n, outs, exact, xf, m1,
-                             NULL);
+                CHECK(st == FFN_STATUS_OK, "call failed: %s", ffn_ctx_last_error(ctx));
+                ffn__compare(R, c, op, 0, dir ? "dx" : "y", idt, odt, n, outs, exact, xf, m1, NULL);
             }
         }
     }
@@ -231,14 +227,12 @@ static void ffn__gated(struct ffn__run *R, int64_t n) {
                 enum ffn_status st;
                 if (!dup_fwd) {
                     st = ffn_glu_forward(ctx, R->act, &th, &tg, &tu);
-                    CHECK(st == FFN_STATUS_OK, "glu_forward failed: %s",
-                                   ffn_ctx_last_error(ctx));
+                    CHECK(st == FFN_STATUS_OK, "glu_forward failed: %s", ffn_ctx_last_error(ctx));
                     ffn__compare(R, c, FFN_KOP_GLU_FWD, 0, "h", dt, odt, n, o1, eh, g, u, NULL);
                 }
                 if (!dup_bwd) {
                     st = ffn_glu_backward(ctx, R->act, &th, &tdu, &tg, &tu, &td);
-                    CHECK(st == FFN_STATUS_OK, "glu_backward failed: %s",
-                                   ffn_ctx_last_error(ctx));
+                    CHECK(st == FFN_STATUS_OK, "glu_backward failed: %s", ffn_ctx_last_error(ctx));
                     ffn__compare(R, c, FFN_KOP_GLU_BWD, 0, "dgate", dt, odt, n, o1, edg, g, u, d);
                     ffn__compare(R, c, FFN_KOP_GLU_BWD, 1, "dup", dt, odt, n, o2, edu, g, d, NULL);
                 }
@@ -253,8 +247,9 @@ static void ffn__gated(struct ffn__run *R, int64_t n) {
 // --- main ---------------------------------------------------------------------------------------
 
 static int ffn__usage(void) {
-    printf("usage: test_accuracy --act NAME --set bf16|f16|f32|hard|glu [--set ...] "
-           "[--stride N] [--n-glu N]\n");
+    printf(
+        "usage: test_accuracy --act NAME --set bf16|f16|f32|hard|glu [--set ...] "
+        "[--stride N] [--n-glu N]\n");
     return 2;
 }
 
@@ -308,7 +303,8 @@ int main(int argc, char **argv) {
             free(xf);
         } else if (!strcmp(sets[s], "f32") || !strcmp(sets[s], "hard")) {
             const bool hard = sets[s][0] == 'h';
-            const int64_t n = hard ? ffn_inputs_hard(NULL, 0) : ffn_inputs_strided(NULL, 0, stride, 0);
+            const int64_t n =
+                hard ? ffn_inputs_hard(NULL, 0) : ffn_inputs_strided(NULL, 0, stride, 0);
             float *xf = ffn_test_alloc((size_t)n * 4);
             if (hard)
                 ffn_inputs_hard(xf, n);
@@ -329,8 +325,8 @@ int main(int argc, char **argv) {
     printf("oracle: %lld evaluations, %lld needed more than %d bits, %lld undecided\n",
            (long long)R.oracle.n_eval, (long long)R.oracle.n_retry, FFN_ORACLE_PREC0,
            (long long)R.oracle.n_unsure);
-    CHECK(R.oracle.n_unsure == 0,
-                   "the oracle could not round %lld values correctly", (long long)R.oracle.n_unsure);
+    CHECK(R.oracle.n_unsure == 0, "the oracle could not round %lld values correctly",
+          (long long)R.oracle.n_unsure);
     ffn_oracle_clear(&R.oracle);
     ffn_test_contexts_free(R.ctx, R.n_ctx);
     return ffn_check_summary();

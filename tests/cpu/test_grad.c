@@ -43,8 +43,8 @@ static int64_t ffn__inputs(float *xs) {
     int64_t n = 0;
     for (int i = 0; i < FFN__GRID_N; i++)
         xs[n++] = (float)(FFN__GRID_LO + (FFN__GRID_HI - FFN__GRID_LO) * i / (FFN__GRID_N - 1));
-    static const float extra[] = {-90.0f, -50.0f, -20.0f, -15.5f, 15.5f, 20.0f, 50.0f, 90.0f,
-                                  1e-3f,  -1e-3f, 0.3f,   -0.3f};
+    static const float extra[] = {-90.0f, -50.0f, -20.0f, -15.5f, 15.5f, 20.0f,
+                                  50.0f,  90.0f,  1e-3f,  -1e-3f, 0.3f,  -0.3f};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) xs[n++] = extra[i];
     for (int a = 0; a < FFN_ACT_COUNT; a++) {
         const double z = ffn_dact_zero((enum ffn_act)a);
@@ -93,12 +93,13 @@ int main(void) {
             const double rel = scale > 0 ? fabs(fd[i] - d) / scale : fabs(fd[i] - d);
             worst = fmax(worst, rel);
             CHECK(rel <= FFN__FD_REL_TOL,
-                           "%s'(%a): reference %.17g, finite differences %.17g (rel %.3g)",
-                           ffn_act_name(act), xs[i], d, fd[i], rel);
+                  "%s'(%a): reference %.17g, finite differences %.17g (rel %.3g)",
+                  ffn_act_name(act), xs[i], d, fd[i], rel);
         }
-        printf("  %-10s reference vs finite differences: max rel error %.3g (%lld of %lld points "
-               "not measurable)\n",
-               ffn_act_name(act), worst, (long long)skipped, (long long)n);
+        printf(
+            "  %-10s reference vs finite differences: max rel error %.3g (%lld of %lld points "
+            "not measurable)\n",
+            ffn_act_name(act), worst, (long long)skipped, (long long)n);
         CHECK(skipped < n / 4, "%s: too few measurable points", ffn_act_name(act));
 
         // 2. The backward kernels of every ISA.
@@ -118,7 +119,7 @@ int main(void) {
                                                xs[i], 1.0f, 1.0f);
                 wdx = fmax(wdx, e);
                 CHECK(e <= bound, "[%s] %s dx(%a) = %a, finite differences %.9g (%.3g ulp)",
-                               c[k].label, ffn_act_name(act), xs[i], o1[i], fd[i], e);
+                      c[k].label, ffn_act_name(act), xs[i], o1[i], fd[i], e);
             }
             // dgate = dh·up·act'(g) against dh·up·fd; dup = dh·act(g) against dh·∂(act(g)·u)/∂u.
             ffn_glu_backward(c[k].ctx, act, &to1, &to2, &tx, &tu, &td);
@@ -129,20 +130,21 @@ int main(void) {
                 // act(g)·u is linear in u: the differences are exact up to rounding (h = 2^-10·|u|).
                 const double hu = 0x1p-10 * fabs((double)up[i]);
                 const double fdu = (ffn_ref_act(act, xs[i]) * (up[i] + hu) -
-                                    ffn_ref_act(act, xs[i]) * (up[i] - hu)) / (2 * hu);
+                                    ffn_ref_act(act, xs[i]) * (up[i] - hu)) /
+                                   (2 * hu);
                 const double eu = ffn_ulp_error(FFN_KOP_GLU_BWD, 1, act, FFN_DTYPE_F32, o2[i],
                                                 (double)dh[i] * fdu, xs[i], dh[i], 1.0f);
                 wdg = fmax(wdg, eg);
                 wdu = fmax(wdu, eu);
                 CHECK(eg <= bound && eu <= bound,
-                               "[%s] %s gate=%a up=%a dh=%a: dgate %a (%.3g ulp), dup %a (%.3g ulp)",
-                               c[k].label, ffn_act_name(act), xs[i], up[i], dh[i], o1[i], eg, o2[i],
-                               eu);
+                      "[%s] %s gate=%a up=%a dh=%a: dgate %a (%.3g ulp), dup %a (%.3g ulp)",
+                      c[k].label, ffn_act_name(act), xs[i], up[i], dh[i], o1[i], eg, o2[i], eu);
             }
             char kl[64];
             printf("  %-10s %-28s dx %.3f  dgate %.3f  dup %.3f ulp vs finite differences\n",
-                   ffn_act_name(act), ffn_test_kernel_label(&c[k], FFN_KOP_ACT_BWD, act, kl, sizeof kl),
-                   wdx, wdg, wdu);
+                   ffn_act_name(act),
+                   ffn_test_kernel_label(&c[k], FFN_KOP_ACT_BWD, act, kl, sizeof kl), wdx, wdg,
+                   wdu);
         }
     }
     ffn_test_contexts_free(c, nc);

@@ -21,10 +21,10 @@
 #include "testutil.h"
 
 #define FFN__SEED 0x7e57c0ffee5eedull
-#define FFN__GUARD 64          // guard bytes on each side of every output
+#define FFN__GUARD 64  // guard bytes on each side of every output
 #define FFN__GUARD_BYTE 0xa5
 #define FFN__MAX_N (16384 + 17)
-#define FFN__POS_N 70          // the position-independence check's length
+#define FFN__POS_N 70  // the position-independence check's length
 #define FFN__PARITY_N 4096
 #define FFN__PRINT_PER_KERNEL 4
 
@@ -127,11 +127,11 @@ static bool ffn__buf_guards_ok(const struct ffn__buf *b) {
 // --- input values --------------------------------------------------------------------------------
 
 static const float ffn__specials[] = {
-    0.0f,       -0.0f,     INFINITY,   -INFINITY, NAN,        -NAN,       150.0f,    -150.0f,
-    1000.0f,    -1000.0f,  -88.0f,     -92.0f,    -100.0f,    -104.0f,    88.72f,    -87.33f,
-    0x1p-149f,  -0x1p-149f, 0x1.fffffcp-127f, -0x1p-130f, 0x1p-126f, -0x1p-126f, 3e38f, -3e38f,
-    20.0f,      -20.0f,    -1.2784645f, -0.75179f, 1e-7f,     -1e-7f,     5.0f,      -5.0f,
-    2e13f,      -2e13f,    65504.0f,  -65504.0f,  65520.0f,   1.0f,       -1.0f,     0.5f,
+    0.0f,      -0.0f,      INFINITY,         -INFINITY,  NAN,       -NAN,       150.0f, -150.0f,
+    1000.0f,   -1000.0f,   -88.0f,           -92.0f,     -100.0f,   -104.0f,    88.72f, -87.33f,
+    0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f, -0x1p-130f, 0x1p-126f, -0x1p-126f, 3e38f,  -3e38f,
+    20.0f,     -20.0f,     -1.2784645f,      -0.75179f,  1e-7f,     -1e-7f,     5.0f,   -5.0f,
+    2e13f,     -2e13f,     65504.0f,         -65504.0f,  65520.0f,  1.0f,       -1.0f,  0.5f,
 };
 #define FFN__N_SPECIALS (sizeof ffn__specials / sizeof ffn__specials[0])
 
@@ -152,16 +152,15 @@ static float ffn__rand_m(uint64_t *s) { return ffn_test_logrand(s, -4.0, 4.0); }
 
 struct ffn__state {
     struct ffn__buf in[3], out[2], tmp[2], alias[3];
-    float *vals[3];   // the inputs' values as stored (f32)
+    float *vals[3];  // the inputs' values as stored (f32)
     uint64_t seed;
     int64_t configs;
 };
 
 static const char *ffn__cfg_str(const struct ffn__kern *k, const struct ffn_kcfg *cfg, char *buf,
                                 size_t size) {
-    snprintf(buf, size, "%s %s->%s%s%s", k->name, ffn_dtype_name(cfg->in),
-             ffn_dtype_name(cfg->out), cfg->accurate ? " accurate" : "",
-             cfg->parity ? " parity" : "");
+    snprintf(buf, size, "%s %s->%s%s%s", k->name, ffn_dtype_name(cfg->in), ffn_dtype_name(cfg->out),
+             cfg->accurate ? " accurate" : "", cfg->parity ? " parity" : "");
     return buf;
 }
 
@@ -196,12 +195,11 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
     ffn__call(k, cfg, n, outs, ins);
     for (int j = 0; j < ni; j++)
         CHECK(!memcmp(S->alias[j].base, S->in[j].data, S->in[j].bytes),
-                       "%s n=%lld: input %d was modified", ffn__cfg_str(k, cfg, cs, sizeof cs),
-                       (long long)n, j);
+              "%s n=%lld: input %d was modified", ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n,
+              j);
     for (int o = 0; o < no; o++)
-        CHECK(ffn__buf_guards_ok(&S->out[o]),
-                       "%s n=%lld: %s written outside [0, n)", ffn__cfg_str(k, cfg, cs, sizeof cs),
-                       (long long)n, ffn__out_names[k->op][o]);
+        CHECK(ffn__buf_guards_ok(&S->out[o]), "%s n=%lld: %s written outside [0, n)",
+              ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, ffn__out_names[k->op][o]);
 
     // 16-bit outputs: the same kernel with f32 outputs, rounded by the library's conversion.
     if (cfg->out != FFN_DTYPE_F32) {
@@ -216,13 +214,15 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
         for (int o = 0; o < no; o++)
             for (int64_t i = 0; i < n; i++) {
                 const float f = ((const float *)t[o])[i];
-                const float want = ffn_round_to(cfg->out, f), got = ffn_test_get(outs[o], cfg->out, i);
+                const float want = ffn_round_to(cfg->out, f),
+                            got = ffn_test_get(outs[o], cfg->out, i);
                 if (!ffn_test_same(got, want))
-                    FAIL("%s n=%lld i=%lld %s: x=%a: %s output %a is not the rounding "
-                                   "%a of the f32 output %a",
-                                   ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
-                                   ffn__out_names[k->op][o], S->vals[0][i],
-                                   ffn_dtype_name(cfg->out), got, want, f);
+                    FAIL(
+                        "%s n=%lld i=%lld %s: x=%a: %s output %a is not the rounding "
+                        "%a of the f32 output %a",
+                        ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
+                        ffn__out_names[k->op][o], S->vals[0][i], ffn_dtype_name(cfg->out), got,
+                        want, f);
             }
     }
     // Accuracy against the reference, in ulps of the output type.
@@ -237,10 +237,11 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
             const float got = ffn_test_get(outs[o], cfg->out, i);
             const double err = ffn_ulp_error(k->op, o, k->act, cfg->out, got, want, v[0], m1, m2);
             if (!(err <= bound))
-                FAIL("%s n=%lld i=%lld %s: inputs (%a, %a, %a): expected %a, got %a "
-                               "(%.3g ulp > %g)",
-                               ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
-                               ffn__out_names[k->op][o], v[0], v[1], v[2], want, got, err, bound);
+                FAIL(
+                    "%s n=%lld i=%lld %s: inputs (%a, %a, %a): expected %a, got %a "
+                    "(%.3g ulp > %g)",
+                    ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
+                    ffn__out_names[k->op][o], v[0], v[1], v[2], want, got, err, bound);
         }
     ffn_check_count((int64_t)n * no);
 
@@ -274,11 +275,12 @@ static void ffn__check_call(struct ffn__state *S, const struct ffn__kern *k,
         for (int o = 0; o < no; o++)
             for (int64_t i = 0; i < n; i++)
                 if (!ffn_test_same_elem(ao[o], outs[o], cfg->out, i))
-                    FAIL("%s n=%lld i=%lld: in place (variant %d) %s = %a, out of place "
-                                   "%a",
-                                   ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i,
-                                   v, ffn__out_names[k->op][o], ffn_test_get(ao[o], cfg->out, i),
-                                   ffn_test_get(outs[o], cfg->out, i));
+                    FAIL(
+                        "%s n=%lld i=%lld: in place (variant %d) %s = %a, out of place "
+                        "%a",
+                        ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)n, (long long)i, v,
+                        ffn__out_names[k->op][o], ffn_test_get(ao[o], cfg->out, i),
+                        ffn_test_get(outs[o], cfg->out, i));
     }
 }
 
@@ -309,12 +311,14 @@ static void ffn__check_position(struct ffn__state *S, const struct ffn__kern *k,
         ffn__call(k, cfg, n - s, sub, si);
         for (int o = 0; o < no; o++)
             for (int64_t i = 0; i < n - s; i++)
-                if (!ffn_test_same_elem(sub[o], (const char *)outs[o] + (size_t)s * oes, cfg->out, i))
-                    FAIL("%s: element %lld is %a in a call of n=%lld and %a when the "
-                                   "call starts at %lld",
-                                   ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)(s + i),
-                                   ffn_test_get(outs[o], cfg->out, s + i), (long long)n,
-                                   ffn_test_get(sub[o], cfg->out, i), (long long)s);
+                if (!ffn_test_same_elem(sub[o], (const char *)outs[o] + (size_t)s * oes, cfg->out,
+                                        i))
+                    FAIL(
+                        "%s: element %lld is %a in a call of n=%lld and %a when the "
+                        "call starts at %lld",
+                        ffn__cfg_str(k, cfg, cs, sizeof cs), (long long)(s + i),
+                        ffn_test_get(outs[o], cfg->out, s + i), (long long)n,
+                        ffn_test_get(sub[o], cfg->out, i), (long long)s);
     }
     ffn_check_count(1);
 }
@@ -328,13 +332,13 @@ static void ffn__check_specials(struct ffn__state *S, const struct ffn__kern *k)
     for (int acc = 0; acc < 2; acc++)
         for (int ti = 0; ti < FFN_DTYPE_COUNT; ti++)
             for (int to = 0; to < FFN_DTYPE_COUNT; to++) {
-                const struct ffn_kcfg cfg = {.in = (enum ffn_dtype)ti, .out = (enum ffn_dtype)to,
-                                             .accurate = acc};
+                const struct ffn_kcfg cfg = {
+                    .in = (enum ffn_dtype)ti, .out = (enum ffn_dtype)to, .accurate = acc};
                 for (int j = 0; j < ni; j++) {
                     ffn__buf_place(&S->in[j], cfg.in, n, offs[j]);
                     for (int64_t i = 0; i < n; i++) {
-                        const float v = j == 0 ? ffn__specials[i / nm]
-                                               : ms[(i + (j == 2 ? 2 : 0)) % nm];
+                        const float v =
+                            j == 0 ? ffn__specials[i / nm] : ms[(i + (j == 2 ? 2 : 0)) % nm];
                         ffn_test_set(S->in[j].data, cfg.in, i, v);
                         S->vals[j][i] = ffn_test_get(S->in[j].data, cfg.in, i);
                     }
@@ -358,8 +362,10 @@ static void ffn__check_parity(struct ffn__state *S, const struct ffn__kern *k) {
     for (int acc = 0; acc < 2; acc++)
         for (int ti = 0; ti < FFN_DTYPE_COUNT; ti++)
             for (int to = FFN_DTYPE_BF16; to < FFN_DTYPE_COUNT; to++) {
-                struct ffn_kcfg cfg = {.in = (enum ffn_dtype)ti, .out = (enum ffn_dtype)to,
-                                       .accurate = acc, .parity = true};
+                struct ffn_kcfg cfg = {.in = (enum ffn_dtype)ti,
+                                       .out = (enum ffn_dtype)to,
+                                       .accurate = acc,
+                                       .parity = true};
                 ffn__fill(S, k, cfg.in, n, offs);
                 const void *ins[3] = {S->in[0].data, S->in[1].data, NULL};
                 void *outs[2] = {S->out[0].base, NULL}, *plain[2] = {S->tmp[0].base, NULL};
@@ -381,18 +387,19 @@ static void ffn__check_parity(struct ffn__state *S, const struct ffn__kern *k) {
                     const float got = ffn_test_get(outs[0], cfg.out, i);
                     differ += !ffn_test_same_elem(outs[0], plain[0], cfg.out, i);
                     if (!ffn_test_same(got, want_k) && !ffn_test_same(got, want_r))
-                        FAIL("%s i=%lld gate=%a up=%a: got %a, parity definition gives "
-                                       "%a (reference act: %a)",
-                                       ffn__cfg_str(k, &cfg, cs, sizeof cs), (long long)i, g, u,
-                                       got, want_k, want_r);
+                        FAIL(
+                            "%s i=%lld gate=%a up=%a: got %a, parity definition gives "
+                            "%a (reference act: %a)",
+                            ffn__cfg_str(k, &cfg, cs, sizeof cs), (long long)i, g, u, got, want_k,
+                            want_r);
                 }
                 ffn_check_count(n);
                 // Parity must change some results, else this check could not fail (relu and
                 // identity of a 16-bit gate are exact in any type: nothing to round there).
                 const bool exact_act = k->act == FFN_ACT_RELU || k->act == FFN_ACT_IDENTITY;
                 CHECK(differ > 0 || exact_act,
-                               "%s: parity and plain results never differ on %lld inputs",
-                               ffn__cfg_str(k, &cfg, cs, sizeof cs), (long long)n);
+                      "%s: parity and plain results never differ on %lld inputs",
+                      ffn__cfg_str(k, &cfg, cs, sizeof cs), (long long)n);
             }
     free(a);
     ffn_ctx_destroy(ctx);
@@ -426,8 +433,7 @@ static void ffn__check_wgsl_bugs(void) {
                 const enum ffn_status st = ffn_act_forward(c[i].ctx, cases[j].act, &ty, &tx);
                 const float got = ffn_test_get(yout, dt, 7);
                 CHECK(st == FFN_STATUS_OK && ffn_test_same(got, cases[j].want),
-                               "[%s] %s %s: got %a", c[i].label, ffn_dtype_name(dt), cases[j].what,
-                               got);
+                      "[%s] %s %s: got %a", c[i].label, ffn_dtype_name(dt), cases[j].what, got);
             }
     ffn_test_contexts_free(c, nc);
 }
@@ -465,8 +471,8 @@ int main(void) {
         for (int acc = 0; acc < (k->isa == FFN_ISA_SCALAR ? 1 : 2); acc++)
             for (int ti = 0; ti < FFN_DTYPE_COUNT; ti++)
                 for (int to = 0; to < FFN_DTYPE_COUNT; to++) {
-                    const struct ffn_kcfg cfg = {.in = (enum ffn_dtype)ti,
-                                                 .out = (enum ffn_dtype)to, .accurate = acc};
+                    const struct ffn_kcfg cfg = {
+                        .in = (enum ffn_dtype)ti, .out = (enum ffn_dtype)to, .accurate = acc};
                     for (int si = 0; si < n_sizes; si++) {
                         const int64_t n = sizes[si];
                         // The largest size (many chunks of every vector path) for same-type pairs.

@@ -216,10 +216,10 @@ static void ffn__check_mpmath(struct ffn_oracle *o) {
         // Values that round to ±0 in every storage type may come back as a signed zero.
         const bool zero_ok = fabs(want) < 0x1p-152 && d == 0 && signbit(d) == signbit(want);
         CHECK(zero_ok || fabs(d - want) <= 0x1p-50 * fabs(want),
-                       "%s%s(%a): oracle %.17g, mpmath %s", ffn_act_name(act),
-                       ffn__mpmath[i].deriv ? "'" : "", x, d, ffn__mpmath[i].value);
+              "%s%s(%a): oracle %.17g, mpmath %s", ffn_act_name(act),
+              ffn__mpmath[i].deriv ? "'" : "", x, d, ffn__mpmath[i].value);
         CHECK(ffn_test_same(f, want_f), "%s%s(%a): oracle rounds to %a, mpmath to %a",
-                       ffn_act_name(act), ffn__mpmath[i].deriv ? "'" : "", x, f, want_f);
+              ffn_act_name(act), ffn__mpmath[i].deriv ? "'" : "", x, f, want_f);
     }
     mpfr_clear(v);
 }
@@ -231,13 +231,11 @@ static void ffn__check_saturated(struct ffn_oracle *o) {
     const float u = 1.0f + 0x1p-23f;
     float f;
     ffn_oracle_eval(o, FFN_ACT_SILU, false, 192.0f, u, 1.0f, &f);
-    CHECK(f == 192.0f + 0x1p-16f, "silu(192)·(1+2^-23): got %a, want %a", f,
-                   192.0f + 0x1p-16f);
+    CHECK(f == 192.0f + 0x1p-16f, "silu(192)·(1+2^-23): got %a, want %a", f, 192.0f + 0x1p-16f);
     ffn_oracle_eval(o, FFN_ACT_GELU_ERF, false, 192.0f, -u, 1.0f, &f);
     CHECK(f == -(192.0f + 0x1p-16f), "gelu_erf(192)·-(1+2^-23): got %a", f);
     ffn_oracle_eval(o, FFN_ACT_SILU, true, 192.0f, u, 1.5f, &f);
-    CHECK(f == 1.5f + 0x1p-22f, "silu'(192)·(1+2^-23)·1.5: got %a, want %a", f,
-                   1.5f + 0x1p-22f);
+    CHECK(f == 1.5f + 0x1p-22f, "silu'(192)·(1+2^-23)·1.5: got %a, want %a", f, 1.5f + 0x1p-22f);
     ffn_oracle_eval(o, FFN_ACT_GELU_TANH, true, 1e30f, u, 1.5f, &f);
     CHECK(f == 1.5f + 0x1p-22f, "gelu_tanh'(1e30)·(1+2^-23)·1.5: got %a", f);
     // Not saturated, same midpoint structure: silu(20)·u is below 20·u by e^-20 relative.
@@ -253,19 +251,21 @@ static void ffn__check_tiny(struct ffn_oracle *o) {
         float x, m1;
         bool neg;
     } cases[] = {
-        {FFN_ACT_SILU, false, -200.0f, 1.0f, true},     {FFN_ACT_SILU, false, -1e30f, -3.0f, false},
-        {FFN_ACT_GELU_ERF, false, -40.0f, 1.0f, true},  {FFN_ACT_GELU_TANH, false, -30.0f, 1.0f, true},
-        {FFN_ACT_SIGMOID, false, -200.0f, 1.0f, false}, {FFN_ACT_SIGMOID, true, 300.0f, -1.0f, true},
+        {FFN_ACT_SILU, false, -200.0f, 1.0f, true},
+        {FFN_ACT_SILU, false, -1e30f, -3.0f, false},
+        {FFN_ACT_GELU_ERF, false, -40.0f, 1.0f, true},
+        {FFN_ACT_GELU_TANH, false, -30.0f, 1.0f, true},
+        {FFN_ACT_SIGMOID, false, -200.0f, 1.0f, false},
+        {FFN_ACT_SIGMOID, true, 300.0f, -1.0f, true},
         {FFN_ACT_QUICK_GELU, false, -1e4f, 2.0f, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         float f;
-        const double d = ffn_oracle_eval(o, cases[i].act, cases[i].deriv, cases[i].x, cases[i].m1,
-                                         1.0f, &f);
+        const double d =
+            ffn_oracle_eval(o, cases[i].act, cases[i].deriv, cases[i].x, cases[i].m1, 1.0f, &f);
         CHECK(f == 0 && d == 0 && (bool)signbit(f) == cases[i].neg,
-                       "%s%s(%g)·%g: got %a (%g), want %s0", ffn_act_name(cases[i].act),
-                       cases[i].deriv ? "'" : "", cases[i].x, cases[i].m1, f, d,
-                       cases[i].neg ? "-" : "+");
+              "%s%s(%g)·%g: got %a (%g), want %s0", ffn_act_name(cases[i].act),
+              cases[i].deriv ? "'" : "", cases[i].x, cases[i].m1, f, d, cases[i].neg ? "-" : "+");
     }
     // Still representable: silu(-100) = -3.72e-42 (subnormal), from the mpmath table's value.
     float f;
@@ -290,19 +290,17 @@ static void ffn__check_specials(struct ffn_oracle *o) {
             CHECK(f == -INFINITY, "identity(-inf) = %a", f);
         else
             CHECK(f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU && act != FFN_ACT_SIGMOID),
-                           "%s(-inf) = %a", ffn_act_name(act), f);
+                  "%s(-inf) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, false, -0.0f, 1.0f, 1.0f, &f);
         if (act == FFN_ACT_SIGMOID)
             CHECK(f == 0.5f, "sigmoid(-0) = %a", f);
         else
-            CHECK(f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU),
-                           "%s(-0) = %a", ffn_act_name(act), f);
+            CHECK(f == 0 && (bool)signbit(f) == (act != FFN_ACT_RELU), "%s(-0) = %a",
+                  ffn_act_name(act), f);
         ffn_oracle_eval(o, act, true, INFINITY, 1.0f, 1.0f, &f);
-        CHECK(f == (act == FFN_ACT_SIGMOID ? 0.0f : 1.0f), "%s'(+inf) = %a",
-                       ffn_act_name(act), f);
+        CHECK(f == (act == FFN_ACT_SIGMOID ? 0.0f : 1.0f), "%s'(+inf) = %a", ffn_act_name(act), f);
         ffn_oracle_eval(o, act, true, -INFINITY, 1.0f, 1.0f, &f);
-        CHECK(f == (act == FFN_ACT_IDENTITY ? 1.0f : 0.0f), "%s'(-inf) = %a",
-                       ffn_act_name(act), f);
+        CHECK(f == (act == FFN_ACT_IDENTITY ? 1.0f : 0.0f), "%s'(-inf) = %a", ffn_act_name(act), f);
     }
     float f;
     ffn_oracle_eval(o, FFN_ACT_SILU, false, -INFINITY, INFINITY, 1.0f, &f);
@@ -323,15 +321,15 @@ static void ffn__check_metric(void) {
         {1.0, 1.0, FFN_DTYPE_F32, 0, true, 0},
         {1.0 + 0x1p-23, 1.0, FFN_DTYPE_F32, 0, true, 1},
         {1.0, 1.0 + 0x1p-24, FFN_DTYPE_F32, 0, true, 0.5},
-        {1.0 - 0x1p-24, 1.0, FFN_DTYPE_F32, 0, true, 0.5},  // ulp of the exact value (1): 2^-23
-        {1.0, 1.0 - 0x1p-25, FFN_DTYPE_F32, 0, true, 0.5},  // ulp below 1: 2^-24
-        {0x1p-149, 0x1.8p-149, FFN_DTYPE_F32, 0, true, 0.5},   // subnormal spacing
+        {1.0 - 0x1p-24, 1.0, FFN_DTYPE_F32, 0, true, 0.5},    // ulp of the exact value (1): 2^-23
+        {1.0, 1.0 - 0x1p-25, FFN_DTYPE_F32, 0, true, 0.5},    // ulp below 1: 2^-24
+        {0x1p-149, 0x1.8p-149, FFN_DTYPE_F32, 0, true, 0.5},  // subnormal spacing
         {0.0, 0x1p-151, FFN_DTYPE_F32, 0, true, 0.25},
         {1.0 + 0x1p-7, 1.0, FFN_DTYPE_BF16, 0, true, 1},
         {1.0 + 0x1p-10, 1.0, FFN_DTYPE_F16, 0, true, 1},
-        {0x1p-24, 0x1.8p-24, FFN_DTYPE_F16, 0, true, 0.5},     // f16 subnormal spacing 2^-24
+        {0x1p-24, 0x1.8p-24, FFN_DTYPE_F16, 0, true, 0.5},  // f16 subnormal spacing 2^-24
         {65504.0, 65504.0 + 8, FFN_DTYPE_F16, 0, true, 0.25},
-        {INFINITY, 65520.0, FFN_DTYPE_F16, 0, true, 0},        // overflows in f16 too
+        {INFINITY, 65520.0, FFN_DTYPE_F16, 0, true, 0},  // overflows in f16 too
         {INFINITY, 65519.0, FFN_DTYPE_F16, 0, true, FFN_ULP_HUGE},
         {65504.0, INFINITY, FFN_DTYPE_F16, 0, true, FFN_ULP_HUGE},
         {NAN, NAN, FFN_DTYPE_F32, 0, true, 0},
@@ -348,17 +346,17 @@ static void ffn__check_metric(void) {
         const double u = ffn_count_ulp(cases[i].got, cases[i].exact, cases[i].dt, cases[i].scale,
                                        cases[i].strict);
         CHECK(fabs(u - cases[i].want) <= 1e-9 * cases[i].want,
-                       "count_ulp(%a, %a, %s, scale %g, strict %d) = %.17g, want %.17g",
-                       cases[i].got, cases[i].exact, ffn_dtype_name(cases[i].dt), cases[i].scale,
-                       cases[i].strict, u, cases[i].want);
+              "count_ulp(%a, %a, %s, scale %g, strict %d) = %.17g, want %.17g", cases[i].got,
+              cases[i].exact, ffn_dtype_name(cases[i].dt), cases[i].scale, cases[i].strict, u,
+              cases[i].want);
     }
     // The bound table of docs/numerics.md.
     CHECK(ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, false) == 4 &&
-                          ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, true) == 2 &&
-                          ffn_ulp_bound(FFN_KOP_GLU_FWD, FFN_ACT_GELU_ERF, false) == 4 &&
-                          ffn_ulp_bound(FFN_KOP_GLU_FWD, FFN_ACT_SILU, false) == 2 &&
-                          ffn_ulp_bound(FFN_KOP_ACT_BWD, FFN_ACT_SILU, false) == 8,
-                   "bound table differs from docs/numerics.md");
+              ffn_ulp_bound(FFN_KOP_ACT_FWD, FFN_ACT_GELU_TANH, true) == 2 &&
+              ffn_ulp_bound(FFN_KOP_GLU_FWD, FFN_ACT_GELU_ERF, false) == 4 &&
+              ffn_ulp_bound(FFN_KOP_GLU_FWD, FFN_ACT_SILU, false) == 2 &&
+              ffn_ulp_bound(FFN_KOP_ACT_BWD, FFN_ACT_SILU, false) == 8,
+          "bound table differs from docs/numerics.md");
 }
 
 // Rounding to bf16 / f16 by double arithmetic, on hand-computed cases.
@@ -368,17 +366,17 @@ static void ffn__check_rounding(void) {
         enum ffn_dtype dt;
         double want;
     } cases[] = {
-        {1.0 + 0x1p-8, FFN_DTYPE_BF16, 1.0},                  // tie: to even
-        {1.0 + 3 * 0x1p-8, FFN_DTYPE_BF16, 1.0 + 0x1p-6},     // tie: to even (up)
+        {1.0 + 0x1p-8, FFN_DTYPE_BF16, 1.0},               // tie: to even
+        {1.0 + 3 * 0x1p-8, FFN_DTYPE_BF16, 1.0 + 0x1p-6},  // tie: to even (up)
         {1.0 + 0x1p-8 + 0x1p-30, FFN_DTYPE_BF16, 1.0 + 0x1p-7},
-        {0x1.ffp127, FFN_DTYPE_BF16, INFINITY},               // overflow threshold: a tie, to inf
+        {0x1.ffp127, FFN_DTYPE_BF16, INFINITY},  // overflow threshold: a tie, to inf
         {0x1.fefffp127, FFN_DTYPE_BF16, 0x1.fep127},
-        {0x1p-133, FFN_DTYPE_BF16, 0x1p-133},                 // smallest bf16 subnormal
-        {0x1p-134, FFN_DTYPE_BF16, 0.0},                      // tie between 0 and 2^-133
-        {0x1.8p-133, FFN_DTYPE_BF16, 0x1p-132},               // tie at the subnormal spacing
+        {0x1p-133, FFN_DTYPE_BF16, 0x1p-133},    // smallest bf16 subnormal
+        {0x1p-134, FFN_DTYPE_BF16, 0.0},         // tie between 0 and 2^-133
+        {0x1.8p-133, FFN_DTYPE_BF16, 0x1p-132},  // tie at the subnormal spacing
         {65519.0, FFN_DTYPE_F16, 65504.0},
         {65520.0, FFN_DTYPE_F16, INFINITY},
-        {0x1p-25, FFN_DTYPE_F16, 0.0},                        // tie between 0 and 2^-24: even 0
+        {0x1p-25, FFN_DTYPE_F16, 0.0},  // tie between 0 and 2^-24: even 0
         {0x1.000002p-25, FFN_DTYPE_F16, 0x1p-24},
         {-0x1.8p-24, FFN_DTYPE_F16, -0x1p-23},
         {-1e-30, FFN_DTYPE_F16, -0.0},
@@ -389,8 +387,8 @@ static void ffn__check_rounding(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const double g = ffn_round_double(cases[i].v, cases[i].dt);
         CHECK(g == cases[i].want && signbit(g) == signbit(cases[i].want),
-                       "round_double(%a, %s) = %a, want %a", cases[i].v,
-                       ffn_dtype_name(cases[i].dt), g, cases[i].want);
+              "round_double(%a, %s) = %a, want %a", cases[i].v, ffn_dtype_name(cases[i].dt), g,
+              cases[i].want);
     }
 }
 
@@ -407,7 +405,7 @@ static void ffn__check_get_flt(struct ffn_oracle *o) {
             if (ffn_near_rounding_boundary(d, FFN_DTYPE_F32, 1e-6)) continue;
             const double want = ffn_round_double(d, FFN_DTYPE_F32);
             CHECK(ffn_test_same(f, (float)want), "%s(%a)·0.3: get_flt %a, rounded %a",
-                           ffn_act_name((enum ffn_act)a), xs[i], f, want);
+                  ffn_act_name((enum ffn_act)a), xs[i], f, want);
         }
     free(xs);
 }
@@ -416,18 +414,20 @@ static void ffn__check_sets(struct ffn_oracle *o) {
     for (size_t i = 0; i < sizeof ffn__zeros / sizeof ffn__zeros[0]; i++) {
         const double z = ffn_dact_zero(ffn__zeros[i].act);
         CHECK(fabs(z - ffn__zeros[i].zero) < 1e-14, "zero of %s': %.17g, want %.17g",
-                       ffn_act_name(ffn__zeros[i].act), z, ffn__zeros[i].zero);
+              ffn_act_name(ffn__zeros[i].act), z, ffn__zeros[i].zero);
         // The oracle's derivative changes sign between the floats around the zero.
         const float zf = (float)ffn__zeros[i].zero;
-        const double lo = ffn_oracle_eval(o, ffn__zeros[i].act, true, nextafterf(zf, -2.0f), 1, 1, NULL);
-        const double hi = ffn_oracle_eval(o, ffn__zeros[i].act, true, nextafterf(zf, 0.0f), 1, 1, NULL);
-        CHECK(lo < 0 && hi > 0 && fabs(lo) < 1e-6 && fabs(hi) < 1e-6,
-                       "%s' around its zero: %g, %g", ffn_act_name(ffn__zeros[i].act), lo, hi);
+        const double lo =
+            ffn_oracle_eval(o, ffn__zeros[i].act, true, nextafterf(zf, -2.0f), 1, 1, NULL);
+        const double hi =
+            ffn_oracle_eval(o, ffn__zeros[i].act, true, nextafterf(zf, 0.0f), 1, 1, NULL);
+        CHECK(lo < 0 && hi > 0 && fabs(lo) < 1e-6 && fabs(hi) < 1e-6, "%s' around its zero: %g, %g",
+              ffn_act_name(ffn__zeros[i].act), lo, hi);
     }
     CHECK(isnan(ffn_dact_zero(FFN_ACT_RELU)) && isnan(ffn_dact_zero(FFN_ACT_SIGMOID)),
-                   "relu' and sigmoid' have no zero in [-2, -0.5]");
+          "relu' and sigmoid' have no zero in [-2, -0.5]");
     CHECK(ffn_inputs_strided(NULL, 0, 4093, 0) == (((int64_t)1 << 32) + 4092) / 4093,
-                   "strided count");
+          "strided count");
     const int64_t n = ffn_inputs_hard(NULL, 0);
     float *xs = ffn_test_alloc((size_t)n * 4);
     CHECK(ffn_inputs_hard(xs, n) == n && n > 100000, "hard set: %lld", (long long)n);
@@ -437,7 +437,7 @@ static void ffn__check_sets(struct ffn_oracle *o) {
         sub += xs[i] != 0 && fabsf(xs[i]) < FLT_MIN;
     }
     CHECK(tail >= 32768 && sub >= 8192, "hard set: %lld in the GeLU tail, %lld subnormal",
-                   (long long)tail, (long long)sub);
+          (long long)tail, (long long)sub);
     free(xs);
 }
 

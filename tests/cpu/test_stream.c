@@ -77,9 +77,9 @@ int main(void) {
                         const int64_t m = FFN__N - p < FFN__PIECE ? FFN__N - p : FFN__PIECE;
                         ok = ffn__call(c[ci].ctx, kind, act, dt, refs, ins, p, m) == FFN_STATUS_OK;
                     }
-                    CHECK(ok, "[%s] %s %s %s: piecewise call failed: %s",
-                                   c[ci].label, ffn_act_name(act), ffn__kind_names[kind],
-                                   ffn_dtype_name(dt), ffn_ctx_last_error(c[ci].ctx));
+                    CHECK(ok, "[%s] %s %s %s: piecewise call failed: %s", c[ci].label,
+                          ffn_act_name(act), ffn__kind_names[kind], ffn_dtype_name(dt),
+                          ffn_ctx_last_error(c[ci].ctx));
                     for (size_t ti = 0; ti < sizeof ffn__threads / sizeof ffn__threads[0]; ti++) {
                         const int t = ffn__threads[ti];
                         ffn_ctx_set_threads(c[ci].ctx, t);
@@ -90,10 +90,10 @@ int main(void) {
                         for (int k = 0; k < n_out && same; k++)
                             same = !memcmp(outs[k], refs[k], (size_t)FFN__N * es);
                         CHECK(same,
-                                       "[%s] %s %s %s, %d threads: the streamed call differs "
-                                       "from the piecewise one (status %s)",
-                                       c[ci].label, ffn_act_name(act), ffn__kind_names[kind],
-                                       ffn_dtype_name(dt), t, ffn_status_string(st));
+                              "[%s] %s %s %s, %d threads: the streamed call differs "
+                              "from the piecewise one (status %s)",
+                              c[ci].label, ffn_act_name(act), ffn__kind_names[kind],
+                              ffn_dtype_name(dt), t, ffn_status_string(st));
                     }
                     ffn_ctx_set_threads(c[ci].ctx, 1);
                 }

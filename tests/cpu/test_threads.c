@@ -16,7 +16,7 @@
 #define FFN__COLS 3000       // 3M elements
 #define FFN__IN_STRIDE 3011  // row strides of the strided views (elements)
 #define FFN__OUT_STRIDE 3005
-#define FFN__M 1536          // fused [1000, 2·1536] gate_up: 3.07M elements
+#define FFN__M 1536  // fused [1000, 2·1536] gate_up: 3.07M elements
 #define FFN__GAP_BYTE 0x5a
 #define FFN__SEED 0x7417eadull
 
@@ -27,10 +27,9 @@ static void ffn__fill(float *p, int64_t n, uint64_t *s) {
         p[i] = i % 997 == 0 ? -INFINITY : (float)ffn_test_uniform(s, -10.0, 10.0);
 }
 
-static bool ffn__same_bytes(const void *a, const void *b, size_t bytes,
-                            const char *what, const char *isa, int t) {
-    return CHECK(!memcmp(a, b, bytes), "[%s] %s: %d threads differ from 1 thread",
-                          isa, what, t);
+static bool ffn__same_bytes(const void *a, const void *b, size_t bytes, const char *what,
+                            const char *isa, int t) {
+    return CHECK(!memcmp(a, b, bytes), "[%s] %s: %d threads differ from 1 thread", isa, what, t);
 }
 
 // The inputs, the outputs of each thread count, and the first run's outputs (1 thread).

@@ -61,15 +61,71 @@ static const int ffn__n_out[FFN_KOP_COUNT] = {1, 1, 1, 2};
 // --- inputs --------------------------------------------------------------------------------------
 
 static const float ffn__specials[] = {
-    0.0f,      -0.0f,      INFINITY,         -INFINITY,  NAN,       -NAN,       150.0f, -150.0f,
-    1000.0f,   -1000.0f,   -88.0f,           -92.0f,     -100.0f,   -104.0f,    88.72f, -87.33f,
-    0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f, -0x1p-130f, 0x1p-126f, -0x1p-126f, 3e38f,  -3e38f,
-    20.0f,     -20.0f,     -1.2784645f,      -0.75179f,  1e-7f,     -1e-7f,     5.0f,   -5.0f,
-    2e13f,     -2e13f,     65504.0f,         -65504.0f,  65520.0f,  1.0f,       -1.0f,  -3.5f,
-    -4.5f,     9.0f,       -16.0f,           -9.4f,      80.0f,     -80.0f,     47.0f,  -47.0f,
+    0.0f,
+    -0.0f,
+    INFINITY,
+    -INFINITY,
+    NAN,
+    -NAN,
+    150.0f,
+    -150.0f,
+    1000.0f,
+    -1000.0f,
+    -88.0f,
+    -92.0f,
+    -100.0f,
+    -104.0f,
+    88.72f,
+    -87.33f,
+    0x1p-149f,
+    -0x1p-149f,
+    0x1.fffffcp-127f,
+    -0x1p-130f,
+    0x1p-126f,
+    -0x1p-126f,
+    3e38f,
+    -3e38f,
+    20.0f,
+    -20.0f,
+    -1.2784645f,
+    -0.75179f,
+    1e-7f,
+    -1e-7f,
+    5.0f,
+    -5.0f,
+    2e13f,
+    -2e13f,
+    65504.0f,
+    -65504.0f,
+    65520.0f,
+    1.0f,
+    -1.0f,
+    -3.5f,
+    -4.5f,
+    9.0f,
+    -16.0f,
+    -9.4f,
+    80.0f,
+    -80.0f,
+    47.0f,
+    -47.0f,
     // e^-x at the double subnormals' end (-745.1332: 2^-1075), σ(1.702x) and erfc's tails there
-    745.0f,    -745.0f,    745.1f,           -745.1f,    745.14f,   -745.14f,   437.8f, -437.8f,
-    -38.5f,    -38.53125f, -38.6f,           37.6f,      -37.6f,    744.5f,     -744.5f, 708.5f,
+    745.0f,
+    -745.0f,
+    745.1f,
+    -745.1f,
+    745.14f,
+    -745.14f,
+    437.8f,
+    -437.8f,
+    -38.5f,
+    -38.53125f,
+    -38.6f,
+    37.6f,
+    -37.6f,
+    744.5f,
+    -744.5f,
+    708.5f,
 };
 #define FFN__N_SPECIALS (sizeof ffn__specials / sizeof ffn__specials[0])
 
@@ -216,15 +272,15 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
     }
     const enum ffn_status st = ffn__call(ctx, c, to, ti);
     const enum ffn_status ss = ffn_ctx_synchronize(ctx);
-    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s / %s: %s",
-                   cs, ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(ctx));
+    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s / %s: %s", cs,
+          ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(ctx));
     int64_t near = 0;
     if (st == FFN_STATUS_OK) {
         for (int k = 0; k < no; k++) {
             FFN__CUDA(
                 cudaMemcpy(hout[k], ffn__dptr(&dout[k]), (size_t)n * oes, cudaMemcpyDeviceToHost));
             CHECK(ffn__guards_ok(&dout[k], 0, (size_t)n * oes),
-                           "%s: output %d written outside its view", cs, k);
+                  "%s: output %d written outside its view", cs, k);
         }
         struct ffn_oracle or ;
         ffn_oracle_init(& or);
@@ -244,9 +300,8 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
                     fprintf(stderr,
                             "  %s [%lld] out %d: x=%.9g a=%.9g b=%.9g: got %.9g, host %.9g\n", cs,
                             (long long)e, o, x, a, b, got, want);
-                CHECK(d < 2,
-                               "%s: element %lld output %d differs from the host math", cs,
-                               (long long)e, o);
+                CHECK(d < 2, "%s: element %lld output %d differs from the host math", cs,
+                      (long long)e, o);
                 if (c->par) continue;  // parity is compared bitwise only (test_cuda_math checks it)
                 // The bound against the reference (multiplier conventions of ffn_ulp_error).
                 const float m1 = c->op == FFN_KOP_ACT_FWD ? 1.0f : a;
@@ -275,9 +330,9 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
                     err = ffn_ulp_error(c->op, o, c->act, c->out, got, exact, x, a1, a2);
                 }
                 CHECK(err <= bound,
-                               "%s: element %lld output %d: x=%.9g a=%.9g b=%.9g got %.9g, "
-                               "exact %.9g: %.3f ulp > %g",
-                               cs, (long long)e, o, x, a, b, got, exact, err, bound);
+                      "%s: element %lld output %d: x=%.9g a=%.9g b=%.9g got %.9g, "
+                      "exact %.9g: %.3f ulp > %g",
+                      cs, (long long)e, o, x, a, b, got, exact, err, bound);
             }
         }
         ffn_oracle_clear(& or);
@@ -286,8 +341,7 @@ static int64_t ffn__check_vector(ffn_ctx_t ctx, const struct ffn__cfg *c, const 
         // Inputs untouched.
         void *back = malloc((size_t)n * ies);
         FFN__CUDA(cudaMemcpy(back, ffn__dptr(&din[k]), (size_t)n * ies, cudaMemcpyDeviceToHost));
-        CHECK(!memcmp(back, hin[k], (size_t)n * ies), "%s: input %d modified",
-                       cs, k);
+        CHECK(!memcmp(back, hin[k], (size_t)n * ies), "%s: input %d modified", cs, k);
         free(back);
         free(hin[k]);
         FFN__CUDA(cudaFree(din[k].base));
@@ -355,7 +409,8 @@ static void ffn__test_kernels(void) {
         unsetenv("FFN_CUDA_FLAT");
         int64_t near = 0, configs = 0, outputs = 0;
         ffn__kernels_pass(ctx, x32, x16, pass == 2, &configs, &outputs, &near);
-        static const char *const what[3] = {"kernels", "kernels (generic)", "kernels (dy, up, dh ±inf)"};
+        static const char *const what[3] = {"kernels", "kernels (generic)",
+                                            "kernels (dy, up, dh ±inf)"};
         printf("%s: %lld configurations, %lld outputs, %lld one ulp from the host math\n",
                what[pass], (long long)configs, (long long)outputs, (long long)near);
         // rcp.approx against 1/x changes a correction term by ~2^-23 of itself, libdevice's
@@ -363,7 +418,7 @@ static void ffn__test_kernels(void) {
         // boundary in perhaps one of 2^21 outputs. A systematic difference would show in
         // thousands.
         CHECK((double)near <= 16 + 1e-5 * (double)outputs,
-                       "%s: %lld outputs one ulp from the host math", what[pass], (long long)near);
+              "%s: %lld outputs one ulp from the host math", what[pass], (long long)near);
         for (int acc = 0; acc < 2; acc++)
             for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[acc][par]);
     }
@@ -412,9 +467,12 @@ static void ffn__test_flat_forms(void) {
                         const bool fwd = op == FFN_KOP_ACT_FWD || op == FFN_KOP_GLU_FWD;
                         if (acc && !(gelu && fwd)) continue;
                         if (par && !(op == FFN_KOP_GLU_FWD && dt != FFN_DTYPE_F32)) continue;
-                        const struct ffn__cfg c = {(enum ffn_kop)op, (enum ffn_act)act,
-                                                   (enum ffn_dtype)dt, (enum ffn_dtype)dt,
-                                                   acc, par};
+                        const struct ffn__cfg c = {(enum ffn_kop)op,
+                                                   (enum ffn_act)act,
+                                                   (enum ffn_dtype)dt,
+                                                   (enum ffn_dtype)dt,
+                                                   acc,
+                                                   par};
                         char cs[128];
                         ffn__cfg_str(&c, cs, sizeof cs);
                         const int ni = ffn__n_in[op], no = ffn__n_out[op];
@@ -427,16 +485,16 @@ static void ffn__test_flat_forms(void) {
                             for (int64_t e = 0; e < n; e++) {
                                 float v = ffn__rand_m(&s);
                                 if (k == 0)
-                                    v = dt == FFN_DTYPE_F32 ? (e < (int64_t)FFN__N_SPECIALS
-                                                                   ? ffn__specials[e]
-                                                                   : ffn__rand_x(&s))
+                                    v = dt == FFN_DTYPE_F32
+                                            ? (e < (int64_t)FFN__N_SPECIALS ? ffn__specials[e]
+                                                                            : ffn__rand_x(&s))
                                         : dt == FFN_DTYPE_BF16 ? ffn_bf16_to_f32((uint16_t)e)
                                                                : ffn_f16_to_f32((uint16_t)e);
                                 ffn__hset(h, c.in, e, v);
                             }
                             din[k] = ffn__dalloc(bytes);
-                            FFN__CUDA(cudaMemcpy(ffn__dptr(&din[k]), h, bytes,
-                                                 cudaMemcpyHostToDevice));
+                            FFN__CUDA(
+                                cudaMemcpy(ffn__dptr(&din[k]), h, bytes, cudaMemcpyHostToDevice));
                             ti[k] = ffn_tensor_vec(ffn__dptr(&din[k]), c.in, n);
                         }
                         for (int k = 0; k < no; k++) {
@@ -449,24 +507,23 @@ static void ffn__test_flat_forms(void) {
                             const enum ffn_status st = ffn__call(cx, &c, to, ti);
                             const enum ffn_status ss = ffn_ctx_synchronize(cx);
                             CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK,
-                                           "%s form %s: status %s / %s: %s", cs,
-                                           ffn__forms[f].form, ffn_status_string(st),
-                                           ffn_status_string(ss), ffn_ctx_last_error(cx));
+                                  "%s form %s: status %s / %s: %s", cs, ffn__forms[f].form,
+                                  ffn_status_string(st), ffn_status_string(ss),
+                                  ffn_ctx_last_error(cx));
                             for (int k = 0; k < no; k++) {
                                 void *dst = f == 0 ? ref[k] : got;
                                 FFN__CUDA(cudaMemcpy(dst, ffn__dptr(&dout[k]), bytes,
                                                      cudaMemcpyDeviceToHost));
                                 CHECK(ffn__guards_ok(&dout[k], 0, bytes),
-                                               "%s form %s: output %d written outside its view",
-                                               cs, ffn__forms[f].form, k);
+                                      "%s form %s: output %d written outside its view", cs,
+                                      ffn__forms[f].form, k);
                                 // Garbage in the output for the next form.
                                 FFN__CUDA(cudaMemset(ffn__dptr(&dout[k]), 0x5a, bytes));
                                 if (f == 0) continue;
                                 const bool same = !memcmp(got, ref[k], bytes);
                                 differ += !same;
-                                CHECK(same,
-                                               "%s form %s: output %d differs from form 1,0", cs,
-                                               ffn__forms[f].form, k);
+                                CHECK(same, "%s form %s: output %d differs from form 1,0", cs,
+                                      ffn__forms[f].form, k);
                             }
                         }
                         for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(din[k].base));
@@ -477,8 +534,8 @@ static void ffn__test_flat_forms(void) {
                         free(h), free(got);
                         configs++;
                     }
-    printf("flat forms: %d configurations x %d forms, %lld outputs differ from form 1,0\n",
-           configs, (int)FFN__N_FORMS - 1, (long long)differ);
+    printf("flat forms: %d configurations x %d forms, %lld outputs differ from form 1,0\n", configs,
+           (int)FFN__N_FORMS - 1, (long long)differ);
     for (size_t f = 0; f < FFN__N_FORMS; f++)
         for (int acc = 0; acc < 2; acc++)
             for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[f][acc][par]);
@@ -547,7 +604,7 @@ static void ffn__check_views(ffn_ctx_t ctx, const struct ffn__cfg *c, struct ffn
     const enum ffn_status st = ffn__call(ctx, c, to, ti);
     const enum ffn_status ss = ffn_ctx_synchronize(ctx);
     CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s: status %s: %s", cs,
-                   ffn_status_string(st), ffn_ctx_last_error(ctx));
+          ffn_status_string(st), ffn_ctx_last_error(ctx));
     if (st == FFN_STATUS_OK) {
         int bad = 0;
         for (int k = 0; k < no; k++) {
@@ -611,7 +668,7 @@ static void ffn__layout(ffn_ctx_t ctx, const struct ffn__cfg *c, int64_t rows, i
             free(h);
             char cs[160];
             CHECK(ok, "%s [%s]: bytes outside the output view changed",
-                           ffn__cfg_str(c, cs, sizeof cs), what);
+                  ffn__cfg_str(c, cs, sizeof cs), what);
         }
     }
     for (int k = 0; k < ni; k++) ffn__view_free(&ins[k]);
@@ -632,8 +689,7 @@ static void ffn__fused(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype dt, int64
         struct ffn__view fused, dh, h;
         ffn__view_make(&fused, dt, rows, 2 * m, 2 * m, 0);
         struct ffn_tensor g, u;
-        CHECK(ffn_gate_up_split(ctx, &fused.t, order, &g, &u) == FFN_STATUS_OK,
-                       "split");
+        CHECK(ffn_gate_up_split(ctx, &fused.t, order, &g, &u) == FFN_STATUS_OK, "split");
         struct ffn__view ins[3], outs[2];
         ins[0] = fused, ins[1] = fused;
         ins[0].t = g, ins[1].t = u;
@@ -719,7 +775,7 @@ static void ffn__test_api(void) {
     cudaStream_t stream;
     FFN__CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CHECK(ffn_ctx_set_stream(ctx, stream) == FFN_STATUS_OK && ffn_ctx_stream(ctx) == stream,
-        "set_stream");
+          "set_stream");
     // A call on the stream, a synchronize, the result.
     const int64_t n = 4099;
     float *d = NULL, *h = malloc(n * sizeof *h);
@@ -731,7 +787,7 @@ static void ffn__test_api(void) {
     int dev_before = -1, dev_after = -2;
     FFN__CUDA(cudaGetDevice(&dev_before));
     CHECK(ffn_act_forward(ctx, FFN_ACT_GELU_TANH, &y, &x) == FFN_STATUS_OK,
-                   "forward on a stream: %s", ffn_ctx_last_error(ctx));
+          "forward on a stream: %s", ffn_ctx_last_error(ctx));
     FFN__CUDA(cudaGetDevice(&dev_after));
     CHECK(dev_before == dev_after, "current device kept");
     CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize");
@@ -768,9 +824,9 @@ static void ffn__test_api(void) {
     cudaGraph_t graph = NULL;
     const cudaError_t cend = cudaStreamEndCapture(stream, &graph);
     CHECK(cst == FFN_STATUS_OK && cfw == FFN_STATUS_OK && cend == cudaSuccess,
-                   "captured call: set_stream %s, forward %s (%s), end of capture %s",
-                   ffn_status_string(cst), ffn_status_string(cfw), ffn_ctx_last_error(ctx),
-                   cudaGetErrorName(cend));
+          "captured call: set_stream %s, forward %s (%s), end of capture %s",
+          ffn_status_string(cst), ffn_status_string(cfw), ffn_ctx_last_error(ctx),
+          cudaGetErrorName(cend));
     FFN__CUDA(cudaStreamSynchronize(stream));
     float *cap = malloc(n * sizeof *cap);
     FFN__CUDA(cudaMemcpy(cap, d2, n * sizeof *cap, cudaMemcpyDeviceToHost));
@@ -792,7 +848,7 @@ static void ffn__test_api(void) {
     free(cap);
     FFN__CUDA(cudaFree(d2));
     CHECK(ffn_ctx_set_stream(ctx, NULL) == FFN_STATUS_OK && !ffn_ctx_stream(ctx),
-                   "back to the default stream");
+          "back to the default stream");
     FFN__CUDA(cudaStreamDestroy(stream));
 
     // Misuse: host memory; past the end of the allocation; overlap.
@@ -800,21 +856,21 @@ static void ffn__test_api(void) {
     struct ffn_tensor th = ffn_tensor_vec(host, FFN_DTYPE_F32, n);
     enum ffn_status st = ffn_act_forward(ctx, FFN_ACT_SILU, &y, &th);
     CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "host memory"),
-                   "host pointer: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
+          "host pointer: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     struct ffn_tensor past = ffn_tensor_vec(d + n + 10, FFN_DTYPE_F32, n);
     st = ffn_act_forward(ctx, FFN_ACT_SILU, &past, &x);
     CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "past the end"),
-        "view past its allocation: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
+          "view past its allocation: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     struct ffn_tensor shifted = ffn_tensor_vec(d + 1, FFN_DTYPE_F32, n);
     st = ffn_act_forward(ctx, FFN_ACT_SILU, &shifted, &x);
     CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "overlaps"),
-                   "overlap: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
+          "overlap: %s: %s", ffn_status_string(st), ffn_ctx_last_error(ctx));
     // A CPU context refuses a stream; the CUDA context synchronizes cleanly after the misuse.
     CHECK(ffn_ctx_synchronize(ctx) == FFN_STATUS_OK, "synchronize after misuse");
     ffn_ctx_t cpu = NULL;
     CHECK(ffn_ctx_create(NULL, &cpu) == FFN_STATUS_OK &&
-                       ffn_ctx_set_stream(cpu, (void *)stream) == FFN_STATUS_UNSUPPORTED,
-                   "CPU context: no stream");
+              ffn_ctx_set_stream(cpu, (void *)stream) == FFN_STATUS_UNSUPPORTED,
+          "CPU context: no stream");
     ffn_ctx_destroy(cpu);
     // A device ordinal past the last one.
     int nd = 0;
@@ -824,7 +880,7 @@ static void ffn__test_api(void) {
     o.device = nd;
     ffn_ctx_t bad_ctx = NULL;
     CHECK(ffn_ctx_create(&o, &bad_ctx) == FFN_STATUS_UNSUPPORTED && !bad_ctx,
-                   "device %d does not exist", nd);
+          "device %d does not exist", nd);
     free(host), free(h), free(out), free(h16);
     FFN__CUDA(cudaFree(d));
     FFN__CUDA(cudaFree(d16));
@@ -872,7 +928,7 @@ static void ffn__test_lut(void) {
                     ok = ok && ffn_ctx_synchronize(lut[acc]) == FFN_STATUS_OK &&
                          ffn_ctx_synchronize(direct[acc]) == FFN_STATUS_OK;
                     CHECK(ok, "lut %s: %s", ffn_act_name((enum ffn_act)act),
-                                   ffn_ctx_last_error(lut[acc]));
+                          ffn_ctx_last_error(lut[acc]));
                     FFN__CUDA(cudaMemcpy(r1, dy1, n * 2, cudaMemcpyDeviceToHost));
                     FFN__CUDA(cudaMemcpy(r2, dy2, n * 2, cudaMemcpyDeviceToHost));
                     FFN__CUDA(cudaMemcpy(r3, dz, n * 2, cudaMemcpyDeviceToHost));
@@ -882,10 +938,10 @@ static void ffn__test_lut(void) {
                         if (in == out) bad += !ffn_test_same_elem(r3, r2, (enum ffn_dtype)out, i);
                     }
                     CHECK(bad == 0,
-                        "lut %s %s->%s%s: %d elements differ from "
-                        "the kernel's",
-                        ffn_act_name((enum ffn_act)act), ffn_dtype_name((enum ffn_dtype)in),
-                        ffn_dtype_name((enum ffn_dtype)out), acc ? " accurate" : "", bad);
+                          "lut %s %s->%s%s: %d elements differ from "
+                          "the kernel's",
+                          ffn_act_name((enum ffn_act)act), ffn_dtype_name((enum ffn_dtype)in),
+                          ffn_dtype_name((enum ffn_dtype)out), acc ? " accurate" : "", bad);
                     configs++;
                 }
     }
@@ -903,8 +959,8 @@ static void ffn__test_lut(void) {
     const struct ffn_tensor tx = ffn_tensor_vec(bx, FFN_DTYPE_BF16, big);
     const struct ffn_tensor ty = ffn_tensor_vec(by, FFN_DTYPE_BF16, big);
     CHECK(ffn_act_forward(def, FFN_ACT_GELU_ERF, &ty, &tx) == FFN_STATUS_OK &&
-                       ffn_ctx_synchronize(def) == FFN_STATUS_OK,
-                   "lut big: %s", ffn_ctx_last_error(def));
+              ffn_ctx_synchronize(def) == FFN_STATUS_OK,
+          "lut big: %s", ffn_ctx_last_error(def));
     int bad = 0;
     const int64_t starts[] = {0, big / 2, big - 70000};
     uint16_t *got = malloc(70000 * 2);
@@ -988,9 +1044,15 @@ static void ffn__test_glut(void) {
     for (int in = FFN_DTYPE_BF16; in <= FFN_DTYPE_F16; in++) {
         // Ups: specials and plain values, then random ones over the type's range.
         const bool bf = in == FFN_DTYPE_BF16;
-        const uint16_t fixed[] = {0x0000, 0x8000, bf ? 0x7f80 : 0x7c00, bf ? 0xff80 : 0xfc00,
-                                  bf ? 0x7fc0 : 0x7e00, bf ? 0x7f7f : 0x7bff, 0x0001,
-                                  bf ? 0x3f80 : 0x3c00, bf ? 0xbf40 : 0xba00};
+        const uint16_t fixed[] = {0x0000,
+                                  0x8000,
+                                  bf ? 0x7f80 : 0x7c00,
+                                  bf ? 0xff80 : 0xfc00,
+                                  bf ? 0x7fc0 : 0x7e00,
+                                  bf ? 0x7f7f : 0x7bff,
+                                  0x0001,
+                                  bf ? 0x3f80 : 0x3c00,
+                                  bf ? 0xbf40 : 0xba00};
         uint64_t seed = 0x6c757400ull;
         uint16_t *uu = u[in - FFN_DTYPE_BF16];
         for (int64_t i = 0; i < n; i++) {
@@ -1001,48 +1063,48 @@ static void ffn__test_glut(void) {
         for (int act = 0; act < FFN_ACT_COUNT; act++) {
             if (act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY) continue;
             for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++)
-            for (int deriv = 0; deriv < 2; deriv++) {
-                const enum ffn_dtype it = (enum ffn_dtype)in, ot = (enum ffn_dtype)out;
-                const struct ffn_tensor tg = ffn_tensor_vec(dg, it, n);
-                const struct ffn_tensor tu = ffn_tensor_vec(du, it, n);
-                const struct ffn_tensor h1 = ffn_tensor_vec(dh1, ot, n);
-                const struct ffn_tensor h2 = ffn_tensor_vec(dh2, ot, n);
-                const struct ffn_tensor z = ffn_tensor_vec(dz, it, n);
-                FFN__CUDA(cudaMemcpy(dz, dg, n * 2, cudaMemcpyDeviceToDevice));
-                // deriv: the backward dx = act'(x)·dy (x = the gates, dy = the ups).
-                const enum ffn_act ac = (enum ffn_act)act;
-                bool ok = (deriv ? ffn_act_backward(lut, ac, &h1, &tg, &tu)
-                                 : ffn_glu_forward(lut, ac, &h1, &tg, &tu)) == FFN_STATUS_OK &&
-                          (deriv ? ffn_act_backward(direct, ac, &h2, &tg, &tu)
-                                 : ffn_glu_forward(direct, ac, &h2, &tg, &tu)) == FFN_STATUS_OK;
-                if (in == out)  // h = gate (dx = x), through the table
-                    ok = ok && (deriv ? ffn_act_backward(lut, ac, &z, &z, &tu)
-                                      : ffn_glu_forward(lut, ac, &z, &z, &tu)) == FFN_STATUS_OK;
-                ok = ok && ffn_ctx_synchronize(lut) == FFN_STATUS_OK &&
-                     ffn_ctx_synchronize(direct) == FFN_STATUS_OK;
-                CHECK(ok, "glut %s: %s", ffn_glu_name((enum ffn_act)act),
-                               ffn_ctx_last_error(lut));
-                FFN__CUDA(cudaMemcpy(r1, dh1, n * 2, cudaMemcpyDeviceToHost));
-                FFN__CUDA(cudaMemcpy(r2, dh2, n * 2, cudaMemcpyDeviceToHost));
-                FFN__CUDA(cudaMemcpy(r3, dz, n * 2, cudaMemcpyDeviceToHost));
-                int one = 0;
-                int bad = ffn__glut_check(r1, g, uu, n, ac, deriv, it, ot, &one);
-                if (in == out) {
-                    int bad_z = 0;
-                    for (int64_t i = 0; i < n; i++) bad_z += !ffn_test_same_elem(r3, r1, ot, i);
-                    CHECK(bad_z == 0, "glut %s%s %s in place: %d differ",
-                                   ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
-                                   bad_z);
+                for (int deriv = 0; deriv < 2; deriv++) {
+                    const enum ffn_dtype it = (enum ffn_dtype)in, ot = (enum ffn_dtype)out;
+                    const struct ffn_tensor tg = ffn_tensor_vec(dg, it, n);
+                    const struct ffn_tensor tu = ffn_tensor_vec(du, it, n);
+                    const struct ffn_tensor h1 = ffn_tensor_vec(dh1, ot, n);
+                    const struct ffn_tensor h2 = ffn_tensor_vec(dh2, ot, n);
+                    const struct ffn_tensor z = ffn_tensor_vec(dz, it, n);
+                    FFN__CUDA(cudaMemcpy(dz, dg, n * 2, cudaMemcpyDeviceToDevice));
+                    // deriv: the backward dx = act'(x)·dy (x = the gates, dy = the ups).
+                    const enum ffn_act ac = (enum ffn_act)act;
+                    bool ok = (deriv ? ffn_act_backward(lut, ac, &h1, &tg, &tu)
+                                     : ffn_glu_forward(lut, ac, &h1, &tg, &tu)) == FFN_STATUS_OK &&
+                              (deriv ? ffn_act_backward(direct, ac, &h2, &tg, &tu)
+                                     : ffn_glu_forward(direct, ac, &h2, &tg, &tu)) == FFN_STATUS_OK;
+                    if (in == out)  // h = gate (dx = x), through the table
+                        ok = ok && (deriv ? ffn_act_backward(lut, ac, &z, &z, &tu)
+                                          : ffn_glu_forward(lut, ac, &z, &z, &tu)) == FFN_STATUS_OK;
+                    ok = ok && ffn_ctx_synchronize(lut) == FFN_STATUS_OK &&
+                         ffn_ctx_synchronize(direct) == FFN_STATUS_OK;
+                    CHECK(ok, "glut %s: %s", ffn_glu_name((enum ffn_act)act),
+                          ffn_ctx_last_error(lut));
+                    FFN__CUDA(cudaMemcpy(r1, dh1, n * 2, cudaMemcpyDeviceToHost));
+                    FFN__CUDA(cudaMemcpy(r2, dh2, n * 2, cudaMemcpyDeviceToHost));
+                    FFN__CUDA(cudaMemcpy(r3, dz, n * 2, cudaMemcpyDeviceToHost));
+                    int one = 0;
+                    int bad = ffn__glut_check(r1, g, uu, n, ac, deriv, it, ot, &one);
+                    if (in == out) {
+                        int bad_z = 0;
+                        for (int64_t i = 0; i < n; i++) bad_z += !ffn_test_same_elem(r3, r1, ot, i);
+                        CHECK(bad_z == 0, "glut %s%s %s in place: %d differ", ffn_glu_name(ac),
+                              deriv ? " bwd" : "", ffn_dtype_name(it), bad_z);
+                    }
+                    for (int64_t i = 0; i < n; i++)
+                        direct_diff += !ffn_test_same_elem(r1, r2, ot, i);
+                    CHECK(bad == 0 && one <= n / 10000,
+                          "glut %s%s %s->%s: %d elements differ from the host copy, %d by "
+                          "one ulp",
+                          ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
+                          ffn_dtype_name(ot), bad, one);
+                    ones += one, total += n;
+                    configs++;
                 }
-                for (int64_t i = 0; i < n; i++) direct_diff += !ffn_test_same_elem(r1, r2, ot, i);
-                CHECK(bad == 0 && one <= n / 10000,
-                               "glut %s%s %s->%s: %d elements differ from the host copy, %d by "
-                               "one ulp",
-                               ffn_glu_name(ac), deriv ? " bwd" : "", ffn_dtype_name(it),
-                               ffn_dtype_name(ot), bad, one);
-                ones += one, total += n;
-                configs++;
-            }
         }
     }
     // Above the default threshold, a default context: SwiGLU bf16, start, middle and end.
@@ -1061,8 +1123,8 @@ static void ffn__test_glut(void) {
     const struct ffn_tensor tu = ffn_tensor_vec(bu, FFN_DTYPE_BF16, big);
     const struct ffn_tensor th = ffn_tensor_vec(bh, FFN_DTYPE_BF16, big);
     CHECK(ffn_glu_forward(def, FFN_ACT_SILU, &th, &tg, &tu) == FFN_STATUS_OK &&
-                       ffn_ctx_synchronize(def) == FFN_STATUS_OK,
-                   "glut big: %s", ffn_ctx_last_error(def));
+              ffn_ctx_synchronize(def) == FFN_STATUS_OK,
+          "glut big: %s", ffn_ctx_last_error(def));
     int bad = 0, one = 0;
     const int64_t starts[] = {0, big / 2, big - 70000};
     uint16_t *got = malloc(70000 * 2), *xg = malloc(70000 * 2), *xu = malloc(70000 * 2);
@@ -1073,11 +1135,11 @@ static void ffn__test_glut(void) {
         bad += ffn__glut_check(got, xg, xu, 70000, FFN_ACT_SILU, false, FFN_DTYPE_BF16,
                                FFN_DTYPE_BF16, &one);
     }
-    CHECK(bad == 0 && one <= 21,
-                   "glut big: %d elements differ from the host copy", bad);
-    printf("glut: %d configurations (%lld elements: %lld one ulp from the host copy, %lld differ "
-           "from the direct kernel), and %lld elements through the default threshold\n",
-           configs, total, ones, direct_diff, (long long)big);
+    CHECK(bad == 0 && one <= 21, "glut big: %d elements differ from the host copy", bad);
+    printf(
+        "glut: %d configurations (%lld elements: %lld one ulp from the host copy, %lld differ "
+        "from the direct kernel), and %lld elements through the default threshold\n",
+        configs, total, ones, direct_diff, (long long)big);
     free(g), free(u[0]), free(u[1]), free(r1), free(r2), free(r3), free(got), free(xg), free(xu);
     FFN__CUDA(cudaFree(dg));
     FFN__CUDA(cudaFree(du));
@@ -1128,8 +1190,8 @@ static void ffn__test_big(void) {
         const enum ffn_act act = pass ? FFN_ACT_GELU_ERF : FFN_ACT_SILU;
         FFN__CUDA(cudaMemset(y, 0xff, (size_t)n * 2));
         CHECK(ffn_act_forward(ctx, act, &ty, &tx) == FFN_STATUS_OK &&
-                           ffn_ctx_synchronize(ctx) == FFN_STATUS_OK,
-                       "big: %s", ffn_ctx_last_error(ctx));
+                  ffn_ctx_synchronize(ctx) == FFN_STATUS_OK,
+              "big: %s", ffn_ctx_last_error(ctx));
         int bad = 0;
         for (int k = 0; k < 3; k++) {
             FFN__CUDA(cudaMemcpy(got, y + starts[k], tail * 2, cudaMemcpyDeviceToHost));
@@ -1140,8 +1202,8 @@ static void ffn__test_big(void) {
                 bad += ffn__diff(ffn_bf16_to_f32(got[i]), w.y0, FFN_DTYPE_BF16) == 2;
             }
         }
-        CHECK(bad == 0, "big (%s): %d of %lld elements differ",
-                       pass ? "table" : "kernel", bad, (long long)(3 * tail));
+        CHECK(bad == 0, "big (%s): %d of %lld elements differ", pass ? "table" : "kernel", bad,
+              (long long)(3 * tail));
     }
     printf("big: %lld elements in one call, through the kernel and through the table\n",
            (long long)n);

@@ -42,7 +42,7 @@
 #define TOL_TF32 5e-3  // tf32 rounds each GEMM input to 11 bits: 2^-11, a quarter of bf16's
 #define TOL_HF_F32 2e-5
 #define TOL_HF_BF16 3e-2  // ffn verify's bf16 tolerance (the CPU's worst fixture: 7e-3)
-#define MAX_FAILS 12  // failures printed
+#define MAX_FAILS 12      // failures printed
 #define NLEN(a) (sizeof(a) / sizeof((a)[0]))
 
 void ffn_test_epilogue(int stride, bool verbose);  // test_cuda_block_epi.cu: checks
@@ -75,13 +75,13 @@ static void check_tol(const char *cfg, const char *what, int64_t k, double want,
           got, err, scale);
 }
 
-#define CUDA_OK(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
+#define CUDA_OK(call)                                                                          \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
             printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                      \
-        }                                                                                 \
+            exit(1);                                                                           \
+        }                                                                                      \
     } while (0)
 
 static void *dev_put(const void *host, size_t bytes) {
@@ -106,12 +106,18 @@ struct dtypes {
 };
 
 static const struct dtypes dsets[] = {
-    {"f32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, 0, true},
-    {"w=bf16", FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
-    {"all-bf16", FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
-    {"math=bf16", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_BF16, FFN_BLOCK_MATH_BF16, TOL_BF16, true},
-    {"math=tf32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_TF32, TOL_TF32, false},
-    {"w=f16", FFN_DTYPE_F16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
+    {"f32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT, 0,
+     true},
+    {"w=bf16", FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT,
+     TOL_BF16, true},
+    {"all-bf16", FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_BF16,
+     FFN_BLOCK_MATH_STRICT, TOL_BF16, true},
+    {"math=bf16", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_BF16, FFN_BLOCK_MATH_BF16,
+     TOL_BF16, true},
+    {"math=tf32", FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_DTYPE_F32, FFN_BLOCK_MATH_TF32,
+     TOL_TF32, false},
+    {"w=f16", FFN_DTYPE_F16, FFN_DTYPE_BF16, FFN_DTYPE_BF16, FFN_DTYPE_F32, FFN_BLOCK_MATH_STRICT,
+     TOL_BF16, true},
 };
 
 static double round_to(enum ffn_dtype dt, double v) {
@@ -122,8 +128,11 @@ static double round_to(enum ffn_dtype dt, double v) {
 
 static void to_dtype(void *dst, const float *src, int64_t n, enum ffn_dtype dt) {
     for (int64_t k = 0; k < n; k++) {
-        if (dt == FFN_DTYPE_F32) ((float *)dst)[k] = src[k];
-        else ((uint16_t *)dst)[k] = dt == FFN_DTYPE_BF16 ? ffn_f32_to_bf16(src[k]) : ffn_f32_to_f16(src[k]);
+        if (dt == FFN_DTYPE_F32)
+            ((float *)dst)[k] = src[k];
+        else
+            ((uint16_t *)dst)[k] =
+                dt == FFN_DTYPE_BF16 ? ffn_f32_to_bf16(src[k]) : ffn_f32_to_f16(src[k]);
     }
 }
 
@@ -174,11 +183,12 @@ static void result_free(struct result *r) {
 // second forward + backward accumulating into the gradients (r then holds twice the gradient).
 // Returns false (and counts a failure) when a call fails.
 static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes *dt,
-                      enum ffn_block_policy policy, bool twice, const char *name,
-                      struct result *r, char *impl, size_t impl_size) {
+                      enum ffn_block_policy policy, bool twice, const char *name, struct result *r,
+                      char *impl, size_t impl_size) {
     const bool cuda = ffn_ctx_backend(ctx) == FFN_BACKEND_CUDA;
     const int64_t td = s->t * s->d;
-    const size_t wes = ffn_dtype_size(dt->w), aes = ffn_dtype_size(dt->act), ges = ffn_dtype_size(dt->grad);
+    const size_t wes = ffn_dtype_size(dt->w), aes = ffn_dtype_size(dt->act),
+                 ges = ffn_dtype_size(dt->grad);
     void *hw[8] = {0}, *dw[8] = {0}, *hg[8] = {0}, *dg[8] = {0};
     for (int k = 0; k < 8; k++) {
         if (!s->w[k]) continue;
@@ -195,8 +205,10 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
     to_dtype(hdy, s->dy, td, dt->act);
     memset(hy, 0xff, (size_t)td * aes);
     memset(hdx, 0xff, (size_t)td * aes);
-    void *dx_ = cuda ? dev_put(hx, (size_t)td * aes) : hx, *ddy = cuda ? dev_put(hdy, (size_t)td * aes) : hdy;
-    void *dy_ = cuda ? dev_put(hy, (size_t)td * aes) : hy, *ddx = cuda ? dev_put(hdx, (size_t)td * aes) : hdx;
+    void *dx_ = cuda ? dev_put(hx, (size_t)td * aes) : hx,
+         *ddy = cuda ? dev_put(hdy, (size_t)td * aes) : hdy;
+    void *dy_ = cuda ? dev_put(hy, (size_t)td * aes) : hy,
+         *ddx = cuda ? dev_put(hdx, (size_t)td * aes) : hdx;
 
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
     spec.d_model = s->d, spec.d_ff = s->m, spec.act = s->act, spec.gated = s->gated;
@@ -205,12 +217,14 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
     spec.bias_gate = s->gated && s->bias;
     spec.bias_up = spec.bias_down = s->bias;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    struct ffn_weight *wm[8] = {&w.gate, &w.up, &w.gate_up, &w.down, &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
+    struct ffn_weight *wm[8] = {&w.gate,   &w.up,   &w.gate_up,   &w.down,
+                                &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
     for (int k = 0; k < 8; k++)
         if (dw[k]) *wm[k] = ffn_weight_dense(dw[k], dt->w, k == 3 ? s->o_down : s->o_first);
     struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
     g.dtype = dt->grad;
-    void **gm[8] = {&g.gate, &g.up, &g.gate_up, &g.down, &g.b_gate, &g.b_up, &g.b_gate_up, &g.b_down};
+    void **gm[8] = {&g.gate,   &g.up,   &g.gate_up,   &g.down,
+                    &g.b_gate, &g.b_up, &g.b_gate_up, &g.b_down};
     for (int k = 0; k < 8; k++) *gm[k] = dg[k];
     struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
     o.math = dt->math;
@@ -221,12 +235,14 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
     const struct ffn_tensor ty = ffn_tensor_2d(dy_, dt->act, s->t, s->d, s->d);
     const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt->act, s->t, s->d, s->d);
     const struct ffn_tensor tdx = ffn_tensor_2d(ddx, dt->act, s->t, s->d, s->d);
-    if (ffn_block_create(ctx, &spec, &w, &o, &blk) || ffn_block_forward(ctx, blk, &ty, &tx, policy) ||
+    if (ffn_block_create(ctx, &spec, &w, &o, &blk) ||
+        ffn_block_forward(ctx, blk, &ty, &tx, policy) ||
         ffn_block_backward(ctx, blk, &g, &tdx, &tdy)) {
         ok = false;
     } else if (twice) {
         g.accumulate = true;
-        if (ffn_block_forward(ctx, blk, &ty, &tx, policy) || ffn_block_backward(ctx, blk, &g, &tdx, &tdy))
+        if (ffn_block_forward(ctx, blk, &ty, &tx, policy) ||
+            ffn_block_backward(ctx, blk, &g, &tdx, &tdy))
             ok = false;
     }
     if (ok && ffn_ctx_synchronize(ctx)) ok = false;
@@ -273,8 +289,9 @@ static void store(struct stored *s, const struct ref_ffn *f, int64_t t, const do
     s->layout = layout, s->o_first = of, s->o_down = od;
     const bool fused = f->gated && layout != FFN_GATE_UP_SEPARATE;
     const int64_t n[8] = {m * d, m * d, 2 * m * d, d * m, m, m, 2 * m, d};
-    const bool has[8] = {f->gated && !fused, !fused, fused, true, f->bias && f->gated && !fused,
-                         f->bias && !fused, f->bias && fused, f->bias};
+    const bool has[8] = {
+        f->gated && !fused, !fused,           fused,  true, f->bias && f->gated && !fused,
+        f->bias && !fused,  f->bias && fused, f->bias};
     for (int k = 0; k < 8; k++) {
         s->n[k] = n[k];
         s->w[k] = has[k] ? calloc((size_t)n[k], 4) : NULL;
@@ -282,8 +299,10 @@ static void store(struct stored *s, const struct ref_ffn *f, int64_t t, const do
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < d; i++) {
             if (fused) {
-                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, false, j), i, 0)] = (float)f->Wg[j * d + i];
-                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, true, j), i, 0)] = (float)f->Wu[j * d + i];
+                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, false, j), i, 0)] =
+                    (float)f->Wg[j * d + i];
+                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, true, j), i, 0)] =
+                    (float)f->Wu[j * d + i];
             } else {
                 if (f->gated) s->w[0][ref_idx(of, m, d, j, i, 0)] = (float)f->Wg[j * d + i];
                 s->w[1][ref_idx(of, m, d, j, i, 0)] = (float)f->Wu[j * d + i];
@@ -321,15 +340,18 @@ static void check_grads(const char *name, const struct stored *s, const struct r
     const int64_t d = s->d, m = s->m;
     const bool fused = s->gated && s->layout != FFN_GATE_UP_SEPARATE;
     const double ta = tol > 0 ? tol : TOL_ABS, tr = tol > 0 ? 0.0 : TOL_REL;
-    const double sg = s->gated ? max_abs(gWg, m * d) : 0, su = max_abs(gWu, m * d), sd = max_abs(gWd, d * m);
+    const double sg = s->gated ? max_abs(gWg, m * d) : 0, su = max_abs(gWu, m * d),
+                 sd = max_abs(gWd, d * m);
     char what[64];
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < d; i++) {
             const int64_t k = j * d + i;
             double gg = 0, gu;
             if (fused) {
-                gg = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, false, j), i, 0)];
-                gu = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, true, j), i, 0)];
+                gg = r->g[2][ref_idx(s->o_first, 2 * m, d,
+                                     ref_fused_pos(s->layout, GROUPS, m, false, j), i, 0)];
+                gu = r->g[2][ref_idx(s->o_first, 2 * m, d,
+                                     ref_fused_pos(s->layout, GROUPS, m, true, j), i, 0)];
             } else {
                 if (s->gated) gg = r->g[0][ref_idx(s->o_first, m, d, j, i, 0)];
                 gu = r->g[1][ref_idx(s->o_first, m, d, j, i, 0)];
@@ -355,11 +377,15 @@ static void check_grads(const char *name, const struct stored *s, const struct r
             if (s->gated) bg = r->g[4][j];
             bu = r->g[5][j];
         }
-        check_tol(name, vs_cpu ? "cpu:db_up" : "db_up", j, factor * gbu[j], bu, factor * sbu, ta, tr);
-        if (s->gated) check_tol(name, vs_cpu ? "cpu:db_gate" : "db_gate", j, factor * gbg[j], bg, factor * sbg, ta, tr);
+        check_tol(name, vs_cpu ? "cpu:db_up" : "db_up", j, factor * gbu[j], bu, factor * sbu, ta,
+                  tr);
+        if (s->gated)
+            check_tol(name, vs_cpu ? "cpu:db_gate" : "db_gate", j, factor * gbg[j], bg,
+                      factor * sbg, ta, tr);
     }
     for (int64_t i = 0; i < d; i++)
-        check_tol(name, vs_cpu ? "cpu:db_down" : "db_down", i, factor * gbd[i], r->g[7][i], factor * sbd, ta, tr);
+        check_tol(name, vs_cpu ? "cpu:db_down" : "db_down", i, factor * gbd[i], r->g[7][i],
+                  factor * sbd, ta, tr);
 }
 
 // The run's gradients in logical layout (for the GPU-vs-CPU comparison).
@@ -370,8 +396,10 @@ static void logical_grads(const struct stored *s, const struct result *r, double
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < d; i++) {
             if (fused) {
-                gWg[j * d + i] = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, false, j), i, 0)];
-                gWu[j * d + i] = r->g[2][ref_idx(s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, true, j), i, 0)];
+                gWg[j * d + i] = r->g[2][ref_idx(
+                    s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, false, j), i, 0)];
+                gWu[j * d + i] = r->g[2][ref_idx(
+                    s->o_first, 2 * m, d, ref_fused_pos(s->layout, GROUPS, m, true, j), i, 0)];
             } else {
                 gWg[j * d + i] = s->gated ? r->g[0][ref_idx(s->o_first, m, d, j, i, 0)] : 0;
                 gWu[j * d + i] = r->g[1][ref_idx(s->o_first, m, d, j, i, 0)];
@@ -397,7 +425,8 @@ static const char *const lname[] = {"separate", "fused", "up_first", "interleave
 
 // The small grid: FD gradients of the reference, both backends.
 static void grid_small(ffn_ctx_t gpu, ffn_ctx_t cpu) {
-    static double Wg[M * D], Wu[M * D], Wd[D * M], bg[M], bu[M], bd[D], x[T * D], dy[T * D], y[T * D];
+    static double Wg[M * D], Wu[M * D], Wd[D * M], bg[M], bu[M], bd[D], x[T * D], dy[T * D],
+        y[T * D];
     static double gWg[M * D], gWu[M * D], gWd[D * M], gbg[M], gbu[M], gbd[D], gx[T * D];
     int n_cfg = 0;
     for (size_t di = 0; di < NLEN(dsets); di++) {
@@ -408,7 +437,8 @@ static void grid_small(ffn_ctx_t gpu, ffn_ctx_t cpu) {
             for (int gated = 0; gated < 2; gated++)
                 for (int bias = 0; bias < 2; bias++) {
                     if (only_act >= 0 && act != only_act) continue;
-                    struct ref_ffn f = {D, M, (enum ffn_act)act, gated, bias, Wg, Wu, Wd, bg, bu, bd};
+                    struct ref_ffn f = {D,  M, (enum ffn_act)act, gated, bias, Wg, Wu, Wd, bg,
+                                        bu, bd};
                     for (int k = 0; k < M * D; k++) {
                         Wg[k] = round_to(dt->w, 0.6 * rnd());
                         Wu[k] = round_to(dt->w, 0.6 * rnd());
@@ -441,43 +471,58 @@ static void grid_small(ffn_ctx_t gpu, ffn_ctx_t cpu) {
                             for (int od = 0; od < 2; od++)
                                 for (int pol = 0; pol < 2; pol++) {
                                     char name[160];
-                                    snprintf(name, sizeof name, "[%s %s %s bias=%d %s first=%s down=%s %s]",
-                                             dt->name, gated ? ffn_glu_name((enum ffn_act)act) : ffn_act_name((enum ffn_act)act),
-                                             gated ? "gated" : "plain", bias, gated ? lname[li] : "-",
-                                             of ? "in_out" : "out_in", od ? "in_out" : "out_in",
-                                             pol ? "recompute" : "save");
+                                    snprintf(name, sizeof name,
+                                             "[%s %s %s bias=%d %s first=%s down=%s %s]", dt->name,
+                                             gated ? ffn_glu_name((enum ffn_act)act)
+                                                   : ffn_act_name((enum ffn_act)act),
+                                             gated ? "gated" : "plain", bias,
+                                             gated ? lname[li] : "-", of ? "in_out" : "out_in",
+                                             od ? "in_out" : "out_in", pol ? "recompute" : "save");
                                     const enum ffn_gate_up_layout lay = layouts[li];
-                                    if (gated && lay == FFN_GATE_UP_INTERLEAVED && of == FFN_WEIGHT_IN_OUT)
+                                    if (gated && lay == FFN_GATE_UP_INTERLEAVED &&
+                                        of == FFN_WEIGHT_IN_OUT)
                                         continue;  // refused as unsupported (tests/block checks it)
                                     struct stored s;
-                                    store(&s, &f, T, x, dy, lay, (enum ffn_weight_orient)of, (enum ffn_weight_orient)od);
-                                    const enum ffn_block_policy policy = pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
+                                    store(&s, &f, T, x, dy, lay, (enum ffn_weight_orient)of,
+                                          (enum ffn_weight_orient)od);
+                                    const enum ffn_block_policy policy =
+                                        pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
                                     // Accumulation once per (dtype set, case): the first layout.
                                     const bool twice = li == 0 && of == 0 && od == 0 && pol == 0;
                                     struct result rg, rc;
                                     result_alloc(&rg, &s);
                                     result_alloc(&rc, &s);
                                     n_cfg++;
-                                    if (run_block(gpu, &s, dt, policy, twice, name, &rg, impl[0] ? NULL : impl, sizeof impl)) {
+                                    if (run_block(gpu, &s, dt, policy, twice, name, &rg,
+                                                  impl[0] ? NULL : impl, sizeof impl)) {
                                         const double fac = twice ? 2.0 : 1.0;
-                                        const double ta = dt->tol > 0 ? dt->tol : TOL_ABS, tr = dt->tol > 0 ? 0 : TOL_REL;
-                                        for (int k = 0; k < T * D; k++) check_tol(name, "y", k, y[k], rg.y[k], sy, ta, tr);
-                                        for (int k = 0; k < T * D; k++) check_tol(name, "dx", k, gx[k], rg.dx[k], sx, ta, tr);
-                                        check_grads(name, &s, &rg, gWg, gWu, gWd, gbg, gbu, gbd, dt->tol, fac, false);
+                                        const double ta = dt->tol > 0 ? dt->tol : TOL_ABS,
+                                                     tr = dt->tol > 0 ? 0 : TOL_REL;
+                                        for (int k = 0; k < T * D; k++)
+                                            check_tol(name, "y", k, y[k], rg.y[k], sy, ta, tr);
+                                        for (int k = 0; k < T * D; k++)
+                                            check_tol(name, "dx", k, gx[k], rg.dx[k], sx, ta, tr);
+                                        check_grads(name, &s, &rg, gWg, gWu, gWd, gbg, gbu, gbd,
+                                                    dt->tol, fac, false);
                                         if (!have_y0) memcpy(y0, rg.y, sizeof y0), have_y0 = true;
                                         for (int k = 0; k < T * D; k++)
-                                            check_tol(name, "y(vs first layout)", k, y0[k], rg.y[k], sy,
-                                                      dt->tol > 0 ? dt->tol : TOL_SAME, 0.0);
+                                            check_tol(name, "y(vs first layout)", k, y0[k], rg.y[k],
+                                                      sy, dt->tol > 0 ? dt->tol : TOL_SAME, 0.0);
                                         // The CPU block on the same inputs, once per case and layout.
                                         if (dt->cpu && od == 0 && pol == 0 &&
-                                            run_block(cpu, &s, dt, policy, twice, name, &rc, NULL, 0)) {
+                                            run_block(cpu, &s, dt, policy, twice, name, &rc, NULL,
+                                                      0)) {
                                             static double cg[8][2 * M * D];
-                                            logical_grads(&s, &rc, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7]);
+                                            logical_grads(&s, &rc, cg[0], cg[1], cg[3], cg[4],
+                                                          cg[5], cg[7]);
                                             for (int k = 0; k < T * D; k++) {
-                                                check_tol(name, "cpu:y", k, rc.y[k], rg.y[k], sy, dt->tol > 0 ? dt->tol : TOL_ABS, 0);
-                                                check_tol(name, "cpu:dx", k, rc.dx[k], rg.dx[k], sx, dt->tol > 0 ? dt->tol : TOL_ABS, 0);
+                                                check_tol(name, "cpu:y", k, rc.y[k], rg.y[k], sy,
+                                                          dt->tol > 0 ? dt->tol : TOL_ABS, 0);
+                                                check_tol(name, "cpu:dx", k, rc.dx[k], rg.dx[k], sx,
+                                                          dt->tol > 0 ? dt->tol : TOL_ABS, 0);
                                             }
-                                            check_grads(name, &s, &rg, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7],
+                                            check_grads(name, &s, &rg, cg[0], cg[1], cg[3], cg[4],
+                                                        cg[5], cg[7],
                                                         dt->tol > 0 ? dt->tol : TOL_ABS, 1.0, true);
                                         }
                                     }
@@ -498,7 +543,8 @@ static void grid_large(ffn_ctx_t gpu, ffn_ctx_t cpu, int64_t d, int64_t m, int64
     const int64_t nw = m * d;
     double *Wg = malloc((size_t)nw * 8), *Wu = malloc((size_t)nw * 8), *Wd = malloc((size_t)nw * 8);
     double *bg = malloc((size_t)m * 8), *bu = malloc((size_t)m * 8), *bd = malloc((size_t)d * 8);
-    double *x = malloc((size_t)(t * d) * 8), *dy = malloc((size_t)(t * d) * 8), *y = malloc((size_t)(t * d) * 8);
+    double *x = malloc((size_t)(t * d) * 8), *dy = malloc((size_t)(t * d) * 8),
+           *y = malloc((size_t)(t * d) * 8);
     double *cg[8];
     for (int k = 0; k < 8; k++) cg[k] = malloc((size_t)(2 * nw) * 8);
     int n_cfg = 0;
@@ -512,53 +558,72 @@ static void grid_large(ffn_ctx_t gpu, ffn_ctx_t cpu, int64_t d, int64_t m, int64
             for (int gated = 0; gated < 2; gated++) {
                 if (only_act >= 0 && acts[ai] != only_act) continue;
                 const bool bias = !gated;  // GPT-2-like plain with biases, LLaMA-like gated without
-                struct ref_ffn f = {d, m, (enum ffn_act)acts[ai], gated, bias, Wg, Wu, Wd, bg, bu, bd};
+                struct ref_ffn f = {d,  m, (enum ffn_act)acts[ai], gated, bias, Wg, Wu, Wd, bg,
+                                    bu, bd};
                 const double ws = 1.0 / sqrt((double)d);
                 for (int64_t k = 0; k < nw; k++) {
                     Wg[k] = round_to(dt->w, ws * rnd());
                     Wu[k] = round_to(dt->w, ws * rnd());
                     Wd[k] = round_to(dt->w, ws * rnd());
                 }
-                for (int64_t k = 0; k < m; k++) bg[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0, bu[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0;
+                for (int64_t k = 0; k < m; k++)
+                    bg[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0,
+                    bu[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0;
                 for (int64_t k = 0; k < d; k++) bd[k] = bias ? round_to(dt->w, 0.1 * rnd()) : 0;
-                for (int64_t k = 0; k < t * d; k++) x[k] = round_to(dt->act, rnd()), dy[k] = round_to(dt->act, rnd());
+                for (int64_t k = 0; k < t * d; k++)
+                    x[k] = round_to(dt->act, rnd()), dy[k] = round_to(dt->act, rnd());
                 ref_forward(&f, t, x, y);
                 const double sy = max_abs(y, t * d);
                 for (int li = 0; li < (gated ? 5 : 1); li++)
                     for (int of = 0; of < 2; of++)
                         for (int pol = 0; pol < 2; pol++) {
                             const enum ffn_gate_up_layout lay = layouts[li];
-                            if (gated && lay == FFN_GATE_UP_INTERLEAVED && of == FFN_WEIGHT_IN_OUT) continue;
+                            if (gated && lay == FFN_GATE_UP_INTERLEAVED && of == FFN_WEIGHT_IN_OUT)
+                                continue;
                             char name[160];
-                            snprintf(name, sizeof name, "[%s d=%" PRId64 " m=%" PRId64 " T=%" PRId64 " %s %s first=%s %s]",
-                                     dt->name, d, m, t, gated ? ffn_glu_name(f.act) : ffn_act_name(f.act),
-                                     gated ? lname[li] : "plain", of ? "in_out" : "out_in", pol ? "recompute" : "save");
+                            snprintf(name, sizeof name,
+                                     "[%s d=%" PRId64 " m=%" PRId64 " T=%" PRId64
+                                     " %s %s first=%s %s]",
+                                     dt->name, d, m, t,
+                                     gated ? ffn_glu_name(f.act) : ffn_act_name(f.act),
+                                     gated ? lname[li] : "plain", of ? "in_out" : "out_in",
+                                     pol ? "recompute" : "save");
                             struct stored s;
-                            store(&s, &f, t, x, dy, lay, (enum ffn_weight_orient)of, (enum ffn_weight_orient)of);
-                            const enum ffn_block_policy policy = pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
+                            store(&s, &f, t, x, dy, lay, (enum ffn_weight_orient)of,
+                                  (enum ffn_weight_orient)of);
+                            const enum ffn_block_policy policy =
+                                pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE;
                             struct result rg, rc;
                             result_alloc(&rg, &s);
                             result_alloc(&rc, &s);
                             n_cfg++;
                             const double tol = 2 * (dt->tol > 0 ? dt->tol : TOL_ABS);
-                            if (run_block(gpu, &s, dt, policy, false, name, &rg, impl[0] ? NULL : impl, sizeof impl) &&
+                            if (run_block(gpu, &s, dt, policy, false, name, &rg,
+                                          impl[0] ? NULL : impl, sizeof impl) &&
                                 run_block(cpu, &s, dt, policy, false, name, &rc, NULL, 0)) {
-                                for (int64_t k = 0; k < t * d; k++) check_tol(name, "y", k, y[k], rg.y[k], sy, tol, 0);
+                                for (int64_t k = 0; k < t * d; k++)
+                                    check_tol(name, "y", k, y[k], rg.y[k], sy, tol, 0);
                                 double sx = 0;
-                                for (int64_t k = 0; k < t * d; k++) sx = fabs(rc.dx[k]) > sx ? fabs(rc.dx[k]) : sx;
-                                for (int64_t k = 0; k < t * d; k++) check_tol(name, "cpu:dx", k, rc.dx[k], rg.dx[k], sx, tol, 0);
+                                for (int64_t k = 0; k < t * d; k++)
+                                    sx = fabs(rc.dx[k]) > sx ? fabs(rc.dx[k]) : sx;
+                                for (int64_t k = 0; k < t * d; k++)
+                                    check_tol(name, "cpu:dx", k, rc.dx[k], rg.dx[k], sx, tol, 0);
                                 logical_grads(&s, &rc, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7]);
-                                check_grads(name, &s, &rg, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7], tol, 1.0, true);
+                                check_grads(name, &s, &rg, cg[0], cg[1], cg[3], cg[4], cg[5], cg[7],
+                                            tol, 1.0, true);
                             }
                             result_free(&rg);
                             result_free(&rc);
                             stored_free(&s);
                         }
             }
-        printf("  d=%" PRId64 " m=%" PRId64 " T=%" PRId64 " dtypes %-9s: largest error %.2f of the "
-               "tolerance; first GEMM: %s\n", d, m, t, dt->name, worst, impl);
+        printf("  d=%" PRId64 " m=%" PRId64 " T=%" PRId64
+               " dtypes %-9s: largest error %.2f of the "
+               "tolerance; first GEMM: %s\n",
+               d, m, t, dt->name, worst, impl);
     }
-    printf("grid (d=%" PRId64 " m=%" PRId64 " tokens=%" PRId64 "): %d configurations\n", d, m, t, n_cfg);
+    printf("grid (d=%" PRId64 " m=%" PRId64 " tokens=%" PRId64 "): %d configurations\n", d, m, t,
+           n_cfg);
     free(Wg), free(Wu), free(Wd), free(bg), free(bu), free(bd), free(x), free(dy), free(y);
     for (int k = 0; k < 8; k++) free(cg[k]);
 }
@@ -576,16 +641,46 @@ struct arch {
 };
 
 static const struct arch arches[] = {
-    {"LlamaMLP", "model.layers.%s.mlp.", FFN_ACT_SILU, true, FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN,
-     false, {"gate_proj", "up_proj", NULL, "down_proj"}},
-    {"GemmaMLP", "model.layers.%s.mlp.", FFN_ACT_GELU_TANH, true, FFN_GATE_UP_SEPARATE,
-     FFN_WEIGHT_OUT_IN, false, {"gate_proj", "up_proj", NULL, "down_proj"}},
-    {"Phi3MLP", "model.layers.%s.mlp.", FFN_ACT_SILU, true, FFN_GATE_UP_FUSED, FFN_WEIGHT_OUT_IN,
-     false, {NULL, NULL, "gate_up_proj", "down_proj"}},
-    {"GPT2MLP", "transformer.h.%s.mlp.", FFN_ACT_GELU_TANH, false, FFN_GATE_UP_SEPARATE,
-     FFN_WEIGHT_IN_OUT, true, {NULL, "c_fc", NULL, "c_proj"}},
-    {"T5DenseGatedActDense", "encoder.block.%s.layer.1.DenseReluDense.", FFN_ACT_GELU_TANH, true,
-     FFN_GATE_UP_SEPARATE, FFN_WEIGHT_OUT_IN, false, {"wi_0", "wi_1", NULL, "wo"}},
+    {"LlamaMLP",
+     "model.layers.%s.mlp.",
+     FFN_ACT_SILU,
+     true,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {"gate_proj", "up_proj", NULL, "down_proj"}},
+    {"GemmaMLP",
+     "model.layers.%s.mlp.",
+     FFN_ACT_GELU_TANH,
+     true,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {"gate_proj", "up_proj", NULL, "down_proj"}},
+    {"Phi3MLP",
+     "model.layers.%s.mlp.",
+     FFN_ACT_SILU,
+     true,
+     FFN_GATE_UP_FUSED,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {NULL, NULL, "gate_up_proj", "down_proj"}},
+    {"GPT2MLP",
+     "transformer.h.%s.mlp.",
+     FFN_ACT_GELU_TANH,
+     false,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_IN_OUT,
+     true,
+     {NULL, "c_fc", NULL, "c_proj"}},
+    {"T5DenseGatedActDense",
+     "encoder.block.%s.layer.1.DenseReluDense.",
+     FFN_ACT_GELU_TANH,
+     true,
+     FFN_GATE_UP_SEPARATE,
+     FFN_WEIGHT_OUT_IN,
+     false,
+     {"wi_0", "wi_1", NULL, "wo"}},
 };
 
 static int64_t numel(const struct ffn_file_tensor *t) {
@@ -601,8 +696,8 @@ static void hf_compare(const char *cfg, const char *what, const float *want, con
     for (int64_t k = 0; k < n; k++) {
         const double err = fabs((double)got[k] - want[k]);
         w = err / (scale > 0 ? scale : 1) > w ? err / (scale > 0 ? scale : 1) : w;
-        CHECK(err <= tol_abs * scale + tol_rel * fabs(want[k]), "%s %s[%" PRId64 "]: expected %.9g got %.9g",
-              cfg, what, k, want[k], got[k]);
+        CHECK(err <= tol_abs * scale + tol_rel * fabs(want[k]),
+              "%s %s[%" PRId64 "]: expected %.9g got %.9g", cfg, what, k, want[k], got[k]);
     }
     printf("    %-28s max |err| / max |ref| = %.2e\n", what, w);
 }
@@ -611,12 +706,14 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
     char path[4096], name[512], pre[256];
     ffn_safetensors_t model = NULL, io = NULL;
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
-    if (!CHECK(!ffn_safetensors_open(gpu, path, &model), "open %s: %s", path, ffn_ctx_last_error(gpu)))
+    if (!CHECK(!ffn_safetensors_open(gpu, path, &model), "open %s: %s", path,
+               ffn_ctx_last_error(gpu)))
         return;
     snprintf(path, sizeof path, "%s/io.safetensors", dir);
     if (!CHECK(!ffn_safetensors_open(gpu, path, &io), "open %s: %s", path, ffn_ctx_last_error(gpu)))
         return;
-    const char *module = ffn_safetensors_metadata(io, "module"), *layer = ffn_safetensors_metadata(io, "layer");
+    const char *module = ffn_safetensors_metadata(io, "module"),
+               *layer = ffn_safetensors_metadata(io, "layer");
     const struct arch *a = NULL;
     for (size_t k = 0; module && k < NLEN(arches); k++)
         if (!strcmp(arches[k].module, module)) a = &arches[k];
@@ -628,12 +725,14 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
         const char *nm = a->names[k % 4];
         if (!nm || (k >= 4 && !a->bias)) continue;
         snprintf(name, sizeof name, "%s%s.%s", pre, nm, k < 4 ? "weight" : "bias");
-        if (!CHECK(!ffn_safetensors_find(gpu, model, name, &ft[k]) && ft[k].dtype == FFN_FILE_DTYPE_F32,
+        if (!CHECK(!ffn_safetensors_find(gpu, model, name, &ft[k]) &&
+                       ft[k].dtype == FFN_FILE_DTYPE_F32,
                    "%s: %s", dir, name))
             return;
     }
     if (!CHECK(!ffn_safetensors_find(gpu, io, "x", &x) && !ffn_safetensors_find(gpu, io, "y", &y) &&
-                   !ffn_safetensors_find(gpu, io, "dy", &dy) && !ffn_safetensors_find(gpu, io, "dx", &dx),
+                   !ffn_safetensors_find(gpu, io, "dy", &dy) &&
+                   !ffn_safetensors_find(gpu, io, "dx", &dx),
                "%s: io tensors", dir))
         return;
     const int64_t t = x.shape[0], d = x.shape[1];
@@ -648,7 +747,8 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
         const size_t es = ffn_dtype_size(dt);
         const double ta = bf ? TOL_HF_BF16 : TOL_HF_F32, tr = bf ? 0.0 : 1e-4;
         struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-        struct ffn_weight *wm[8] = {&w.gate, &w.up, &w.gate_up, &w.down, &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
+        struct ffn_weight *wm[8] = {&w.gate,   &w.up,   &w.gate_up,   &w.down,
+                                    &w.b_gate, &w.b_up, &w.b_gate_up, &w.b_down};
         void *dw[8] = {0}, *dg[8] = {0};
         float *hg[8] = {0};
         for (int k = 0; k < 8; k++) {
@@ -674,24 +774,30 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
         struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
         o.save_dtype = dt;
         ffn_block_t blk = NULL;
-        CHECK(!ffn_block_create(gpu, &spec, &w, &o, &blk), "%s %s create: %s", dir, ffn_dtype_name(dt),
-              ffn_ctx_last_error(gpu));
+        CHECK(!ffn_block_create(gpu, &spec, &w, &o, &blk), "%s %s create: %s", dir,
+              ffn_dtype_name(dt), ffn_ctx_last_error(gpu));
         for (int pol = 0; blk && pol < 2; pol++) {
             char cfg[128];
-            snprintf(cfg, sizeof cfg, "[%s %s %s]", a->module, ffn_dtype_name(dt), pol ? "recompute" : "save");
+            snprintf(cfg, sizeof cfg, "[%s %s %s]", a->module, ffn_dtype_name(dt),
+                     pol ? "recompute" : "save");
             printf("  %s\n", cfg);
             struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
             g.dtype = dt;
-            void **gm[8] = {&g.gate, &g.up, &g.gate_up, &g.down, &g.b_gate, &g.b_up, &g.b_gate_up, &g.b_down};
+            void **gm[8] = {&g.gate,   &g.up,   &g.gate_up,   &g.down,
+                            &g.b_gate, &g.b_up, &g.b_gate_up, &g.b_down};
             for (int k = 0; k < 8; k++) {
                 *gm[k] = dg[k];
                 if (dg[k]) CUDA_OK(cudaMemset(dg[k], 0xff, (size_t)numel(&ft[k]) * es));
             }
-            const struct ffn_tensor tx = ffn_tensor_2d(dxin, dt, t, d, d), ty = ffn_tensor_2d(dyo, dt, t, d, d);
-            const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt, t, d, d), tdx = ffn_tensor_2d(ddx, dt, t, d, d);
-            if (!CHECK(!ffn_block_forward(gpu, blk, &ty, &tx, pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE) &&
-                           !ffn_block_backward(gpu, blk, &g, &tdx, &tdy) && !ffn_ctx_synchronize(gpu),
-                       "%s: %s", cfg, ffn_ctx_last_error(gpu)))
+            const struct ffn_tensor tx = ffn_tensor_2d(dxin, dt, t, d, d),
+                                    ty = ffn_tensor_2d(dyo, dt, t, d, d);
+            const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt, t, d, d),
+                                    tdx = ffn_tensor_2d(ddx, dt, t, d, d);
+            if (!CHECK(
+                    !ffn_block_forward(gpu, blk, &ty, &tx,
+                                       pol ? FFN_BLOCK_POLICY_RECOMPUTE : FFN_BLOCK_POLICY_SAVE) &&
+                        !ffn_block_backward(gpu, blk, &g, &tdx, &tdy) && !ffn_ctx_synchronize(gpu),
+                    "%s: %s", cfg, ffn_ctx_last_error(gpu)))
                 continue;
             dev_get(h, dyo, (size_t)(t * d) * es);
             to_f32(yo, h, t * d, dt);
@@ -706,9 +812,11 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
                 dev_get(hh, dg[k], (size_t)n * es);
                 to_f32(hg[k], hh, n, dt);
                 free(hh);
-                snprintf(name, sizeof name, "grad.%s.%s", a->names[k % 4], k < 4 ? "weight" : "bias");
+                snprintf(name, sizeof name, "grad.%s.%s", a->names[k % 4],
+                         k < 4 ? "weight" : "bias");
                 struct ffn_file_tensor ref;
-                if (!CHECK(!ffn_safetensors_find(gpu, io, name, &ref), "%s: %s missing", dir, name)) continue;
+                if (!CHECK(!ffn_safetensors_find(gpu, io, name, &ref), "%s: %s missing", dir, name))
+                    continue;
                 hf_compare(cfg, name, ref.data, hg[k], n, ta, tr);
             }
         }
@@ -730,8 +838,8 @@ static void expect(const char *what, enum ffn_status got, enum ffn_status want, 
                    const char *needle) {
     const char *msg = ffn_ctx_last_error(ctx);
     if (CHECK(got == want && (!needle || strstr(msg, needle)),
-              "%s: status %d (want %d), message \"%s\" (want \"%s\")", what, (int)got, (int)want, msg,
-              needle ? needle : ""))
+              "%s: status %d (want %d), message \"%s\" (want \"%s\")", what, (int)got, (int)want,
+              msg, needle ? needle : ""))
         printf("  ok   %-44s %s\n", what, msg);
 }
 
@@ -740,7 +848,8 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
     float hw[3][m * d], hx[t * d], hy[t * d];
     for (int k = 0; k < m * d; k++) hw[0][k] = hw[1][k] = hw[2][k] = (float)(0.1 * rnd());
     for (int k = 0; k < t * d; k++) hx[k] = (float)rnd();
-    float *dw = dev_put(hw, sizeof hw), *dx = dev_put(hx, sizeof hx), *dyb = dev_put(NULL, 2 * sizeof hx);
+    float *dw = dev_put(hw, sizeof hw), *dx = dev_put(hx, sizeof hx),
+          *dyb = dev_put(NULL, 2 * sizeof hx);
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
     spec.d_model = d, spec.d_ff = m;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
@@ -752,23 +861,24 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
     // Host weights on a CUDA context; a weight view past its allocation; mixed gate/up dtypes.
     struct ffn_block_weights hwts = w;
     hwts.up = ffn_weight_dense(hw[1], FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
-    expect("host weight pointer", ffn_block_create(gpu, &spec, &hwts, NULL, &blk), FFN_STATUS_INVALID_ARG,
-           gpu, "weights.up");
+    expect("host weight pointer", ffn_block_create(gpu, &spec, &hwts, NULL, &blk),
+           FFN_STATUS_INVALID_ARG, gpu, "weights.up");
     struct ffn_block_weights past = w;
     past.down = ffn_weight_dense(dw + 2 * m * d + 8, FFN_DTYPE_F32, FFN_WEIGHT_OUT_IN);
     expect("weight past its allocation", ffn_block_create(gpu, &spec, &past, NULL, &blk),
            FFN_STATUS_INVALID_ARG, gpu, "past the end");
     struct ffn_block_weights mixed = w;
     mixed.gate.dtype = FFN_DTYPE_BF16;
-    expect("gate bf16, up f32", ffn_block_create(gpu, &spec, &mixed, NULL, &blk), FFN_STATUS_UNSUPPORTED,
-           gpu, "one dtype");
+    expect("gate bf16, up f32", ffn_block_create(gpu, &spec, &mixed, NULL, &blk),
+           FFN_STATUS_UNSUPPORTED, gpu, "one dtype");
     struct ffn_block_opts bad = FFN_BLOCK_OPTS_INIT;
     bad.save_dtype = FFN_DTYPE_F16;
-    expect("save_dtype f16", ffn_block_create(gpu, &spec, &w, &bad, &blk), FFN_STATUS_INVALID_ARG, gpu,
-           "save_dtype");
+    expect("save_dtype f16", ffn_block_create(gpu, &spec, &w, &bad, &blk), FFN_STATUS_INVALID_ARG,
+           gpu, "save_dtype");
     struct ffn_block_opts tf = FFN_BLOCK_OPTS_INIT;
     tf.math = FFN_BLOCK_MATH_TF32;
-    expect("TF32 on the GPU", ffn_block_create(gpu, &spec, &w, &tf, &blk), FFN_STATUS_OK, gpu, NULL);
+    expect("TF32 on the GPU", ffn_block_create(gpu, &spec, &w, &tf, &blk), FFN_STATUS_OK, gpu,
+           NULL);
     ffn_block_destroy(blk);
     blk = NULL;
     expect("create", ffn_block_create(gpu, &spec, &w, NULL, &blk), FFN_STATUS_OK, gpu, NULL);
@@ -777,10 +887,10 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
     const struct ffn_tensor ty = ffn_tensor_2d(dyb, FFN_DTYPE_F32, t, d, d);
     const struct ffn_tensor thost = ffn_tensor_2d(hy, FFN_DTYPE_F32, t, d, d);
     const struct ffn_tensor tover = ffn_tensor_2d(dx + d, FFN_DTYPE_F32, t, d, d);
-    expect("host y", ffn_block_forward(gpu, blk, &thost, &tx, FFN_BLOCK_POLICY_NONE), FFN_STATUS_INVALID_ARG,
-           gpu, "host memory");
-    expect("host x", ffn_block_forward(gpu, blk, &ty, &thost, FFN_BLOCK_POLICY_NONE), FFN_STATUS_INVALID_ARG,
-           gpu, "host memory");
+    expect("host y", ffn_block_forward(gpu, blk, &thost, &tx, FFN_BLOCK_POLICY_NONE),
+           FFN_STATUS_INVALID_ARG, gpu, "host memory");
+    expect("host x", ffn_block_forward(gpu, blk, &ty, &thost, FFN_BLOCK_POLICY_NONE),
+           FFN_STATUS_INVALID_ARG, gpu, "host memory");
     expect("y overlaps x", ffn_block_forward(gpu, blk, &tover, &tx, FFN_BLOCK_POLICY_NONE),
            FFN_STATUS_INVALID_ARG, gpu, "overlaps");
     // dyb holds 2·t rows: t rows from row t + 1 run one row past its end.
@@ -799,15 +909,16 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
     expect("cpu block on a cuda ctx", ffn_block_forward(gpu, cblk, &ty, &tx, FFN_BLOCK_POLICY_NONE),
            FFN_STATUS_INVALID_ARG, gpu, "cpu context");
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
-    expect("cuda block on a cpu ctx", ffn_block_info(cpu, blk, 4, &info), FFN_STATUS_INVALID_ARG, cpu,
-           "cuda context");
+    expect("cuda block on a cpu ctx", ffn_block_info(cpu, blk, 4, &info), FFN_STATUS_INVALID_ARG,
+           cpu, "cuda context");
     // A host gradient pointer.
     float hgrad[m * d];
     struct ffn_block_grads g = FFN_BLOCK_GRADS_INIT;
     g.up = hgrad;
-    expect("forward SAVE", ffn_block_forward(gpu, blk, &ty, &tx, FFN_BLOCK_POLICY_SAVE), FFN_STATUS_OK, gpu, NULL);
-    expect("host gradient", ffn_block_backward(gpu, blk, &g, NULL, &tdy), FFN_STATUS_INVALID_ARG, gpu,
-           "grads.up");
+    expect("forward SAVE", ffn_block_forward(gpu, blk, &ty, &tx, FFN_BLOCK_POLICY_SAVE),
+           FFN_STATUS_OK, gpu, NULL);
+    expect("host gradient", ffn_block_backward(gpu, blk, &g, NULL, &tdy), FFN_STATUS_INVALID_ARG,
+           gpu, "grads.up");
 
     // Streams: forward on one stream, backward on another; the result equals one stream's.
     cudaStream_t s1, s2;
@@ -822,14 +933,16 @@ static void misuse(ffn_ctx_t gpu, ffn_ctx_t cpu) {
         if (pass) ffn_ctx_set_stream(gpu, s2);
         if (!st) st = ffn_block_backward(gpu, blk, &g, NULL, &tdy);
         if (!st) st = ffn_ctx_synchronize(gpu);
-        expect(pass ? "forward s1, backward s2" : "forward + backward on s1", st, FFN_STATUS_OK, gpu, NULL);
+        expect(pass ? "forward s1, backward s2" : "forward + backward on s1", st, FFN_STATUS_OK,
+               gpu, NULL);
     }
     ffn_ctx_set_stream(gpu, NULL);
     dev_get(r1, dg1, sizeof r1);
     dev_get(r2, dg2, sizeof r2);
     CHECK(!memcmp(r1, r2, sizeof r1), "streams: the gradients differ");
     // n_tokens 0: a no-op forward; the backward zeroes the gradients.
-    const struct ffn_tensor t0 = ffn_tensor_2d(dx, FFN_DTYPE_F32, 0, d, d), t0y = ffn_tensor_2d(dyb, FFN_DTYPE_F32, 0, d, d);
+    const struct ffn_tensor t0 = ffn_tensor_2d(dx, FFN_DTYPE_F32, 0, d, d),
+                            t0y = ffn_tensor_2d(dyb, FFN_DTYPE_F32, 0, d, d);
     g.up = dg1;
     enum ffn_status st = ffn_block_forward(gpu, blk, &t0y, &t0, FFN_BLOCK_POLICY_SAVE);
     if (!st) st = ffn_block_backward(gpu, blk, &g, NULL, &t0y);
@@ -855,11 +968,16 @@ int main(int argc, char **argv) {
     const char *fixtures[16];
     int n_fx = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--grid")) grid = true;
-        else if (!strcmp(argv[i], "--misuse")) mis = true;
-        else if (!strcmp(argv[i], "--epilogue")) epi = true;
-        else if (!strcmp(argv[i], "--verbose")) verbose = true;
-        else if (!strcmp(argv[i], "--stride") && i + 1 < argc) stride = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--grid"))
+            grid = true;
+        else if (!strcmp(argv[i], "--misuse"))
+            mis = true;
+        else if (!strcmp(argv[i], "--epilogue"))
+            epi = true;
+        else if (!strcmp(argv[i], "--verbose"))
+            verbose = true;
+        else if (!strcmp(argv[i], "--stride") && i + 1 < argc)
+            stride = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only-act") && i + 1 < argc) {
             enum ffn_act a;
             if (ffn_act_from_name(argv[++i], &a)) {
@@ -867,10 +985,11 @@ int main(int argc, char **argv) {
                 return 2;
             }
             only_act = (int)a;
-        }
-        else if (!strcmp(argv[i], "--hf") && i + 1 < argc && n_fx < 16) fixtures[n_fx++] = argv[++i];
+        } else if (!strcmp(argv[i], "--hf") && i + 1 < argc && n_fx < 16)
+            fixtures[n_fx++] = argv[++i];
         else {
-            fprintf(stderr, "usage: test_cuda_block [--grid [--only-act ACT]] [--misuse] [--hf DIR]... "
+            fprintf(stderr,
+                    "usage: test_cuda_block [--grid [--only-act ACT]] [--misuse] [--hf DIR]... "
                     "[--epilogue [--stride S] [--verbose]]\n");
             return 2;
         }
@@ -907,7 +1026,9 @@ int main(int argc, char **argv) {
     if (epi) ffn_test_epilogue(stride, verbose);
     ffn_ctx_destroy(gpu);
     ffn_ctx_destroy(cpu);
-    printf("test_cuda_block: %d GEMM configurations without a cuBLASLt algorithm (fallback), %d "
-           "warnings\n", n_log_fallback, n_log_warn);
+    printf(
+        "test_cuda_block: %d GEMM configurations without a cuBLASLt algorithm (fallback), %d "
+        "warnings\n",
+        n_log_fallback, n_log_warn);
     return ffn_check_summary();
 }

@@ -26,8 +26,8 @@
 
 extern "C" bool ffn_cuda_gelu_epilogue_ok(enum ffn_dtype out, bool accurate);
 
-#define EPI_N 8    // output features (columns of the row-major D)
-#define EPI_K 16   // the reduction: 3 pieces, zeros after
+#define EPI_N 8          // output features (columns of the row-major D)
+#define EPI_K 16         // the reduction: 3 pieces, zeros after
 #define EPI_M (1 << 22)  // rows per chunk
 #define EPI_BLOCKS 1024
 
@@ -49,8 +49,7 @@ __global__ void epi_gen(__nv_bfloat16 *x, int64_t m, uint32_t b0, uint32_t strid
             const float mid = __uint_as_float(__float_as_uint(r1) & 0xffff0000u);
             p[0] = hi, p[1] = mid, p[2] = r1 - mid;
         }
-        for (int k = 0; k < EPI_K; k++)
-            x[i * EPI_K + k] = __float2bfloat16_rn(k < 3 ? p[k] : 0.0f);
+        for (int k = 0; k < EPI_K; k++) x[i * EPI_K + k] = __float2bfloat16_rn(k < 3 ? p[k] : 0.0f);
     }
 }
 
@@ -125,8 +124,10 @@ __global__ void epi_metric(int mode, const void *D, int dt, const void *aux, int
         me.n_over += err > bound;
         if (err > me.max) me.max = err, me.x = x, me.m1 = m1, me.got = got;
         const double r = ffn_um_round(exact, (enum ffn_dtype)dt);
-        const bool huge = !(fabsf(x) <= 0x1p20f), tail = !huge && !(isfinite(r) && fabs(r) >= 0x1p-126);
-        if (!huge && !tail && err > me.body_max) me.body_max = err, me.bx = x, me.bm1 = m1, me.bgot = got;
+        const bool huge = !(fabsf(x) <= 0x1p20f),
+                   tail = !huge && !(isfinite(r) && fabs(r) >= 0x1p-126);
+        if (!huge && !tail && err > me.body_max)
+            me.body_max = err, me.bx = x, me.bm1 = m1, me.bgot = got;
         if (tail && err > bound) me.n_tail++;
         if (huge && err > bound) me.n_huge++;
         if (isfinite(exact) && !isfinite(got)) me.n_nonfinite++;
@@ -155,7 +156,8 @@ static void epi_weights(__nv_bfloat16 *hw, bool dgelu) {
     for (int n = 0; n < EPI_N; n++)
         for (int k = 0; k < EPI_K; k++) {
             const float s = dgelu ? dys[n] : (n % 2 ? -1.0f : 1.0f);
-            hw[n * EPI_K + k] = __float2bfloat16_rn(dgelu ? (k == 0 ? s : 0.0f) : (k < 3 ? s : 0.0f));
+            hw[n * EPI_K + k] =
+                __float2bfloat16_rn(dgelu ? (k == 0 ? s : 0.0f) : (k < 3 ? s : 0.0f));
         }
 }
 
@@ -183,7 +185,8 @@ static void epi_gemm_make(const struct ffn_lt *lt, cublasLtHandle_t h, struct ep
         const int32_t at = aux_dt;
         lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux, sizeof aux);
         lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld);
-        if (aux_dt != dt) lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &at, sizeof at);
+        if (aux_dt != dt)
+            lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &at, sizeof at);
     }
     lt->layout_create(&g->la, CUDA_R_16BF, EPI_K, EPI_N, EPI_K);
     lt->layout_create(&g->lb, CUDA_R_16BF, EPI_K, EPI_M, EPI_K);
@@ -228,11 +231,14 @@ static void epi_collect(const struct epi_stat *d_st, struct epi_stat *acc) {
     static struct epi_stat h[EPI_BLOCKS];
     cudaMemcpy(h, d_st, sizeof h, cudaMemcpyDeviceToHost);
     for (int b = 0; b < EPI_BLOCKS; b++) {
-        if (h[b].max > acc->max) acc->max = h[b].max, acc->x = h[b].x, acc->m1 = h[b].m1, acc->got = h[b].got;
+        if (h[b].max > acc->max)
+            acc->max = h[b].max, acc->x = h[b].x, acc->m1 = h[b].m1, acc->got = h[b].got;
         if (h[b].body_max > acc->body_max)
-            acc->body_max = h[b].body_max, acc->bx = h[b].bx, acc->bm1 = h[b].bm1, acc->bgot = h[b].bgot;
+            acc->body_max = h[b].body_max, acc->bx = h[b].bx, acc->bm1 = h[b].bm1,
+            acc->bgot = h[b].bgot;
         acc->n += h[b].n, acc->n_over += h[b].n_over, acc->n_inexact += h[b].n_inexact;
-        acc->n_tail += h[b].n_tail, acc->n_huge += h[b].n_huge, acc->n_nonfinite += h[b].n_nonfinite;
+        acc->n_tail += h[b].n_tail, acc->n_huge += h[b].n_huge,
+            acc->n_nonfinite += h[b].n_nonfinite;
     }
 }
 
@@ -265,7 +271,8 @@ extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     epi_weights(hw, false);
     cudaMemcpy(W, hw, sizeof hw, cudaMemcpyHostToDevice);
     struct epi_gemm g0, g1, g2;
-    epi_gemm_make(lt, h, &g0, CUBLASLT_EPILOGUE_DEFAULT, CUDA_R_32F, NULL, CUDA_R_32F, ws, ws_bytes);
+    epi_gemm_make(lt, h, &g0, CUBLASLT_EPILOGUE_DEFAULT, CUDA_R_32F, NULL, CUDA_R_32F, ws,
+                  ws_bytes);
     epi_gemm_make(lt, h, &g1, CUBLASLT_EPILOGUE_GELU, CUDA_R_32F, NULL, CUDA_R_32F, ws, ws_bytes);
     epi_gemm_make(lt, h, &g2, CUBLASLT_EPILOGUE_GELU, CUDA_R_16BF, NULL, CUDA_R_16BF, ws, ws_bytes);
     const uint32_t first = 0x0D800000u, last = 0x7F7FFFFFu;  // 2^-100 .. the largest finite f32
@@ -277,17 +284,22 @@ extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     for (uint64_t b0 = first; g0.ok && g1.ok && b0 <= last; b0 += (uint64_t)EPI_M * stride) {
         epi_gen<<<1024, 256>>>((__nv_bfloat16 *)x, EPI_M, (uint32_t)b0, (uint32_t)stride, last, 0);
         if (epi_run(lt, h, &g0, W, x, D, ws, ws_bytes)) return;
-        epi_metric<<<EPI_BLOCKS, 256>>>(0, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
+        epi_metric<<<EPI_BLOCKS, 256>>>(0, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride,
+                                        last, bf, st);
         epi_collect(st, &s0);
         if (epi_run(lt, h, &g1, W, x, D, ws, ws_bytes)) return;
-        epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
+        epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_F32, NULL, 0, EPI_M, (uint32_t)b0, stride,
+                                        last, bf, st);
         epi_collect(st, &s1);
         if (g2.ok) {
             if (epi_run(lt, h, &g2, W, x, D, ws, ws_bytes)) return;
-            epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_BF16, NULL, 0, EPI_M, (uint32_t)b0, stride, last, bf, st);
+            epi_metric<<<EPI_BLOCKS, 256>>>(1, D, FFN_DTYPE_BF16, NULL, 0, EPI_M, (uint32_t)b0,
+                                            stride, last, bf, st);
             epi_collect(st, &s2);
         }
-        if (verbose) printf("    forward chunk from 0x%08x: max %.3f / %.3f\n", (unsigned)b0, s1.max, s2.max);
+        if (verbose)
+            printf("    forward chunk from 0x%08x: max %.3f / %.3f\n", (unsigned)b0, s1.max,
+                   s2.max);
     }
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
@@ -300,9 +312,10 @@ extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     if (!g0.ok || !g1.ok) {
         FAIL("epilogue: GELU forward f32: %s", !g0.ok ? g0.why : g1.why);
     } else {
-        CHECK(s0.n_inexact == 0,
-              "epilogue: %llu of %llu accumulators are not the exact input: the measurement is void",
-              s0.n_inexact, s0.n);
+        CHECK(
+            s0.n_inexact == 0,
+            "epilogue: %llu of %llu accumulators are not the exact input: the measurement is void",
+            s0.n_inexact, s0.n);
     }
     struct {
         const char *what, *out;
@@ -330,13 +343,15 @@ extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     for (uint64_t b0 = 0; g3.ok && b0 < ((uint64_t)1 << 32); b0 += per) {
         epi_aux<<<1024, 256>>>(aux, FFN_DTYPE_F32, EPI_M, (uint32_t)b0, (uint32_t)stride);
         if (epi_run(lt, h, &g3, W, x, D, ws, ws_bytes)) return;
-        epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_F32, aux, FFN_DTYPE_F32, EPI_M, 0, 0, 0, bb, st);
+        epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_F32, aux, FFN_DTYPE_F32, EPI_M, 0, 0, 0, bb,
+                                        st);
         epi_collect(st, &s3);
     }
     if (g4.ok) {  // all 65,536 bf16 patterns: 8192 rows of 8 (the rest of the chunk repeats them)
         epi_aux<<<1024, 256>>>(aux, FFN_DTYPE_BF16, EPI_M, 0, 1);
         if (epi_run(lt, h, &g4, W, x, D, ws, ws_bytes)) return;
-        epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_BF16, aux, FFN_DTYPE_BF16, 8192, 0, 0, 0, bb, st);
+        epi_metric<<<EPI_BLOCKS, 256>>>(2, D, FFN_DTYPE_BF16, aux, FFN_DTYPE_BF16, 8192, 0, 0, 0,
+                                        bb, st);
         epi_collect(st, &s4);
     }
     e = cudaDeviceSynchronize();
@@ -350,7 +365,9 @@ extern "C" void ffn_test_epilogue(int stride, bool verbose) {
     snprintf(in_b, sizeof in_b, "each %d%s finite f32 pattern", stride, stride == 1 ? "st" : "th");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const bool used = ffn_cuda_gelu_epilogue_ok(rows[r].dt, false);
-        const char *in = rows[r].fwd ? inputs : rows[r].dt == FFN_DTYPE_BF16 ? "every finite bf16" : in_b;
+        const char *in = rows[r].fwd                    ? inputs
+                         : rows[r].dt == FFN_DTYPE_BF16 ? "every finite bf16"
+                                                        : in_b;
         if (!rows[r].ok) {
             printf("  %-5s %-4s %-40s (no cuBLASLt algorithm) used: %s\n", rows[r].what,
                    rows[r].out, in, used ? "yes" : "no");

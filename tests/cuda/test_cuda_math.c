@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
-#include <omp.h>
+#    include <omp.h>
 #endif
 
 #include "cuda/act_math.h"
@@ -100,8 +100,8 @@ static double ffn__exact(struct ffn_oracle * or, enum ffn_kop op, int o, enum ff
 }
 
 // Sweeps n inputs (list[i], rounded to dt) through op / act in dtype dt (in = out = dt).
-static void ffn__sweep(const float *list, int64_t n, enum ffn_kop op,
-                       enum ffn_act act, enum ffn_dtype dt, bool acc, bool rnd, const char *set) {
+static void ffn__sweep(const float *list, int64_t n, enum ffn_kop op, enum ffn_act act,
+                       enum ffn_dtype dt, bool acc, bool rnd, const char *set) {
     const int n_out = op == FFN_KOP_GLU_BWD ? 2 : 1;
     const double bound = ffn_ulp_bound(op, act, acc);
     struct ffn__stat st[2] = {{0}};
@@ -155,15 +155,15 @@ static void ffn__sweep(const float *list, int64_t n, enum ffn_kop op,
                ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def", set,
                (long long)st[o].n, st[o].max, bound, st[o].x_at_max, st[o].m1_at_max,
                st[o].m2_at_max, ok ? "" : "  FAIL");
-        CHECK(ok, "%s %s %s %s %s %s: max %.4f ulp > bound %g at x=%.9g (%lld over)",
-                       name, dir, ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def",
-                       set, st[o].max, bound, st[o].x_at_max, (long long)st[o].n_over);
+        CHECK(ok, "%s %s %s %s %s %s: max %.4f ulp > bound %g at x=%.9g (%lld over)", name, dir,
+              ffn__out_names[op][o], ffn_dtype_name(dt), acc ? "high" : "def", set, st[o].max,
+              bound, st[o].x_at_max, (long long)st[o].n_over);
     }
 }
 
 // Parity mode: h = round(round(act(g))·round(up)) against the reference's parity value.
-static void ffn__parity(const float *list, int64_t n, enum ffn_act act,
-                        enum ffn_dtype dt, bool acc) {
+static void ffn__parity(const float *list, int64_t n, enum ffn_act act, enum ffn_dtype dt,
+                        bool acc) {
     int64_t diff = 0, bad = 0;
     for (int64_t i = 0; i < n; i++) {
         const float g = ffn_cm_round_to(dt, list[i]);
@@ -187,29 +187,38 @@ static void ffn__parity(const float *list, int64_t n, enum ffn_act act,
         }
         if (!near) {
             bad++;
-            FAIL("parity %s %s: g=%.9g up=%g got %.9g, reference %.9g",
-                           ffn_glu_name(act), ffn_dtype_name(dt), g, u, got, ref);
+            FAIL("parity %s %s: g=%.9g up=%g got %.9g, reference %.9g", ffn_glu_name(act),
+                 ffn_dtype_name(dt), g, u, got, ref);
         }
     }
     printf("%-12s fwd h     %-4s %-5s parity     %9lld  %lld from a neighbouring act, %lld else\n",
            ffn_glu_name(act), ffn_dtype_name(dt), acc ? "high" : "def", (long long)n,
            (long long)diff, (long long)bad);
-    CHECK((double)diff <= 1e-3 * (double)n,
-                   "parity %s %s: %lld of %lld differ from the reference", ffn_glu_name(act),
-                   ffn_dtype_name(dt), (long long)diff, (long long)n);
+    CHECK((double)diff <= 1e-3 * (double)n, "parity %s %s: %lld of %lld differ from the reference",
+          ffn_glu_name(act), ffn_dtype_name(dt), (long long)diff, (long long)n);
 }
 
 // The gated forward through the table of act(gate), gate and up of dtype in, h of dtype out.
-static void ffn__glut(enum ffn_act act, enum ffn_dtype in,
-                      enum ffn_dtype out, bool deriv) {
+static void ffn__glut(enum ffn_act act, enum ffn_dtype in, enum ffn_dtype out, bool deriv) {
     const enum ffn_kop op = deriv ? FFN_KOP_ACT_BWD : FFN_KOP_GLU_FWD;
     const bool bf = in == FFN_DTYPE_BF16;
     const float inf = INFINITY;
-    const float fixed[16] = {0.0f, -0.0f, inf, -inf, NAN,
+    const float fixed[16] = {0.0f,
+                             -0.0f,
+                             inf,
+                             -inf,
+                             NAN,
                              bf ? ffn_bf16_to_f32(0x7f7f) : 65504.0f,
                              bf ? ffn_bf16_to_f32(0x0080) : ffn_f16_to_f32(0x0400),
                              bf ? ffn_bf16_to_f32(0x0001) : ffn_f16_to_f32(0x0001),
-                             1.0f, -0.75f, 2.5f, 0.0078125f, 3.0f, -1.5f, 1.0f / 256, -96.0f};
+                             1.0f,
+                             -0.75f,
+                             2.5f,
+                             0.0078125f,
+                             3.0f,
+                             -1.5f,
+                             1.0f / 256,
+                             -96.0f};
     const double bound = ffn_ulp_bound(op, act, false);
     uint32_t *ent = malloc(65536 * sizeof *ent);
     for (int i = 0; i < 65536; i++) {
@@ -233,8 +242,8 @@ static void ffn__glut(enum ffn_act act, enum ffn_dtype in,
             n_rare += ffn_cm_glut_rare(ent[i]);
             for (int k = 0; k < 32; k++) {
                 const float u = ffn_cm_round_to(
-                    in, k < 16 ? fixed[k] : ffn_test_logrand(&seed, bf ? -120.0 : -20.0,
-                                                             bf ? 120.0 : 15.0));
+                    in, k < 16 ? fixed[k]
+                               : ffn_test_logrand(&seed, bf ? -120.0 : -20.0, bf ? 120.0 : 15.0));
                 const float got = ffn_cm_round_to(out, ffn_cm_glut_h(act, deriv, ent[i], g, u));
                 // The reference: act(g)·up (act'(x)·dy) in double, rounded to f32, then to the
                 // output's type.
@@ -249,9 +258,8 @@ static void ffn__glut(enum ffn_act act, enum ffn_dtype in,
                     const bool same = ffn_test_same(got, ref);
                     n_special += !same;
                     if (!same)
-                        FAIL("glut %s %s->%s: g=%.9g u=%g got %.9g, ref %.9g",
-                                       ffn_glu_name(act), ffn_dtype_name(in), ffn_dtype_name(out),
-                                       g, u, got, ref);
+                        FAIL("glut %s %s->%s: g=%.9g u=%g got %.9g, ref %.9g", ffn_glu_name(act),
+                             ffn_dtype_name(in), ffn_dtype_name(out), g, u, got, ref);
                     continue;
                 }
                 double exact = av * (double)u;
@@ -269,18 +277,17 @@ static void ffn__glut(enum ffn_act act, enum ffn_dtype in,
         ffn_oracle_clear(& or);
     }
     free(ent);
-    printf("%-12s %s %-4s>%-4s def   %s %9lld %9.4f %6g  x=%.9g m=(%g, 1)  "
-           "%lld rare inputs, %lld differ from the reference's bits\n",
-           deriv ? ffn_act_name(act) : ffn_glu_name(act), deriv ? "bwd dx   " : "fwd h    ",
-           ffn_dtype_name(in), ffn_dtype_name(out), deriv ? "dact-table" : "gate-table",
-           (long long)n, mx, bound,
-           g_at, u_at, (long long)n_rare, (long long)n_diff);
+    printf(
+        "%-12s %s %-4s>%-4s def   %s %9lld %9.4f %6g  x=%.9g m=(%g, 1)  "
+        "%lld rare inputs, %lld differ from the reference's bits\n",
+        deriv ? ffn_act_name(act) : ffn_glu_name(act), deriv ? "bwd dx   " : "fwd h    ",
+        ffn_dtype_name(in), ffn_dtype_name(out), deriv ? "dact-table" : "gate-table", (long long)n,
+        mx, bound, g_at, u_at, (long long)n_rare, (long long)n_diff);
     CHECK(n_over == 0 && n_special == 0,
-                   "glut %s%s %s->%s: max %.4f ulp (bound %g), %lld over, %lld special values "
-                   "differ",
-                   ffn_glu_name(act), deriv ? " bwd" : "", ffn_dtype_name(in), ffn_dtype_name(out),
-                   mx, bound,
-                   (long long)n_over, (long long)n_special);
+          "glut %s%s %s->%s: max %.4f ulp (bound %g), %lld over, %lld special values "
+          "differ",
+          ffn_glu_name(act), deriv ? " bwd" : "", ffn_dtype_name(in), ffn_dtype_name(out), mx,
+          bound, (long long)n_over, (long long)n_special);
 }
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {

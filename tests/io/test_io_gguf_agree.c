@@ -14,7 +14,6 @@
 #include "check.h"
 #include "ffn.h"
 
-
 static float *f32(ffn_ctx_t ctx, const struct ffn_file_tensor *t, int64_t *n) {
     *n = ffn_file_tensor_numel(t);
     float *v = malloc((size_t)(*n > 0 ? *n : 1) * sizeof *v);
@@ -51,7 +50,7 @@ static void cmp_weight(ffn_ctx_t ctx, const char *what, const struct ffn_file_te
             }
             if (fabs((double)a[i] - b[i]) > bound && bad++ < 3)
                 FAIL("%s (%s) [%lld]: original %.9g, GGUF %.9g, bound %.3g", what,
-                      ffn_file_dtype_name(g->dtype), (long long)i, a[i], b[i], bound);
+                     ffn_file_dtype_name(g->dtype), (long long)i, a[i], b[i], bound);
         }
     }
     free(a), free(b);

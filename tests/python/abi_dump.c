@@ -13,8 +13,10 @@
 // mirror has, so a field added to the header (even one that fits in padding and leaves sizeof
 // unchanged) is a compile error naming it, and a removed one is "excess elements".
 #ifdef FFN_ABI_FIELD_CHECK
-#define W_ {NULL, 0, 0, 0, 0, 0}
-#define FT_ {NULL, 0, 0, {0}, NULL, 0}
+#    define W_ \
+        { NULL, 0, 0, 0, 0, 0 }
+#    define FT_ \
+        { NULL, 0, 0, {0}, NULL, 0 }
 void ffn_abi_field_check(void);
 void ffn_abi_field_check(void) {
     struct ffn_ctx_opts a = {0, 0, 0, 0, false, NULL, NULL, 0, 0, NULL};
@@ -27,8 +29,8 @@ void ffn_abi_field_check(void) {
     struct ffn_block_info h = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""};
     struct ffn_file_tensor i = FT_;
     struct ffn_model_desc j = {"", "", 0, 0, 0, 0, 0, false, false, "", "", 0, 0};
-    struct ffn_model_layer k = {0, 0, 0, 0, 0, false, 0, 0, "", FT_, FT_, FT_, FT_,
-                                FT_, FT_, FT_, FT_};
+    struct ffn_model_layer k = {0,   0,   0,   0,   0,   false, 0,   0,  "",
+                                FT_, FT_, FT_, FT_, FT_, FT_,   FT_, FT_};
     (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i, (void)j;
     (void)k;
 }
@@ -140,7 +142,8 @@ int main(void) {
     C(FFN_BLOCK_SCHEDULE_AUTO), C(FFN_BLOCK_SCHEDULE_TILED), C(FFN_BLOCK_SCHEDULE_SEPARATE);
     C(FFN_BLOCK_SCHEDULE_COUNT);
     C(FFN_BACKEND_CPU), C(FFN_BACKEND_CUDA), C(FFN_BACKEND_COUNT);
-    C(FFN_BLOCK_MATH_STRICT), C(FFN_BLOCK_MATH_BF16), C(FFN_BLOCK_MATH_TF32), C(FFN_BLOCK_MATH_COUNT);
+    C(FFN_BLOCK_MATH_STRICT), C(FFN_BLOCK_MATH_BF16), C(FFN_BLOCK_MATH_TF32),
+        C(FFN_BLOCK_MATH_COUNT);
     C(FFN_BLOCK_POLICY_NONE), C(FFN_BLOCK_POLICY_SAVE), C(FFN_BLOCK_POLICY_RECOMPUTE);
     C(FFN_BLOCK_POLICY_COUNT);
     C(FFN_FILE_DTYPE_F32), C(FFN_FILE_DTYPE_BF16), C(FFN_FILE_DTYPE_F16), C(FFN_FILE_DTYPE_F64);

@@ -13,8 +13,8 @@
 
 #include "ffn.h"
 
-#define D 8    // hidden size of the tiny models
-#define M 16   // intermediate size
+#define D 8      // hidden size of the tiny models
+#define M 16     // intermediate size
 #define HF_D 64  // d of tests/data/hf/llama (the verify cases' model)
 
 static const char *g_out;
@@ -212,7 +212,9 @@ static void io_ctl(const char *rel, const char *src) {
     for (int64_t i = 0; i < n; i++) ffn_safetensors_get(ctx, st, i, &t[i]);
     static const float w[4] = {1, 2, 3, 4};
     t[n] = (struct ffn_file_tensor){.name = "grad.\x1b[2J\x1b]0;pwned\x07mlp\nnext.weight",
-                                    .dtype = FFN_FILE_DTYPE_F32, .n_dims = 1, .data = w,
+                                    .dtype = FFN_FILE_DTYPE_F32,
+                                    .n_dims = 1,
+                                    .data = w,
                                     .nbytes = sizeof w};
     t[n].shape[0] = 4;
     const struct ffn_safetensors_kv meta[] = {{"layer", "1"},
@@ -309,12 +311,12 @@ int main(int argc, char **argv) {
                   "{\"model_type\": \"mixtral\", \"hidden_size\": 8, \"intermediate_size\": "
                   "16, \"num_hidden_layers\": 65536, \"num_local_experts\": 16384}");
         struct tensors ts = {0};
-        add(&ts, "model.layers.0.block_sparse_moe.experts.0.w1.weight", FFN_FILE_DTYPE_F32, 4, 2,
-            M, D, small);
-        add(&ts, "model.layers.0.block_sparse_moe.experts.0.w3.weight", FFN_FILE_DTYPE_F32, 4, 2,
-            M, D, small);
-        add(&ts, "model.layers.0.block_sparse_moe.experts.0.w2.weight", FFN_FILE_DTYPE_F32, 4, 2,
-            D, M, small);
+        add(&ts, "model.layers.0.block_sparse_moe.experts.0.w1.weight", FFN_FILE_DTYPE_F32, 4, 2, M,
+            D, small);
+        add(&ts, "model.layers.0.block_sparse_moe.experts.0.w3.weight", FFN_FILE_DTYPE_F32, 4, 2, M,
+            D, small);
+        add(&ts, "model.layers.0.block_sparse_moe.experts.0.w2.weight", FFN_FILE_DTYPE_F32, 4, 2, D,
+            M, small);
         write_st("cfg_experts/model.safetensors", &ts, NULL, 0);
     }
 

@@ -8,7 +8,6 @@
 #include "check.h"
 #include "ffn.h"
 
-
 static void test_i64(void) {
     static const struct {
         const char *s;
@@ -102,18 +101,20 @@ static void test_escape(void) {
         {"lla\x1b[31mma\nX", 64, "lla\\e[31mma\\nX"},
         {"a\rb\tc\x07", 64, "a\\rb\\tc\\x07"},
         {"del\x7f", 64, "del\\x7f"},
-        {"\xc3\xa9t\xc3\xa9", 64, "\xc3\xa9t\xc3\xa9"},           // é: printable UTF-8 kept
+        {"\xc3\xa9t\xc3\xa9", 64, "\xc3\xa9t\xc3\xa9"},                // é: printable UTF-8 kept
         {"\xe6\x97\xa5\xe6\x9c\xac", 64, "\xe6\x97\xa5\xe6\x9c\xac"},  // CJK kept
-        {"csi\xc2\x9b", 64, "csi\\u{9b}"},                          // C1 CSI as UTF-8
-        {"raw\x9b", 64, "raw\\x9b"},                                // C1 CSI as one byte
-        {"rlo\xe2\x80\xae" "x", 64, "rlo\\u{202e}x"},               // right-to-left override
-        {"ls\xe2\x80\xa8", 64, "ls\\u{2028}"},                      // line separator
-        {"over\xc0\xaf", 64, "over\\xc0\\xaf"},                     // overlong '/'
-        {"sur\xed\xa0\x80", 64, "sur\\xed\\xa0\\x80"},              // a surrogate
-        {"cut\xe6\x97", 64, "cut\\xe6\\x97"},                       // a truncated character
-        {"abcdef", 4, "abc"},                                       // cut to the buffer
-        {"ab\x1b", 4, "ab"},                                        // never half an escape
-        {"a\xc3\xa9", 3, "a"},                                      // never half a character
+        {"csi\xc2\x9b", 64, "csi\\u{9b}"},                             // C1 CSI as UTF-8
+        {"raw\x9b", 64, "raw\\x9b"},                                   // C1 CSI as one byte
+        {"rlo\xe2\x80\xae"
+         "x",
+         64, "rlo\\u{202e}x"},                          // right-to-left override
+        {"ls\xe2\x80\xa8", 64, "ls\\u{2028}"},          // line separator
+        {"over\xc0\xaf", 64, "over\\xc0\\xaf"},         // overlong '/'
+        {"sur\xed\xa0\x80", 64, "sur\\xed\\xa0\\x80"},  // a surrogate
+        {"cut\xe6\x97", 64, "cut\\xe6\\x97"},           // a truncated character
+        {"abcdef", 4, "abc"},                           // cut to the buffer
+        {"ab\x1b", 4, "ab"},                            // never half an escape
+        {"a\xc3\xa9", 3, "a"},                          // never half a character
         {"", 8, ""},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

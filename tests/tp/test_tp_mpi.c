@@ -76,8 +76,8 @@ static struct errs run_case(const struct tp_case *c, uint64_t seed) {
     const enum ffn_gate_up_layout sl = tp_shard_layout(c);
     const enum ffn_weight_orient sof = tp_shard_orient(c, false), sod = tp_shard_orient(c, true);
     CHECK(ref_ok && !ffn_tp_plan_make(ctx, &R.spec, &R.w, world, &o, &plan) &&
-               !ffn_tp_shard_create(ctx, &plan, rank, &R.w, &sh),
-           "%s: plan / shard", name);
+              !ffn_tp_shard_create(ctx, &plan, rank, &R.w, &sh),
+          "%s: plan / shard", name);
     // Collective from here on: every rank calls, whatever happened above.
     const enum ffn_status cs =
         ffn_tp_block_create(ctx, comm, &plan, sh ? ffn_tp_shard_weights(sh) : &R.w, NULL, &blk);
@@ -143,7 +143,7 @@ static struct errs run_case(const struct tp_case *c, uint64_t seed) {
     }
     const double worst = fmax(fmax(e.y, e.dx), fmax(e.g_test, e.g_lib));
     CHECK(worst <= TOL_SHARD, "%s: sharded vs unsharded y %.2e dx %.2e grads %.2e / %.2e", name,
-           e.y, e.dx, e.g_test, e.g_lib);
+          e.y, e.dx, e.g_test, e.g_lib);
     tp_stored_free(&gs);
     free(y), free(dx), free(yd), free(dxd);
 out:
@@ -247,8 +247,8 @@ static void test_failures(void) {
     enum ffn_status st =
         ffn_tp_block_forward(ctx, blk, &ty, rank == 1 ? &bad : &tx, FFN_BLOCK_POLICY_NONE);
     CHECK(st == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), rank == 1 ? "x.cols=7" : "another rank failed"),
-           "bad x on rank 1: status %d", (int)st);
+              strstr(ffn_ctx_last_error(ctx), rank == 1 ? "x.cols=7" : "another rank failed"),
+          "bad x on rank 1: status %d", (int)st);
     // ... and the block still works afterwards.
     st = ffn_tp_block_forward(ctx, blk, &ty, &tx, FFN_BLOCK_POLICY_SAVE);
     CHECK(!st, "forward after a failed one");
@@ -261,15 +261,15 @@ static void test_failures(void) {
     const struct ffn_tensor tdx = ffn_tensor_2d(dx, FFN_DTYPE_F32, T, d, d);
     st = ffn_tp_block_backward(ctx, blk, NULL, rank == 0 ? &tdx : NULL, &tdy);
     CHECK(st == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), "whether dx is asked for differs"),
-           "dx on rank 0 only: status %d", (int)st);
+              strstr(ffn_ctx_last_error(ctx), "whether dx is asked for differs"),
+          "dx on rank 0 only: status %d", (int)st);
     // n_tokens differing across ranks.
     const struct ffn_tensor tx4 = ffn_tensor_2d(R.x, FFN_DTYPE_F32, rank ? T - 1 : T, d, d);
     const struct ffn_tensor ty4 = ffn_tensor_2d(y, FFN_DTYPE_F32, rank ? T - 1 : T, d, d);
     st = ffn_tp_block_forward(ctx, blk, &ty4, &tx4, FFN_BLOCK_POLICY_NONE);
     CHECK(st == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), "n_tokens differs across ranks"),
-           "n_tokens 5 / 4: status %d", (int)st);
+              strstr(ffn_ctx_last_error(ctx), "n_tokens differs across ranks"),
+          "n_tokens 5 / 4: status %d", (int)st);
 
     // A plan that differs on the last rank (another unit: other widths, so another shard).
     struct ffn_tp_plan_opts o = FFN_TP_PLAN_OPTS_INIT;
@@ -280,14 +280,14 @@ static void test_failures(void) {
     char want[96];
     snprintf(want, sizeof want, "rank %d's plan differs from rank 0's: align: 2 vs 1", world - 1);
     CHECK(st == FFN_STATUS_INVALID_ARG && b2 == NULL &&
-               strstr(ffn_ctx_last_error(ctx), rank == world - 1 ? want : "another rank failed"),
-           "plans differ: status %d", (int)st);
+              strstr(ffn_ctx_last_error(ctx), rank == world - 1 ? want : "another rank failed"),
+          "plans differ: status %d", (int)st);
     // A plan for another world size.
     struct ffn_tp_plan p3 = FFN_TP_PLAN_INIT;
     ffn_tp_plan_make(ctx, &R.spec, &R.w, world + 1 <= 12 ? world + 1 : 1, NULL, &p3);
     st = ffn_tp_block_create(ctx, comm, &p3, ffn_tp_shard_weights(sh), NULL, &b2);
     CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "the plan is for"),
-           "plan for P+1: status %d", (int)st);
+          "plan for P+1: status %d", (int)st);
     // The public agreement.
     st = ffn_comm_agree(ctx, comm, rank == 0 ? FFN_STATUS_IO : FFN_STATUS_OK);
     CHECK(st == FFN_STATUS_IO, "agree: status %d", (int)st);
@@ -295,21 +295,21 @@ static void test_failures(void) {
     // The public sum and broadcast on host memory; MPI sums f32 only; sync returns at once.
     float v[3] = {1.0f, (float)rank, -2.5f};
     CHECK(!ffn_comm_allreduce_sum(ctx, comm, v, FFN_DTYPE_F32, 3) && v[0] == (float)world &&
-               v[1] == (float)(world * (world - 1) / 2) && v[2] == -2.5f * (float)world,
-           "allreduce_sum f32: %g %g %g", v[0], v[1], v[2]);
+              v[1] == (float)(world * (world - 1) / 2) && v[2] == -2.5f * (float)world,
+          "allreduce_sum f32: %g %g %g", v[0], v[1], v[2]);
     uint16_t h16[2] = {0x3f80, 0x3f80};
     st = ffn_comm_allreduce_sum(ctx, comm, h16, FFN_DTYPE_BF16, 2);
     CHECK(st == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "does not sum bf16"),
-           "allreduce_sum bf16 on MPI: status %d", (int)st);
+          "allreduce_sum bf16 on MPI: status %d", (int)st);
     char bb[5] = {'r', (char)('0' + rank), 'x', 'y', 'z'};
     CHECK(!ffn_comm_broadcast(ctx, comm, bb, 5, world - 1) && bb[1] == (char)('0' + world - 1),
-           "broadcast from the last rank");
+          "broadcast from the last rank");
     CHECK(ffn_comm_synchronize(ctx, comm) == FFN_STATUS_OK, "sync");
     // Traffic was counted: the forwards above reduced T·d floats each.
     struct ffn_comm_stats cs = FFN_COMM_STATS_INIT;
     CHECK(!ffn_comm_stats(ctx, comm, &cs) && cs.data_calls > 0 && cs.data_bytes > 0 &&
-               cs.control_calls > 0 && !strcmp(ffn_comm_backend(comm), "mpi"),
-           "stats: %" PRId64 " data calls", cs.data_calls);
+              cs.control_calls > 0 && !strcmp(ffn_comm_backend(comm), "mpi"),
+          "stats: %" PRId64 " data calls", cs.data_calls);
     ffn_tp_block_destroy(blk);
     ffn_tp_shard_destroy(sh);
     ffn_tp_shard_destroy(sh2);
@@ -363,8 +363,8 @@ static void test_sets(const char *data, const char *tmp) {
         bad |= ffn_tp_model_shard(ctx, m, 2, NULL, b) != FFN_STATUS_OK;
         CHECK(!bad, "ffn_tp_model_shard");
         CHECK(ffn_tp_model_shard(ctx, m, 2, NULL, b) == FFN_STATUS_INVALID_ARG &&
-                   strstr(ffn_ctx_last_error(ctx), "is not empty"),
-               "a non-empty out_dir is refused");
+                  strstr(ffn_ctx_last_error(ctx), "is not empty"),
+              "a non-empty out_dir is refused");
     }
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (bad) return;
@@ -388,10 +388,9 @@ static void test_sets(const char *data, const char *tmp) {
         MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
         ffn_tp_shards_t sh = (ffn_tp_shards_t)&bad;
         const enum ffn_status st = ffn_tp_shards_open(ctx, comm, mix, NULL, &sh);
-        CHECK(
-            !bad && st == FFN_STATUS_INVALID_ARG && sh == NULL &&
-                strstr(ffn_ctx_last_error(ctx), rank == 1 ? mixes[k].msg : "another rank failed"),
-            "mixed set %d: status %d", k, (int)st);
+        CHECK(!bad && st == FFN_STATUS_INVALID_ARG && sh == NULL &&
+                  strstr(ffn_ctx_last_error(ctx), rank == 1 ? mixes[k].msg : "another rank failed"),
+              "mixed set %d: status %d", k, (int)st);
     }
     // The set itself opens, and its layers are this rank's columns.
     ffn_tp_shards_t sh = NULL;
@@ -399,10 +398,10 @@ static void test_sets(const char *data, const char *tmp) {
     struct ffn_tp_plan plan = FFN_TP_PLAN_INIT;
     struct ffn_block_weights w;
     CHECK(sh && !ffn_tp_shards_layer(ctx, sh, 1, -1, &plan, &w) && w.gate.rows == 86 &&
-               w.down.cols == 86 && plan.world == 2,
-           "layer 1 of the set");
+              w.down.cols == 86 && plan.world == 2,
+          "layer 1 of the set");
     CHECK(sh && ffn_tp_shards_layer(ctx, sh, 2, -1, &plan, &w) == FFN_STATUS_INVALID_ARG,
-           "layer 2 of 2");
+          "layer 2 of 2");
     ffn_tp_shards_close(sh);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) clean_sets(tmp);

@@ -40,14 +40,14 @@
 static int g_rank, g_world = 1;
 static ffn_ctx_t cpu;  // a CPU context: host conversions, plans, shards
 
-#define CUDA(call)                                                                             \
-    do {                                                                                       \
-        const cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                               \
-            printf("FAIL [rank %d] %s:%d: %s: %s\n", g_rank, __FILE__, __LINE__, #call,        \
-                   cudaGetErrorString(e_));                                                    \
-            exit(1);                                                                           \
-        }                                                                                      \
+#define CUDA(call)                                                                      \
+    do {                                                                                \
+        const cudaError_t e_ = (call);                                                  \
+        if (e_ != cudaSuccess) {                                                        \
+            printf("FAIL [rank %d] %s:%d: %s: %s\n", g_rank, __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(e_));                                             \
+            exit(1);                                                                    \
+        }                                                                               \
     } while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -107,9 +107,13 @@ static enum ffn_status local_bcast(ffn_ctx_t ctx, struct ffn_comm *c, void *buf,
     local_calls++;
     return FFN_STATUS_OK;
 }
-static const struct ffn_comm_backend local_backend = {
-    .name = "local", .memory = FFN_BACKEND_CPU, .act_dtypes = 1u << FFN_DTYPE_F32,
-    .allreduce = local_allreduce, .broadcast = local_bcast, .sync = NULL, .destroy = NULL};
+static const struct ffn_comm_backend local_backend = {.name = "local",
+                                                      .memory = FFN_BACKEND_CPU,
+                                                      .act_dtypes = 1u << FFN_DTYPE_F32,
+                                                      .allreduce = local_allreduce,
+                                                      .broadcast = local_bcast,
+                                                      .sync = NULL,
+                                                      .destroy = NULL};
 
 static ffn_comm_t local_comm(void) {
     struct ffn_comm *c = calloc(1, sizeof *c);
@@ -162,8 +166,10 @@ static void test_allreduce(ffn_ctx_t ctx, ffn_comm_t comm, cudaStream_t s) {
                 unsigned char *h = malloc((size_t)tot * es), *back = malloc((size_t)tot * es);
                 // Guards, then the data: P = 1 any bit pattern; P > 1 integers.
                 for (int64_t i = 0; i < tot; i++) {
-                    if (es == 4) memcpy(h + i * 4, &guard32, 4);
-                    else memcpy(h + i * 2, &guard16, 2);
+                    if (es == 4)
+                        memcpy(h + i * 4, &guard32, 4);
+                    else
+                        memcpy(h + i * 2, &guard16, 2);
                 }
                 float *f = malloc((size_t)n * sizeof *f);
                 for (int64_t i = 0; i < n; i++) f[i] = (float)ival(g_rank, i);
@@ -423,7 +429,7 @@ static struct ffn_weight *wmem(struct ffn_block_weights *w, int k) {
     return m[k];
 }
 static void **gmem(struct ffn_block_grads *g, int k) {
-    void **m[8] = {&g->gate, &g->up, &g->gate_up, &g->down,
+    void **m[8] = {&g->gate,   &g->up,   &g->gate_up,   &g->down,
                    &g->b_gate, &g->b_up, &g->b_gate_up, &g->b_down};
     return m[k];
 }
@@ -448,8 +454,7 @@ static struct ffn_block_weights upload(const struct ffn_block_weights *h, void *
 }
 
 // f32 host copy of a device array of dtype dt (n elements, rows of `cols` `stride` apart).
-static double *fetch(const void *d, enum ffn_dtype dt, int64_t rows, int64_t cols,
-                     int64_t stride) {
+static double *fetch(const void *d, enum ffn_dtype dt, int64_t rows, int64_t cols, int64_t stride) {
     const size_t es = ffn_dtype_size(dt);
     unsigned char *raw = malloc((size_t)(rows * stride) * es);
     CUDA(cudaMemcpy(raw, d, (size_t)(rows * stride) * es, cudaMemcpyDeviceToHost));
@@ -479,7 +484,8 @@ static void *draw(enum ffn_dtype dt, int64_t n, double a) {
     float *f = malloc((size_t)n * sizeof *f);
     for (int64_t i = 0; i < n; i++) f[i] = (float)(a * rnd());
     void *h = malloc((size_t)n * ffn_dtype_size(dt));
-    const struct ffn_tensor src = ffn_tensor_vec(f, FFN_DTYPE_F32, n), dst = ffn_tensor_vec(h, dt, n);
+    const struct ffn_tensor src = ffn_tensor_vec(f, FFN_DTYPE_F32, n),
+                            dst = ffn_tensor_vec(h, dt, n);
     CHECK(!ffn_tensor_convert(cpu, &dst, &src), "convert");
     free(f);
     return h;
@@ -543,10 +549,12 @@ static int tp_case(ffn_ctx_t ctx, ffn_comm_t comm, const struct tcase *c, enum f
     CUDA(cudaMemcpy(dy, dyh, (size_t)(T * d) * es, cudaMemcpyHostToDevice));
     void *y_ref = dalloc((size_t)(T * d) * es), *dx_ref = dalloc((size_t)(T * d) * es);
     void *y = dalloc((size_t)(T * ys) * es), *dx = dalloc((size_t)(T * d) * es);
-    const struct ffn_tensor tx = ffn_tensor_2d(x, dt, T, d, d), tdy = ffn_tensor_2d(dy, dt, T, d, d);
+    const struct ffn_tensor tx = ffn_tensor_2d(x, dt, T, d, d),
+                            tdy = ffn_tensor_2d(dy, dt, T, d, d);
     const struct ffn_tensor ty_ref = ffn_tensor_2d(y_ref, dt, T, d, d),
                             tdx_ref = ffn_tensor_2d(dx_ref, dt, T, d, d);
-    const struct ffn_tensor ty = ffn_tensor_2d(y, dt, T, d, ys), tdx = ffn_tensor_2d(dx, dt, T, d, d);
+    const struct ffn_tensor ty = ffn_tensor_2d(y, dt, T, d, ys),
+                            tdx = ffn_tensor_2d(dx, dt, T, d, d);
     // Gradients (f32): the whole block's and this rank's, on the device.
     struct ffn_block_grads gfull = FFN_BLOCK_GRADS_INIT, gloc = FFN_BLOCK_GRADS_INIT;
     int64_t nfull[8] = {0}, nloc[8] = {0};
@@ -621,9 +629,10 @@ static int tp_case(ffn_ctx_t ctx, ffn_comm_t comm, const struct tcase *c, enum f
               "%s %s: max rel err y %.3g, dx %.3g, grads %.3g", c->name, ffn_dtype_name(dt), ey,
               edx, eg);
         if (g_rank == 0)
-            printf("tp block over NCCL, P=%d, %-62s %-4s: max rel err y %.2e  dx %.2e  grads "
-                   "%.2e\n",
-                   g_world, c->name, ffn_dtype_name(dt), ey, edx, eg);
+            printf(
+                "tp block over NCCL, P=%d, %-62s %-4s: max rel err y %.2e  dx %.2e  grads "
+                "%.2e\n",
+                g_world, c->name, ffn_dtype_name(dt), ey, edx, eg);
         ffn_tp_block_destroy(tb);
     }
     ffn_block_destroy(blk);
@@ -650,9 +659,10 @@ static void test_tp_blocks(ffn_ctx_t ctx, ffn_comm_t comm) {
             total++;
         }
     if (!ran)
-        printf("[rank %d] tp block: this build has no CUDA blocks; ffn_tp_block_create answers "
-               "the block layer's FFN_STATUS_UNSUPPORTED (%d cases checked)\n",
-               g_rank, total);
+        printf(
+            "[rank %d] tp block: this build has no CUDA blocks; ffn_tp_block_create answers "
+            "the block layer's FFN_STATUS_UNSUPPORTED (%d cases checked)\n",
+            g_rank, total);
 }
 
 // --- one rank ---------------------------------------------------------------------------------------

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp/tp_impl.h"
 #include "check.h"
+#include "tp/tp_impl.h"
 #include "tp_case.h"
 
 // Sharded vs unsharded: the same f32 products summed in another order (over ranks).
@@ -52,7 +52,7 @@ static void test_sha256(void) {
     memset(a, 'a', 1000000);
     hash_str(a, 1000000, 4099, hex);
     CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
-           "sha256(1M 'a') = %s", hex);
+          "sha256(1M 'a') = %s", hex);
     free(a);
 }
 
@@ -89,9 +89,9 @@ static void test_partition(void) {
             CHECK(!ffn_tp_plan_range(ctx, &p, r, &c0, &n), "range");
             tp_cols(v[i].m, v[i].P, v[i].align, r, &t0, &tn);
             CHECK(c0 == next && n == v[i].cols[r] && t0 == c0 && tn == n,
-                   "m=%" PRId64 " P=%" PRId64 " align=%" PRId64 " rank %" PRId64 ": [%" PRId64
-                   ", +%" PRId64 "), expected [%" PRId64 ", +%" PRId64 ")",
-                   v[i].m, v[i].P, v[i].align, r, c0, n, next, v[i].cols[r]);
+                  "m=%" PRId64 " P=%" PRId64 " align=%" PRId64 " rank %" PRId64 ": [%" PRId64
+                  ", +%" PRId64 "), expected [%" PRId64 ", +%" PRId64 ")",
+                  v[i].m, v[i].P, v[i].align, r, c0, n, next, v[i].cols[r]);
             next += v[i].cols[r];
         }
         int64_t c0, n;
@@ -100,11 +100,11 @@ static void test_partition(void) {
     enum ffn_status st;
     plan_for(100, 2, 128, &st);
     CHECK(st == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), "makes 1 unit of align=128"),
-           "m=100 align=128 P=2 refused");
+              strstr(ffn_ctx_last_error(ctx), "makes 1 unit of align=128"),
+          "m=100 align=128 P=2 refused");
     plan_for(3, 4, 1, &st);
     CHECK(st == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "4 ranks need"),
-           "m=3 P=4 refused");
+          "m=3 P=4 refused");
     plan_for(64, 0, 1, &st);
     CHECK(st == FFN_STATUS_INVALID_ARG, "world 0 refused");
     plan_for(64, 2, 0, &st);
@@ -129,7 +129,7 @@ static void test_text(void) {
         "cols=86x2";
     CHECK(!strcmp(text, want), "text:\n  %s\nexpected\n  %s", text, want);
     CHECK(!ffn_tp_plan_parse(ctx, text, &q) && ffn_tp_plan_equal(&p, &q, why, sizeof why),
-           "round trip: %s", why);
+          "round trip: %s", why);
     char small[16];
     CHECK(ffn_tp_plan_to_string(ctx, &p, small, sizeof small) == FFN_STATUS_INVALID_ARG, "cap");
 
@@ -140,12 +140,12 @@ static void test_text(void) {
     r = p;
     r.shard_layout = FFN_GATE_UP_SEPARATE;
     CHECK(!ffn_tp_plan_equal(&p, &r, why, sizeof why) &&
-               !strcmp(why, "shard_layout: fused vs separate"),
-           "%s", why);
+              !strcmp(why, "shard_layout: fused vs separate"),
+          "%s", why);
     r = p;
     r.align = 128;
     CHECK(!ffn_tp_plan_equal(&p, &r, why, sizeof why) && !strcmp(why, "align: 1 vs 128"), "%s",
-           why);
+          why);
 
     // Every plan of the case list round-trips through its text.
     for (int64_t P = 1; P <= 4; P++) {
@@ -165,9 +165,9 @@ static void test_text(void) {
             tp_case_name(c, name, sizeof name);
             CHECK(!ffn_tp_plan_make(ctx, &sp, &w, P, &o, &a), "make %s", name);
             CHECK(!ffn_tp_plan_to_string(ctx, &a, text, sizeof text) &&
-                       !ffn_tp_plan_parse(ctx, text, &b) &&
-                       ffn_tp_plan_equal(&a, &b, why, sizeof why),
-                   "round trip %s: %s", name, text);
+                      !ffn_tp_plan_parse(ctx, text, &b) &&
+                      ffn_tp_plan_equal(&a, &b, why, sizeof why),
+                  "round trip %s: %s", name, text);
         }
     }
 }
@@ -221,8 +221,8 @@ static void test_hostile(void) {
         struct ffn_tp_plan p = FFN_TP_PLAN_INIT;
         const enum ffn_status st = ffn_tp_plan_parse(ctx, bad[i].text, &p);
         CHECK(st == FFN_STATUS_BAD_FORMAT && strstr(ffn_ctx_last_error(ctx), bad[i].msg),
-               "hostile text %zu: status %d, expected a message with \"%s\"", i, (int)st,
-               bad[i].msg);
+              "hostile text %zu: status %d, expected a message with \"%s\"", i, (int)st,
+              bad[i].msg);
     }
     char *huge = malloc(100000);
     memset(huge, 'x', 99999);
@@ -246,16 +246,15 @@ static void test_spec_cost(void) {
             struct ffn_block_spec rs;
             CHECK(!ffn_tp_plan_shard_spec(ctx, &p, r, &rs) && rs.d_ff == 768, "spec");
             CHECK(rs.bias_down == (!mode && r == 0), "rank %" PRId64 " bias_down %d", r,
-                   rs.bias_down);
+                  rs.bias_down);
             struct ffn_tp_cost c = FFN_TP_COST_INIT;
             CHECK(!ffn_tp_plan_cost(ctx, &p, r, 1, FFN_DTYPE_BF16, &c), "cost");
             // 2·768·768 weights + 768 b_up (+ 768 b_down where the rank holds it).
             const int64_t want = 2 * 768 * 768 + 768 + ((mode || r == 0) ? 768 : 0);
             CHECK(c.n_params == want, "rank %" PRId64 " params %" PRId64 " want %" PRId64, r,
-                   c.n_params, want);
-            CHECK(
-                c.allreduce_bytes_fwd == 768 * 2 && fabs(c.sent_bytes_fwd - 1.5 * 768 * 2) < 1e-9,
-                "bytes %g %g", c.allreduce_bytes_fwd, c.sent_bytes_fwd);
+                  c.n_params, want);
+            CHECK(c.allreduce_bytes_fwd == 768 * 2 && fabs(c.sent_bytes_fwd - 1.5 * 768 * 2) < 1e-9,
+                  "bytes %g %g", c.allreduce_bytes_fwd, c.sent_bytes_fwd);
             total += c.n_params;
         }
         // GPT-2 small's MLP: 4,722,432 parameters; after_reduce replicates b_down 3 more times.
@@ -291,10 +290,9 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
         FAIL("%s: plan", name);
         goto out;
     }
-    CHECK(
-        plan.shard_layout == sl && plan.shard_orient_gate == sof && plan.shard_orient_down == sod,
-        "%s: plan's shard layout %d/%d/%d", name, plan.shard_layout, plan.shard_orient_gate,
-        plan.shard_orient_down);
+    CHECK(plan.shard_layout == sl && plan.shard_orient_gate == sof && plan.shard_orient_down == sod,
+          "%s: plan's shard layout %d/%d/%d", name, plan.shard_layout, plan.shard_orient_gate,
+          plan.shard_orient_down);
     for (int64_t r = 0; r < P; r++) {
         int64_t c0, n;
         tp_cols(c->m, P, c->align, r, &c0, &n);
@@ -308,7 +306,7 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
             goto out;
         }
         CHECK(rs.d_ff == n, "%s: rank %" PRId64 " width %" PRId64 " want %" PRId64, name, r,
-               rs.d_ff, n);
+              rs.d_ff, n);
         struct ffn_block_weights w = *ffn_tp_shard_weights(sh);
         if (c->down_bias == FFN_TP_DOWN_BIAS_AFTER_REDUCE) {
             CHECK(w.b_down.data != NULL, "%s: after-reduce shard without b_down", name);
@@ -349,7 +347,7 @@ static double sim_case(const struct tp_case *c, uint64_t seed) {
     worst = ey > edx ? ey : edx;
     worst = eg > worst ? eg : worst;
     CHECK(worst <= TOL_SHARD, "%s: sharded vs unsharded y %.2e dx %.2e grads %.2e", name, ey, edx,
-           eg);
+          eg);
 out:
     tp_logical_free(&G);
     free(y), free(dx), free(yr), free(dxr);
@@ -396,18 +394,18 @@ static void test_shard_refusals(void) {
     w.gate_up.orient = FFN_WEIGHT_IN_OUT;
     ffn_tp_shard_t sh = NULL;
     CHECK(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), "gate_up is stored [in, out] but the plan"),
-           "orientation mismatch refused");
+              strstr(ffn_ctx_last_error(ctx), "gate_up is stored [in, out] but the plan"),
+          "orientation mismatch refused");
     w = R.w;
     w.gate = w.gate_up;
     CHECK(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), "weights.gate is given"),
-           "extra tensor refused");
+              strstr(ffn_ctx_last_error(ctx), "weights.gate is given"),
+          "extra tensor refused");
     w = R.w;
     w.gate_up.rows = 25;
     CHECK(ffn_tp_shard_create(ctx, &plan, 0, &w, &sh) == FFN_STATUS_INVALID_ARG &&
-               strstr(ffn_ctx_last_error(ctx), "the plan needs [24, 8]"),
-           "shape refused");
+              strstr(ffn_ctx_last_error(ctx), "the plan needs [24, 8]"),
+          "shape refused");
     CHECK(ffn_tp_shard_create(ctx, &plan, 2, &R.w, &sh) == FFN_STATUS_INVALID_ARG, "rank 2 of 2");
     CHECK(sh == NULL, "no shard on failure");
     tp_ref_free(&R);
@@ -419,9 +417,9 @@ static void test_comm_without_mpi(void) {
     ffn_comm_t comm = (ffn_comm_t)&fake;
     const enum ffn_status st = ffn_comm_create_mpi(ctx, &fake, &comm);
     CHECK(st == FFN_STATUS_UNSUPPORTED && comm == NULL &&
-               (strstr(ffn_ctx_last_error(ctx), "not initialised") ||
-                strstr(ffn_ctx_last_error(ctx), "no MPI")),
-           "ffn_comm_create_mpi before MPI_Init: status %d", (int)st);
+              (strstr(ffn_ctx_last_error(ctx), "not initialised") ||
+               strstr(ffn_ctx_last_error(ctx), "no MPI")),
+          "ffn_comm_create_mpi before MPI_Init: status %d", (int)st);
     CHECK(ffn_comm_rank(NULL) == -1 && ffn_comm_size(NULL) == -1, "NULL comm");
     ffn_comm_destroy(NULL);
     // NCCL with a CPU context (or in a build without NCCL): refused, naming why.
@@ -429,10 +427,10 @@ static void test_comm_without_mpi(void) {
     comm = (ffn_comm_t)&fake;
     const enum ffn_status sn = ffn_comm_create_nccl(ctx, &fake_nccl, NULL, &comm);
     CHECK(comm == NULL &&
-               ((sn == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "CUDA context")) ||
-                (sn == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "no NCCL"))),
-           "ffn_comm_create_nccl with a CPU context: status %d: %s", (int)sn,
-           ffn_ctx_last_error(ctx));
+              ((sn == FFN_STATUS_INVALID_ARG && strstr(ffn_ctx_last_error(ctx), "CUDA context")) ||
+               (sn == FFN_STATUS_UNSUPPORTED && strstr(ffn_ctx_last_error(ctx), "no NCCL"))),
+          "ffn_comm_create_nccl with a CPU context: status %d: %s", (int)sn,
+          ffn_ctx_last_error(ctx));
 }
 
 int main(void) {

@@ -49,7 +49,8 @@ static const struct bb_shape bb_shapes[] = {
 static const int64_t bb_tokens[] = {16, 512, 8192};
 
 int ffn_cmd_bench_block_cuda(int argc, char **argv);
-int ffn_bbcu_scale(void *stream, void *p, int dt, int64_t n, float scale);  // bench_block_kernels.cu
+int ffn_bbcu_scale(void *stream, void *p, int dt, int64_t n,
+                   float scale);  // bench_block_kernels.cu
 
 static double bb_now(void) {
     struct timespec ts;
@@ -133,14 +134,15 @@ static void bb_algo_name(const struct ffn_lt *lt, const cublasLtMatmulAlgo_t *a,
              splitk);
 }
 
-static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, int64_t K, const void *A, int64_t a0,
-                  int64_t a1, const void *B, int64_t b0, int64_t b1, void *C, int64_t c0,
-                  enum ffn_dtype ab, enum ffn_dtype cdt, const void *bias, bool acc,
-                  cublasComputeType_t compute) {
+static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, int64_t K,
+                  const void *A, int64_t a0, int64_t a1, const void *B, int64_t b0, int64_t b1,
+                  void *C, int64_t c0, enum ffn_dtype ab, enum ffn_dtype cdt, const void *bias,
+                  bool acc, cublasComputeType_t compute) {
     const struct ffn_lt *lt = G->lt;
     struct bb_gemm *g = &G->g[G->n];
     memset(g, 0, sizeof *g);
-    const int32_t ta = b1 == 1 ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a1 == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const int32_t ta = b1 == 1 ? CUBLAS_OP_N : CUBLAS_OP_T,
+                  tb = a1 == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
     const int64_t lda = b1 == 1 ? b0 : b1, ldb = a1 == 1 ? a0 : a1;
     if (lt->desc_create(&g->desc, compute, CUDA_R_32F)) return -1;
     lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
@@ -152,8 +154,10 @@ static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, in
         lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt);
         lt->desc_set(g->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
     }
-    if (lt->layout_create(&g->la, bb_cdt(ab), ta == CUBLAS_OP_N ? N : K, ta == CUBLAS_OP_N ? K : N, lda) ||
-        lt->layout_create(&g->lb, bb_cdt(ab), tb == CUBLAS_OP_N ? K : M, tb == CUBLAS_OP_N ? M : K, ldb) ||
+    if (lt->layout_create(&g->la, bb_cdt(ab), ta == CUBLAS_OP_N ? N : K, ta == CUBLAS_OP_N ? K : N,
+                          lda) ||
+        lt->layout_create(&g->lb, bb_cdt(ab), tb == CUBLAS_OP_N ? K : M, tb == CUBLAS_OP_N ? M : K,
+                          ldb) ||
         lt->layout_create(&g->lc, bb_cdt(cdt), N, M, c0))
         return -1;
     cublasLtMatmulPreference_t pref;
@@ -162,9 +166,9 @@ static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, in
     lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
     cublasLtMatmulHeuristicResult_t res[FFN_LT_ALGOS_MAX];
     int n = 0;
-    const cublasStatus_t s = lt->heuristic(G->h, g->desc, g->la, g->lb, g->lc, g->lc, pref,
-                                           ffn_lt_algos(2.0 * (double)M * (double)N * (double)K),
-                                           res, &n);
+    const cublasStatus_t s =
+        lt->heuristic(G->h, g->desc, g->la, g->lb, g->lc, g->lc, pref,
+                      ffn_lt_algos(2.0 * (double)M * (double)N * (double)K), res, &n);
     lt->pref_destroy(pref);
     if (s || n < 1) return -1;
     g->A = A, g->B = B, g->C = C, g->beta = acc ? 1.0f : 0.0f;
@@ -174,7 +178,8 @@ static int bb_add(struct bb_gemms *G, const char *name, int64_t M, int64_t N, in
     g->n_algos = n;
     g->algo = res[g->pick].algo, g->first = res[0].algo;
     g->name = name, g->M = M, g->N = N, g->K = K;
-    g->op[0] = ta == CUBLAS_OP_N ? 'N' : 'T', g->op[1] = tb == CUBLAS_OP_N ? 'N' : 'T', g->op[2] = 0;
+    g->op[0] = ta == CUBLAS_OP_N ? 'N' : 'T', g->op[1] = tb == CUBLAS_OP_N ? 'N' : 'T',
+    g->op[2] = 0;
     bb_algo_name(lt, &g->algo, g->impl, sizeof g->impl);
     bb_algo_name(lt, &g->first, g->first_impl, sizeof g->first_impl);
     if (G->n == 0) snprintf(G->impl, sizeof G->impl, "cuBLASLt %s", g->impl);
@@ -243,7 +248,8 @@ static void *bb_alloc(size_t bytes, bool *ok) {
 static enum ffn_status bb_act(ffn_ctx_t ctx, const struct bb_shape *s, const struct bb_bufs *b,
                               int64_t T, enum ffn_dtype dt, bool bwd) {
     const int64_t m = s->m, pc = s->gated ? 2 * m : m;
-    const struct ffn_tensor P = ffn_tensor_2d(b->P, dt, T, pc, pc), H = ffn_tensor_2d(b->H, dt, T, m, m);
+    const struct ffn_tensor P = ffn_tensor_2d(b->P, dt, T, pc, pc),
+                            H = ffn_tensor_2d(b->H, dt, T, m, m);
     const struct ffn_tensor dH = ffn_tensor_2d(b->dH, dt, T, m, m);
     enum ffn_status st;
     if (s->gated) {
@@ -339,17 +345,21 @@ static int bb_per_gemm(const struct bb_opts *o, struct bb_dev *dv, struct bb_gem
         if (rc) break;
         if (o->json)
             printf("{\"bench\":\"block_gemm\",\"shape\":\"%s\",\"tokens\":%" PRId64
-                   ",\"math\":\"%s\",\"pass\":\"%s\",\"gemm\":\"%s\",\"M\":%" PRId64 ",\"N\":%" PRId64
-                   ",\"K\":%" PRId64 ",\"op\":\"%s\",\"beta\":%g,\"ms\":%.5f,\"first_ms\":%.5f,"
+                   ",\"math\":\"%s\",\"pass\":\"%s\",\"gemm\":\"%s\",\"M\":%" PRId64
+                   ",\"N\":%" PRId64 ",\"K\":%" PRId64
+                   ",\"op\":\"%s\",\"beta\":%g,\"ms\":%.5f,\"first_ms\":%.5f,"
                    "\"pick\":%d,\"n_algos\":%d,\"impl\":\"%s\",\"first_impl\":\"%s\","
                    "\"tflops\":%.1f,\"reps\":%d}\n",
                    s->name, T, math, bwd ? "fwdbwd" : "fwd", g->name, g->M, g->N, g->K, g->op,
                    g->beta, med[0], med[1], g->pick, g->n_algos, g->impl, g->first_impl,
-                   2.0 * (double)g->M * (double)g->N * (double)g->K / (med[0] * 1e-3) * 1e-12, reps);
+                   2.0 * (double)g->M * (double)g->N * (double)g->K / (med[0] * 1e-3) * 1e-12,
+                   reps);
         else
-            printf("    gemm %-8s %6" PRId64 " x %6" PRId64 " x %6" PRId64 " %s %9.4f ms (first "
-                   "%9.4f, #%d of %d)  %s\n", g->name, g->M, g->N, g->K, g->op, med[0], med[1],
-                   g->pick + 1, g->n_algos, g->impl);
+            printf("    gemm %-8s %6" PRId64 " x %6" PRId64 " x %6" PRId64
+                   " %s %9.4f ms (first "
+                   "%9.4f, #%d of %d)  %s\n",
+                   g->name, g->M, g->N, g->K, g->op, med[0], med[1], g->pick + 1, g->n_algos,
+                   g->impl);
     }
     for (int k = 0; k < 2 * reps; k++) cudaEventDestroy(ev[k]);
     fflush(stdout);
@@ -378,7 +388,8 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     cudaEvent_t ev[6 * BB_MAX_REPS];
     int n_ev = 0;
     if (!ok) {
-        fprintf(stderr, "ffn bench block: out of device memory for %s at %" PRId64 " tokens\n", s->name, T);
+        fprintf(stderr, "ffn bench block: out of device memory for %s at %" PRId64 " tokens\n",
+                s->name, T);
         rc = 2;
         goto out;
     }
@@ -423,31 +434,44 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
         rc = 2;
         goto out;
     }
-    const struct ffn_tensor tx = ffn_tensor_2d(b.x, dt, T, d, d), ty = ffn_tensor_2d(b.y, dt, T, d, d);
-    const struct ffn_tensor tdy = ffn_tensor_2d(b.dy, dt, T, d, d), tdx = ffn_tensor_2d(b.dx, dt, T, d, d);
+    const struct ffn_tensor tx = ffn_tensor_2d(b.x, dt, T, d, d),
+                            ty = ffn_tensor_2d(b.y, dt, T, d, d);
+    const struct ffn_tensor tdy = ffn_tensor_2d(b.dy, dt, T, d, d),
+                            tdx = ffn_tensor_2d(b.dx, dt, T, d, d);
     const enum ffn_block_policy pol = bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
 
     // The GEMMs the block issues for this pass (P and h in dt, gradients in dt).
-    const cublasComputeType_t compute = dt == FFN_DTYPE_BF16 ? CUBLAS_COMPUTE_32F
-                                        : bo.math == FFN_BLOCK_MATH_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                        : bo.math == FFN_BLOCK_MATH_BF16 ? CUBLAS_COMPUTE_32F_FAST_16BF
-                                                                         : CUBLAS_COMPUTE_32F;
+    const cublasComputeType_t compute =
+        dt == FFN_DTYPE_BF16             ? CUBLAS_COMPUTE_32F
+        : bo.math == FFN_BLOCK_MATH_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+        : bo.math == FFN_BLOCK_MATH_BF16 ? CUBLAS_COMPUTE_32F_FAST_16BF
+                                         : CUBLAS_COMPUTE_32F;
     char *Pg = b.P, *Pu = (char *)b.P + (size_t)(T * m) * es;
     int e = 0;
     bb_gemms_clear(G);
     // Names as the block's stages: P0 = gate (gated) or up, P1 = up (gated).
     const char *nu = s->gated ? "P1" : "P0", *ndwu = s->gated ? "dW_P1" : "dW_P0";
     const char *ndxu = s->gated ? "dx_P1" : "dx_P0";
-    if (s->gated) e |= bb_add(G, "P0", T, m, d, b.x, d, 1, b.Wg, 1, d, Pg, m, dt, dt, NULL, false, compute);
-    e |= bb_add(G, nu, T, m, d, b.x, d, 1, b.Wu, 1, d, Pu, m, dt, dt, s->bias ? b.bu : NULL, false, compute);
-    e |= bb_add(G, "down", T, d, m, b.H, m, 1, b.Wd, 1, m, b.y, d, dt, dt, s->bias ? b.bd : NULL, false, compute);
+    if (s->gated)
+        e |= bb_add(G, "P0", T, m, d, b.x, d, 1, b.Wg, 1, d, Pg, m, dt, dt, NULL, false, compute);
+    e |= bb_add(G, nu, T, m, d, b.x, d, 1, b.Wu, 1, d, Pu, m, dt, dt, s->bias ? b.bu : NULL, false,
+                compute);
+    e |= bb_add(G, "down", T, d, m, b.H, m, 1, b.Wd, 1, m, b.y, d, dt, dt, s->bias ? b.bd : NULL,
+                false, compute);
     if (bwd) {  // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ the second)
-        e |= bb_add(G, "dW_down", d, m, T, b.dy, 1, d, b.H, m, 1, b.gWd, m, dt, dt, NULL, false, compute);
-        e |= bb_add(G, "dh", T, m, d, b.dy, d, 1, b.Wd, m, 1, b.dH, m, dt, dt, NULL, false, compute);
-        if (s->gated) e |= bb_add(G, "dW_P0", m, d, T, Pg, 1, m, b.x, d, 1, b.gWg, d, dt, dt, NULL, false, compute);
+        e |= bb_add(G, "dW_down", d, m, T, b.dy, 1, d, b.H, m, 1, b.gWd, m, dt, dt, NULL, false,
+                    compute);
+        e |=
+            bb_add(G, "dh", T, m, d, b.dy, d, 1, b.Wd, m, 1, b.dH, m, dt, dt, NULL, false, compute);
+        if (s->gated)
+            e |= bb_add(G, "dW_P0", m, d, T, Pg, 1, m, b.x, d, 1, b.gWg, d, dt, dt, NULL, false,
+                        compute);
         e |= bb_add(G, ndwu, m, d, T, Pu, 1, m, b.x, d, 1, b.gWu, d, dt, dt, NULL, false, compute);
-        if (s->gated) e |= bb_add(G, "dx_P0", T, d, m, Pg, m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL, false, compute);
-        e |= bb_add(G, ndxu, T, d, m, Pu, m, 1, b.Wu, d, 1, b.dx, d, dt, dt, NULL, s->gated, compute);
+        if (s->gated)
+            e |= bb_add(G, "dx_P0", T, d, m, Pg, m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL, false,
+                        compute);
+        e |= bb_add(G, ndxu, T, d, m, Pu, m, 1, b.Wu, d, 1, b.dx, d, dt, dt, NULL, s->gated,
+                    compute);
     }
     if (e) {
         fprintf(stderr, "ffn bench block: cuBLASLt has no algorithm for a GEMM of %s %s\n", s->name,
@@ -535,14 +559,16 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     const double host_us = 1e6 * bb_median(th, BB_HOST_CALLS);
     const double flops = cost.flops_fwd + (bwd ? cost.flops_bwd : 0.0);
     const double wgbs = (double)info.weight_bytes / sec * 1e-9;
-    const char *math = dt == FFN_DTYPE_BF16 ? "bf16"
+    const char *math = dt == FFN_DTYPE_BF16             ? "bf16"
                        : bo.math == FFN_BLOCK_MATH_TF32 ? "tf32"
-                       : bo.math == FFN_BLOCK_MATH_BF16 ? "f32-as-bf16" : "f32";
+                       : bo.math == FFN_BLOCK_MATH_BF16 ? "f32-as-bf16"
+                                                        : "f32";
     const bool epi = strstr(info.gemm_impl, "GELU epilogue") != NULL;
     if (o->json) {
         printf("{\"shape\":\"%s\",\"tokens\":%" PRId64 ",\"d\":%" PRId64 ",\"m\":%" PRId64
                ",\"act\":\"%s\",\"gated\":%s,\"dtype\":\"%s\",\"math\":\"%s\",\"pass\":\"%s\","
-               "\"schedule\":\"separate\",\"tile_rows\":%" PRId64 ",\"threads\":0,"
+               "\"schedule\":\"separate\",\"tile_rows\":%" PRId64
+               ",\"threads\":0,"
                "\"seconds\":%.6g,\"gflops\":%.4g,\"gemm_seconds\":%.6g,\"gemm_gflops\":%.4g,"
                "\"ratio_to_gemm\":%.4f,\"act_seconds\":%.6g,\"floor_ratio\":%.4f,"
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
@@ -571,8 +597,8 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
 out:
     for (int k = 0; k < n_ev; k++) cudaEventDestroy(ev[k]);
     ffn_block_destroy(blk);
-    void *all[] = {b.x, b.y, b.dy, b.dx, b.Wg, b.Wu, b.Wd, b.bu, b.bd, b.gWg, b.gWu, b.gWd, b.gbu,
-                   b.gbd, b.P, b.H, b.dH};
+    void *all[] = {b.x,   b.y,   b.dy,  b.dx,  b.Wg,  b.Wu, b.Wd, b.bu, b.bd,
+                   b.gWg, b.gWu, b.gWd, b.gbu, b.gbd, b.P,  b.H,  b.dH};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         if (all[k]) cudaFree(all[k]);
     return rc;
@@ -638,20 +664,28 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
         } else if (!strcmp(a, "--dtype") && v) {
             i++;
             any_dt = true;
-            if (!strcmp(v, "all")) o.dtypes[0] = o.dtypes[1] = true;
-            else if (!strcmp(v, "f32")) o.dtypes[0] = true;
-            else if (!strcmp(v, "bf16")) o.dtypes[1] = true;
+            if (!strcmp(v, "all"))
+                o.dtypes[0] = o.dtypes[1] = true;
+            else if (!strcmp(v, "f32"))
+                o.dtypes[0] = true;
+            else if (!strcmp(v, "bf16"))
+                o.dtypes[1] = true;
             else {
-                fprintf(stderr, "ffn bench block: --dtype '%s' is not f32, bf16 or all\n", ffn_tool_esc(v));
+                fprintf(stderr, "ffn bench block: --dtype '%s' is not f32, bf16 or all\n",
+                        ffn_tool_esc(v));
                 return 2;
             }
         } else if (!strcmp(a, "--math") && v) {
             i++;
-            if (!strcmp(v, "strict")) o.math = FFN_BLOCK_MATH_STRICT;
-            else if (!strcmp(v, "tf32")) o.math = FFN_BLOCK_MATH_TF32;
-            else if (!strcmp(v, "bf16")) o.math = FFN_BLOCK_MATH_BF16;
+            if (!strcmp(v, "strict"))
+                o.math = FFN_BLOCK_MATH_STRICT;
+            else if (!strcmp(v, "tf32"))
+                o.math = FFN_BLOCK_MATH_TF32;
+            else if (!strcmp(v, "bf16"))
+                o.math = FFN_BLOCK_MATH_BF16;
             else {
-                fprintf(stderr, "ffn bench block: --math '%s' is not strict, tf32 or bf16\n", ffn_tool_esc(v));
+                fprintf(stderr, "ffn bench block: --math '%s' is not strict, tf32 or bf16\n",
+                        ffn_tool_esc(v));
                 return 2;
             }
         } else if (!strcmp(a, "--pass") && v) {
@@ -717,16 +751,18 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
     cudaMemsetAsync(dv.flush, 1, dv.flush_bytes, dv.s);
     dv.copy_gbps = bb_copy(dv.s);
     if (o.json) {
-        printf("{\"bench\":\"block\",\"header\":true,\"backend\":\"cuda\",\"device\":\"%s\","
-               "\"sm_count\":%d,\"l2_mib\":%d,\"copy_gbps\":%.4g,\"cublaslt\":\"%s\","
-               "\"cublaslt_version\":%zu}\n",
-               dv.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, dv.copy_gbps,
-               G.lt->path, G.lt->version());
+        printf(
+            "{\"bench\":\"block\",\"header\":true,\"backend\":\"cuda\",\"device\":\"%s\","
+            "\"sm_count\":%d,\"l2_mib\":%d,\"copy_gbps\":%.4g,\"cublaslt\":\"%s\","
+            "\"cublaslt_version\":%zu}\n",
+            dv.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, dv.copy_gbps, G.lt->path,
+            G.lt->version());
     } else {
         printf("# ffn bench block --backend cuda: %s (%d SMs), copy %.0f GB/s, cuBLASLt %zu (%s)\n",
                dv.name, prop.multiProcessorCount, dv.copy_gbps, G.lt->version(), G.lt->path);
-        printf("# ms = median GPU time (events, L2 evicted before each call); gemm = the same GEMMs "
-               "alone through cuBLASLt, same run; floor = (gemm + element-wise passes) / gemm\n");
+        printf(
+            "# ms = median GPU time (events, L2 evicted before each call); gemm = the same GEMMs "
+            "alone through cuBLASLt, same run; floor = (gemm + element-wise passes) / gemm\n");
         printf("%-11s %5s %-5s %-6s %10s %9s %10s %7s %7s %8s\n", "shape", "T", "math", "pass",
                "ms", "TFLOP/s", "gemm_ms", "ratio", "floor", "host_us");
     }

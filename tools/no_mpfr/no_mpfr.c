@@ -5,8 +5,10 @@
 #include "../tools.h"
 
 static int ffn__no_mpfr(const char *cmd) {
-    fprintf(stderr, "ffn %s: this ffn was built without MPFR, which the accuracy oracle needs; "
-                    "install it (Debian: libmpfr-dev) and rebuild\n", cmd);
+    fprintf(stderr,
+            "ffn %s: this ffn was built without MPFR, which the accuracy oracle needs; "
+            "install it (Debian: libmpfr-dev) and rebuild\n",
+            cmd);
     return 2;
 }
 

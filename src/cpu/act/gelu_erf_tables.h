@@ -18,21 +18,21 @@
 // as a float pair, 1.09 without its low part, which the forward leaves out (FFN_ERF_FAST_C0LO 0):
 // one lookup fewer, well inside its 4-ulp tier (on Zen 4 a two-register vpermt2ps costs about as
 // much as an fma). H within 1.04 ulp. The table is the one the CUDA kernels read too.
-#define FFN_ERF_FAST_N 32
-#define FFN_ERF_FAST_C0LO 0
-#include "cpu/gelu_erf_fast.h"
+#    define FFN_ERF_FAST_N 32
+#    define FFN_ERF_FAST_C0LO 0
+#    include "cpu/gelu_erf_fast.h"
 static const float ffn__erf_fast_tab[FFN_ERF_FAST_ROWS][32] __attribute__((aligned(64))) = {
-#include "cpu/gelu_erf_fast_tab.inc"
+#    include "cpu/gelu_erf_fast_tab.inc"
 };
 #elif FFN_V_LUT_FAST == 8
 // 8 intervals, degree 8 (`tab5 8 5 8 4 0 print`, H: mode 1): one-register lookups
 // for an ISA whose vpermps reads 8 entries (a 32-entry lookup costs it 4 of them and 3 blends).
 // F within 0.45 ulp of f32 with c0 as a float pair (FFN_ERF_FAST_C0LO 1); H within 1.48 ulp.
-#define FFN_ERF_FAST_N 8
-#define FFN_ERF_FAST_DEG 8
-#define FFN_ERF_FAST_C0LO 1
-#define FFN_ERF_FAST_K 0x1.6c16c2p-3f  // 8/45: v·K ∈ [0, 8) for s < 5
-#include "cpu/gelu_erf_fast.h"
+#    define FFN_ERF_FAST_N 8
+#    define FFN_ERF_FAST_DEG 8
+#    define FFN_ERF_FAST_C0LO 1
+#    define FFN_ERF_FAST_K 0x1.6c16c2p-3f  // 8/45: v·K ∈ [0, 8) for s < 5
+#    include "cpu/gelu_erf_fast.h"
 static const float ffn__erf_fast_tab[FFN_ERF_FAST_ROWS][8] __attribute__((aligned(32))) = {
     {
         // centre
@@ -256,7 +256,7 @@ static const float ffn__erf_fast_tab[FFN_ERF_FAST_ROWS][8] __attribute__((aligne
     },
 };
 #else
-#error "gelu_erf_tables.h: no fast table for this FFN_V_LUT_FAST"
+#    error "gelu_erf_tables.h: no fast table for this FFN_V_LUT_FAST"
 #endif
 
 // --- general lanes: Φ(-s) = exp(-s²/2)·g(s) -----------------------------------------------------

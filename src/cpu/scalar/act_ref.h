@@ -13,9 +13,9 @@
 #include "ffn.h"
 
 #if defined(__CUDACC__)
-#  define FFN_REF_FN static __host__ __device__ inline
+#    define FFN_REF_FN static __host__ __device__ inline
 #else
-#  define FFN_REF_FN static inline
+#    define FFN_REF_FN static inline
 #endif
 
 #define FFN_SQRT_2_OVER_PI 0.79788456080286535587989211986876373695  // √(2/π)

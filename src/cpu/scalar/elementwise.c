@@ -59,15 +59,21 @@ static void ffn__glu_bwd(enum ffn_act act, const struct ffn_kcfg *cfg, int64_t n
 // --- the kernels of kernels.inc ------------------------------------------------------------------
 
 FFN_KPROTO_ACT_FWD(ffn_gelu_tanh_fwd__scalar) { ffn__act_fwd(FFN_ACT_GELU_TANH, cfg, n, y, x); }
-FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__scalar) { ffn__act_bwd(FFN_ACT_GELU_TANH, cfg, n, dx, x, dy); }
-FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__scalar) { ffn__glu_fwd(FFN_ACT_GELU_TANH, cfg, n, h, gate, up); }
+FFN_KPROTO_ACT_BWD(ffn_gelu_tanh_bwd__scalar) {
+    ffn__act_bwd(FFN_ACT_GELU_TANH, cfg, n, dx, x, dy);
+}
+FFN_KPROTO_GLU_FWD(ffn_geglu_tanh_fwd__scalar) {
+    ffn__glu_fwd(FFN_ACT_GELU_TANH, cfg, n, h, gate, up);
+}
 FFN_KPROTO_GLU_BWD(ffn_geglu_tanh_bwd__scalar) {
     ffn__glu_bwd(FFN_ACT_GELU_TANH, cfg, n, dgate, dup, gate, up, dh);
 }
 
 FFN_KPROTO_ACT_FWD(ffn_gelu_erf_fwd__scalar) { ffn__act_fwd(FFN_ACT_GELU_ERF, cfg, n, y, x); }
 FFN_KPROTO_ACT_BWD(ffn_gelu_erf_bwd__scalar) { ffn__act_bwd(FFN_ACT_GELU_ERF, cfg, n, dx, x, dy); }
-FFN_KPROTO_GLU_FWD(ffn_geglu_erf_fwd__scalar) { ffn__glu_fwd(FFN_ACT_GELU_ERF, cfg, n, h, gate, up); }
+FFN_KPROTO_GLU_FWD(ffn_geglu_erf_fwd__scalar) {
+    ffn__glu_fwd(FFN_ACT_GELU_ERF, cfg, n, h, gate, up);
+}
 FFN_KPROTO_GLU_BWD(ffn_geglu_erf_bwd__scalar) {
     ffn__glu_bwd(FFN_ACT_GELU_ERF, cfg, n, dgate, dup, gate, up, dh);
 }
@@ -95,14 +101,20 @@ FFN_KPROTO_GLU_BWD(ffn_glu_bwd__scalar) {
 
 FFN_KPROTO_ACT_FWD(ffn_identity_fwd__scalar) { ffn__act_fwd(FFN_ACT_IDENTITY, cfg, n, y, x); }
 FFN_KPROTO_ACT_BWD(ffn_identity_bwd__scalar) { ffn__act_bwd(FFN_ACT_IDENTITY, cfg, n, dx, x, dy); }
-FFN_KPROTO_GLU_FWD(ffn_bilinear_fwd__scalar) { ffn__glu_fwd(FFN_ACT_IDENTITY, cfg, n, h, gate, up); }
+FFN_KPROTO_GLU_FWD(ffn_bilinear_fwd__scalar) {
+    ffn__glu_fwd(FFN_ACT_IDENTITY, cfg, n, h, gate, up);
+}
 FFN_KPROTO_GLU_BWD(ffn_bilinear_bwd__scalar) {
     ffn__glu_bwd(FFN_ACT_IDENTITY, cfg, n, dgate, dup, gate, up, dh);
 }
 
 FFN_KPROTO_ACT_FWD(ffn_quick_gelu_fwd__scalar) { ffn__act_fwd(FFN_ACT_QUICK_GELU, cfg, n, y, x); }
-FFN_KPROTO_ACT_BWD(ffn_quick_gelu_bwd__scalar) { ffn__act_bwd(FFN_ACT_QUICK_GELU, cfg, n, dx, x, dy); }
-FFN_KPROTO_GLU_FWD(ffn_quick_geglu_fwd__scalar) { ffn__glu_fwd(FFN_ACT_QUICK_GELU, cfg, n, h, gate, up); }
+FFN_KPROTO_ACT_BWD(ffn_quick_gelu_bwd__scalar) {
+    ffn__act_bwd(FFN_ACT_QUICK_GELU, cfg, n, dx, x, dy);
+}
+FFN_KPROTO_GLU_FWD(ffn_quick_geglu_fwd__scalar) {
+    ffn__glu_fwd(FFN_ACT_QUICK_GELU, cfg, n, h, gate, up);
+}
 FFN_KPROTO_GLU_BWD(ffn_quick_geglu_bwd__scalar) {
     ffn__glu_bwd(FFN_ACT_QUICK_GELU, cfg, n, dgate, dup, gate, up, dh);
 }

@@ -24,7 +24,7 @@
 // with, the gated forwards 1.04-1.10x). A streaming call keeps both: memory waits dominate.
 #define FFN_V_CACHE_WAYS 1
 #ifndef FFN_V_CACHE_AHEAD  // (a -D of an experiment: bench/ab.sh AB_NEW_CFLAGS)
-#define FFN_V_CACHE_AHEAD (1 << FFN_KOP_GLU_FWD)
+#    define FFN_V_CACHE_AHEAD (1 << FFN_KOP_GLU_FWD)
 #endif
 
 typedef __m256 ffn__vf;

@@ -7,7 +7,7 @@
 #define FFN_VMATH_H
 
 #ifndef FFN_VL
-#error "include a SIMD vocabulary (cpu/simd/simd_<isa>.h) before cpu/simd/vmath.h"
+#    error "include a SIMD vocabulary (cpu/simd/simd_<isa>.h) before cpu/simd/vmath.h"
 #endif
 
 // log2(e) as a float pair (hi + lo to ~2^-50): exp(x) = 2^(x·log2 e).
@@ -104,27 +104,27 @@ FFN_VINLINE struct ffn__vo ffn__nan_fix_mode(struct ffn__vo o, ffn__vf x, ffn__v
 // The 16-entry table, its MAGIC and its P are those of cpu/exp2_tab.h (the CUDA kernels' too).
 #include "cpu/exp2_tab.h"
 #if FFN_V_LUT_FAST >= 16
-#define FFN_V_EXP2_N 16
-#define FFN_V_EXP2_BITS 4
-#define FFN_V_EXP2_MAGIC FFN_EXP2_MAGIC
-#define FFN_V_EXP2_C1 FFN_EXP2_C1
-#define FFN_V_EXP2_C2 FFN_EXP2_C2
-#define FFN_V_EXP2_C3 FFN_EXP2_C3
+#    define FFN_V_EXP2_N 16
+#    define FFN_V_EXP2_BITS 4
+#    define FFN_V_EXP2_MAGIC FFN_EXP2_MAGIC
+#    define FFN_V_EXP2_C1 FFN_EXP2_C1
+#    define FFN_V_EXP2_C2 FFN_EXP2_C2
+#    define FFN_V_EXP2_C3 FFN_EXP2_C3
 static const float ffn__exp2_thi[16] __attribute__((aligned(64))) = {FFN_EXP2_TAB_HI};
 static const float ffn__exp2_tlo[16] __attribute__((aligned(64))) = {FFN_EXP2_TAB_LO};
 FFN_VINLINE ffn__vf ffn__exp2_lut(const float *tab, ffn__vi j) { return ffn__lut16(tab, j); }
 #else
-#define FFN_V_EXP2_N 8
-#define FFN_V_EXP2_BITS 3
-#define FFN_V_EXP2_MAGIC 0x1.8p20f
-#define FFN_V_EXP2_C1 FFN_EXP2_C1  // ln 2 rounded
-#define FFN_V_EXP2_C2 0x1.ebfbe2p-3f
-#define FFN_V_EXP2_C3 0x1.c6b8eap-5f
-#define FFN_V_EXP2_C4 0x1.3b0b2ap-7f
+#    define FFN_V_EXP2_N 8
+#    define FFN_V_EXP2_BITS 3
+#    define FFN_V_EXP2_MAGIC 0x1.8p20f
+#    define FFN_V_EXP2_C1 FFN_EXP2_C1  // ln 2 rounded
+#    define FFN_V_EXP2_C2 0x1.ebfbe2p-3f
+#    define FFN_V_EXP2_C3 0x1.c6b8eap-5f
+#    define FFN_V_EXP2_C4 0x1.3b0b2ap-7f
 // Entries 0, 2, .., 14 of a list of 16 (an extra level expands the table's macro first).
-#define FFN__EVEN16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) \
-    a0, a2, a4, a6, a8, a10, a12, a14
-#define FFN__EVEN(...) FFN__EVEN16(__VA_ARGS__)
+#    define FFN__EVEN16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) \
+        a0, a2, a4, a6, a8, a10, a12, a14
+#    define FFN__EVEN(...) FFN__EVEN16(__VA_ARGS__)
 static const float ffn__exp2_thi[8] __attribute__((aligned(32))) = {FFN__EVEN(FFN_EXP2_TAB_HI)};
 static const float ffn__exp2_tlo[8] __attribute__((aligned(32))) = {FFN__EVEN(FFN_EXP2_TAB_LO)};
 FFN_VINLINE ffn__vf ffn__exp2_lut(const float *tab, ffn__vi j) { return ffn__lut_fast(tab, j); }
