@@ -398,20 +398,22 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                         e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wd, dt, 1, mi, b.y, dt,
                                            di, false);
                         if (bwd) {
-                            // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ second).
-                            e |= ffn__gemm_add(&g, di, mi, Ti, b.dy, dt, 1, di, b.H, dt, mi, 1,
+                            // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ second), each
+                            // in the operand layout oneDNN runs fast (src row-major, weights
+                            // [N][K]; the block copies to it, docs/blocks.md "Operand layouts").
+                            e |= ffn__gemm_add(&g, di, mi, Ti, b.dy, dt, Ti, 1, b.H, dt, 1, Ti,
                                                b.gWd, dt, mi, false);
-                            e |= ffn__gemm_add(&g, Ti, mi, di, b.dy, dt, di, 1, b.Wd, dt, mi, 1,
+                            e |= ffn__gemm_add(&g, Ti, mi, di, b.dy, dt, di, 1, b.Wd, dt, 1, di,
                                                b.dH, dt, mi, false);
                             if (s->gated)
-                                e |= ffn__gemm_add(&g, mi, di, Ti, b.H, dt, 1, mi, b.x, dt, di, 1,
+                                e |= ffn__gemm_add(&g, mi, di, Ti, b.H, dt, Ti, 1, b.x, dt, 1, Ti,
                                                    b.gWg, dt, di, false);
-                            e |= ffn__gemm_add(&g, mi, di, Ti, b.dH, dt, 1, mi, b.x, dt, di, 1,
+                            e |= ffn__gemm_add(&g, mi, di, Ti, b.dH, dt, Ti, 1, b.x, dt, 1, Ti,
                                                b.gWu, dt, di, false);
                             if (s->gated)
-                                e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wg, dt, di, 1,
+                                e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wg, dt, 1, mi,
                                                    b.dx, F == dt ? dt : dt, di, false);
-                            e |= ffn__gemm_add(&g, Ti, di, mi, b.dH, dt, mi, 1, b.Wu, dt, di, 1,
+                            e |= ffn__gemm_add(&g, Ti, di, mi, b.dH, dt, mi, 1, b.Wu, dt, 1, mi,
                                                b.dx, dt, di, s->gated);
                         }
                         if (e) {

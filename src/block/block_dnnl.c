@@ -45,6 +45,8 @@ void ffn_blk_threads_leave(const struct ffn_blk_threads *t) {
 // Primitives one block keeps: a forward + backward at one token count needs ~8 shapes, and the
 // ragged last tile of the TILED schedule a few more. The least recently used one goes.
 #    define FFN_MM_CACHE_MAX 48
+// Smallest M, N and K at which a slow-layout operand is copied (see "operand layouts").
+#    define FFN_MM_RELAYOUT_MIN 256
 
 struct ffn_mm_key {
     int64_t M, N, K;
@@ -66,6 +68,12 @@ struct ffn_mm_cache {
     dnnl_stream_t st;
     int n;
     uint64_t clock;
+    // Operand copies in the layout oneDNN runs fast (ffn__mm_relayout), grown on demand.
+    void *tbuf[2];
+    size_t tcap[2];
+    // FFN_BLOCK_GEMM_TRANSPOSE: 0 no copies (A/B measurement), "all" a copy at every size
+    // above one row (tests of the copy path at small shapes); default by size.
+    int64_t relayout_min;
     struct ffn_mm_entry e[FFN_MM_CACHE_MAX];
 };
 
@@ -90,6 +98,10 @@ enum ffn_status ffn_mm_cache_create(ffn_ctx_t ctx, const char *fn, struct ffn_mm
                          "(status %d)",
                          fn, (int)s);
     }
+    const char *env = getenv("FFN_BLOCK_GEMM_TRANSPOSE");
+    c->relayout_min = !env || !strcmp(env, "1") ? FFN_MM_RELAYOUT_MIN
+                      : !strcmp(env, "all")     ? 2
+                                                : INT64_MAX;
     *out = c;
     return FFN_STATUS_OK;
 }
@@ -106,6 +118,8 @@ static void ffn__entry_free(struct ffn_mm_entry *e) {
 void ffn_mm_cache_destroy(struct ffn_mm_cache *c) {
     if (!c) return;
     for (int i = 0; i < c->n; i++) ffn__entry_free(&c->e[i]);
+    free(c->tbuf[0]);
+    free(c->tbuf[1]);
     dnnl_stream_destroy(c->st);
     dnnl_engine_destroy(c->eng);
     free(c);
@@ -175,11 +189,80 @@ static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm
     return dnnl_success;
 }
 
+// --- operand layouts ---------------------------------------------------------------------------
+// oneDNN 2.6's brgemm matmul runs fast for src row-major ("ab") and weights column-major ("ba",
+// i.e. B stored [N][K]); a transposed src (dW = Aᵀ·B, K = tokens) or row-major weights (dh =
+// dy·W_down, dx = dP·W_up) run 2.3-2.7x slower at 4096 x 768 x 3072 in f32 (docs/blocks.md,
+// "Operand layouts"). Such an operand is copied once per call into the cache's scratch in the
+// fast layout when the GEMM is big enough to repay the copy: M, N and K all at least
+// FFN_MM_RELAYOUT_MIN (measured, gpt2-small f32 fwd+bwd: 16 tokens 1.25x slower with copies,
+// 256 tokens 1.06x faster, 4096 tokens 1.5x faster). Weights are never modified.
+// Copies the R x C matrix at s (element (i, j) at s[i·s0 + j·s1]) to d with strides (d0, d1).
+static void ffn__copy2d(void *d, int64_t d0, int64_t d1, const void *s, int64_t s0, int64_t s1,
+                        int64_t R, int64_t C, size_t esz) {
+    enum { TB = 32 };
+    const int64_t nbi = (R + TB - 1) / TB, nbj = (C + TB - 1) / TB;
+#    ifdef _OPENMP
+#        pragma omp parallel for schedule(static) if (R * C >= (1 << 16))
+#    endif
+    for (int64_t b = 0; b < nbi * nbj; b++) {
+        const int64_t i0 = b / nbj * TB, j0 = b % nbj * TB;
+        const int64_t i1 = i0 + TB < R ? i0 + TB : R, j1 = j0 + TB < C ? j0 + TB : C;
+        if (esz == 4) {
+            const float *sp = s;
+            float *dp = d;
+            for (int64_t i = i0; i < i1; i++)
+                for (int64_t j = j0; j < j1; j++) dp[i * d0 + j * d1] = sp[i * s0 + j * s1];
+        } else {
+            const uint16_t *sp = s;
+            uint16_t *dp = d;
+            for (int64_t i = i0; i < i1; i++)
+                for (int64_t j = j0; j < j1; j++) dp[i * d0 + j * d1] = sp[i * s0 + j * s1];
+        }
+    }
+}
+
+// Replaces *op (R x C, the matrix as the GEMM reads it) by a copy in scratch `slot` with strides
+// (d0, d1); d0/d1 are the fast layout's (R-major: C, 1; C-major: 1, R).
+static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c,
+                                        int slot, struct ffn_mm_op *op, int64_t R, int64_t C,
+                                        int64_t d0, int64_t d1) {
+    const size_t esz = ffn_dtype_size(op->dt), bytes = (size_t)(R * C) * esz;
+    if (bytes > c->tcap[slot]) {
+        void *q = malloc(bytes);
+        if (!q)
+            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                             "%s: out of memory for a %zu-byte GEMM operand copy", fn, bytes);
+        free(c->tbuf[slot]);
+        c->tbuf[slot] = q;
+        c->tcap[slot] = bytes;
+    }
+    ffn__copy2d(c->tbuf[slot], d0, d1, op->p, op->s0, op->s1, R, C, esz);
+    op->p = c->tbuf[slot];
+    op->s0 = d0, op->s1 = d1;
+    return FFN_STATUS_OK;
+}
+
 enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
-                           int64_t N, int64_t K, const struct ffn_mm_op *A,
-                           const struct ffn_mm_op *B, const struct ffn_mm_op *C, const float *bias,
-                           bool accumulate, const char **impl_out) {
+                           int64_t N, int64_t K, const struct ffn_mm_op *A_in,
+                           const struct ffn_mm_op *B_in, const struct ffn_mm_op *C,
+                           const float *bias, bool accumulate, const char **impl_out) {
     if (M == 0 || N == 0) return FFN_STATUS_OK;
+    struct ffn_mm_op a_op = *A_in, b_op = *B_in;
+    const struct ffn_mm_op *A = &a_op, *B = &b_op;
+    // By default only f32 operands: in bf16 (AMX) the slow forms cost 0-40 % more, and a copy
+    // of a 2-byte operand cost more than it saved (gpt2-small, 4096 tokens: 0.42 -> 0.57 s).
+    if (K > 1 && (c->relayout_min == 2 || (A->dt == FFN_DTYPE_F32 && B->dt == FFN_DTYPE_F32))) {
+        enum ffn_status st;
+        // src transposed (column-major M x K, M > 1): copy to row-major M x K.
+        if (M > 1 && A->s1 != 1 && A->s0 == 1 && N >= c->relayout_min && K >= c->relayout_min &&
+            (st = ffn__mm_relayout(ctx, fn, c, 0, &a_op, M, K, K, 1)))
+            return st;
+        // weights row-major K x N (N > 1): copy to column-major ("ba", B stored [N][K]).
+        if (N > 1 && B->s1 == 1 && B->s0 != 1 && M >= c->relayout_min && K >= c->relayout_min &&
+            (st = ffn__mm_relayout(ctx, fn, c, 1, &b_op, K, N, 1, K)))
+            return st;
+    }
     struct ffn_mm_key k;
     memset(&k, 0, sizeof k);  // the key is compared bytewise
     k.M = M, k.N = N, k.K = K;
