@@ -28,8 +28,11 @@ mkdir -p "$work/old" "$work/o"
 # The old kernels with the headers of their own revision (its whole src/cpu and src/core); the
 # harness hands both trees one struct ffn_kcfg, so its definition must be the same in the two.
 git -C "$root" archive "$rev" src/cpu src/core | tar -x -C "$work/old" --strip-components=1
-kcfg() { sed -n '/^struct ffn_kcfg {/,/^};/p' "$1"; }
-if [ "$(kcfg "$work/old/core/core_impl.h")" != "$(kcfg "$root/src/core/core_impl.h")" ]; then
+# (src/cpu/kernels.h; src/core/core_impl.h in revisions before the CPU layer held it).
+kcfg() {
+    cat "$1/core/core_impl.h" "$1/cpu/kernels.h" 2>/dev/null | sed -n '/^struct ffn_kcfg {/,/^};/p'
+}
+if [ "$(kcfg "$work/old")" != "$(kcfg "$root/src")" ]; then
     echo "ab.sh: struct ffn_kcfg differs between $rev and the working tree" >&2
     exit 2
 fi

@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "core/core_impl.h"
+#include "cpu/kernels.h"
 
 #ifndef AB_KERNELS_INC
 #    define AB_KERNELS_INC "cpu/x86_avx512/kernels_avx512.inc"

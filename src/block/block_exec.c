@@ -1,6 +1,7 @@
 // block_exec.c — FFN block forward and backward on the CPU: the GEMMs of the plan through
 // oneDNN (block_dnnl.c; orientation and layout as strides, never copies), and the library's
-// activation kernels, run row by row right after the GEMM that produced the rows.
+// activation kernels (through the CPU layer: cpu/cpu_impl.h), run row by row right after the
+// GEMM that produced the rows.
 //
 // Forward, per row tile of R rows (R = all tokens in the SEPARATE schedule):
 //   P_t = x_t · W_first              one GEMM per plane (stored tensor) of the first projection
@@ -25,6 +26,7 @@
 #endif
 
 #include "block/block_impl.h"
+#include "cpu/cpu_impl.h"
 
 // Below this many elements an OpenMP region costs more than it saves (as in src/cpu/dispatch.c).
 #define FFN_BLOCK_PAR_MIN ((int64_t)1 << 16)
@@ -46,23 +48,14 @@ static enum ffn_status ffn__reserve(ffn_ctx_t ctx, const char *fn, struct ffn_bl
     return FFN_STATUS_OK;
 }
 
-static struct ffn_kcfg ffn__kcfg(ffn_ctx_t ctx, enum ffn_dtype in, enum ffn_dtype out) {
-    const struct ffn_kcfg c = {.in = in,
-                               .out = out,
-                               .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
-                               .parity = ctx->bf16_parity,
-                               .bf16_cvt = ctx->avx512_bf16};
-    return c;
-}
-
 // --- conversions --------------------------------------------------------------------------------
 
 // dst[r, :] = src[r, :] for rows × cols, each with its own dtype and row stride (elements), by
 // the identity kernel (exact to f32; rounding to nearest even to bf16).
 static void ffn__convert(ffn_ctx_t ctx, int64_t rows, int64_t cols, void *dst, enum ffn_dtype ddt,
                          int64_t ldd, const void *src, enum ffn_dtype sdt, int64_t lds) {
-    const struct ffn_kcfg cfg = ffn__kcfg(ctx, sdt, ddt);
-    const ffn_act_fwd_fn id = ctx->kernels.act_fwd[FFN_ACT_IDENTITY];
+    const struct ffn_cpu_kernel id =
+        ffn_cpu_kernel_get(ctx, FFN_KOP_ACT_FWD, FFN_ACT_IDENTITY, sdt, ddt, false);
     const size_t ds = ffn__esz(ddt), ss = ffn__esz(sdt);
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && rows > 1 && rows * cols >= FFN_BLOCK_PAR_MIN;
@@ -73,7 +66,7 @@ static void ffn__convert(ffn_ctx_t ctx, int64_t rows, int64_t cols, void *dst, e
         if (ddt == sdt)
             memcpy(d, s, (size_t)cols * ds);
         else
-            id(&cfg, cols, d, s);
+            ffn_cpu_act_fwd(&id, cols, d, s);
     }
 }
 
@@ -157,11 +150,14 @@ static void ffn__act_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t m = pl->spec.d_ff, ld = pl->p_ld;
     const struct ffn__pbuf *in = S ? S : P;
-    const struct ffn_kcfg cfg = ffn__kcfg(ctx, in->dt, hdt);
-    const struct ffn_kcfg cvt = ffn__kcfg(ctx, FFN_DTYPE_F32, S ? S->dt : FFN_DTYPE_F32);
-    const ffn_act_fwd_fn act = ctx->kernels.act_fwd[pl->spec.act];
-    const ffn_act_fwd_fn id = ctx->kernels.act_fwd[FFN_ACT_IDENTITY];
-    const ffn_glu_fwd_fn glu = ctx->kernels.glu_fwd[pl->spec.act];
+    const enum ffn_act ac = pl->spec.act;
+    const enum ffn_dtype sdt = S ? S->dt : FFN_DTYPE_F32;
+    const struct ffn_cpu_kernel act =
+        ffn_cpu_kernel_get(ctx, FFN_KOP_ACT_FWD, ac, in->dt, hdt, false);
+    const struct ffn_cpu_kernel glu =
+        ffn_cpu_kernel_get(ctx, FFN_KOP_GLU_FWD, ac, in->dt, hdt, false);
+    const struct ffn_cpu_kernel cvt =
+        ffn_cpu_kernel_get(ctx, FFN_KOP_ACT_FWD, FFN_ACT_IDENTITY, FFN_DTYPE_F32, sdt, false);
     const size_t hs = ffn__esz(hdt);
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && rows > 1 && rows * m >= FFN_BLOCK_PAR_MIN;
@@ -176,17 +172,17 @@ static void ffn__act_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t rows
             }
         if (S)
             for (int k = 0; k < pl->n_seg; k++)
-                id(&cvt, ld, ffn__at(S, k, r, ld, 0), ffn__at(P, k, r, ld, 0));
+                ffn_cpu_act_fwd(&cvt, ld, ffn__at(S, k, r, ld, 0), ffn__at(P, k, r, ld, 0));
         if (H == NULL) continue;
         char *hr = (char *)H + (size_t)(r * m) * hs;
         if (!pl->spec.gated) {
-            act(&cfg, m, hr, ffn__at(in, 0, r, ld, 0));
+            ffn_cpu_act_fwd(&act, m, hr, ffn__at(in, 0, r, ld, 0));
             continue;
         }
         for (int64_t g = 0; g < pl->n_groups; g++)
-            glu(&cfg, pl->gw, hr + (size_t)(g * pl->gw) * hs,
-                ffn__at(in, pl->g_plane, r, ld, pl->g0 + g * pl->gs),
-                ffn__at(in, pl->u_plane, r, ld, pl->u0 + g * pl->gs));
+            ffn_cpu_glu_fwd(&glu, pl->gw, hr + (size_t)(g * pl->gw) * hs,
+                            ffn__at(in, pl->g_plane, r, ld, pl->g0 + g * pl->gs),
+                            ffn__at(in, pl->u_plane, r, ld, pl->u0 + g * pl->gs));
     }
 }
 
@@ -197,9 +193,11 @@ static void ffn__act_bwd_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t 
                               const struct ffn__pbuf *D) {
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t m = pl->spec.d_ff, ld = pl->p_ld;
-    const struct ffn_kcfg cfg = ffn__kcfg(ctx, P->dt, D->dt);
-    const ffn_act_bwd_fn act = ctx->kernels.act_bwd[pl->spec.act];
-    const ffn_glu_bwd_fn glu = ctx->kernels.glu_bwd[pl->spec.act];
+    const enum ffn_act ac = pl->spec.act;
+    const struct ffn_cpu_kernel act =
+        ffn_cpu_kernel_get(ctx, FFN_KOP_ACT_BWD, ac, P->dt, D->dt, false);
+    const struct ffn_cpu_kernel glu =
+        ffn_cpu_kernel_get(ctx, FFN_KOP_GLU_BWD, ac, P->dt, D->dt, false);
     const size_t hs = ffn__esz(P->dt);
     const int nt = ctx->n_threads;
     const bool par = nt > 1 && rows > 1 && rows * m >= FFN_BLOCK_PAR_MIN;
@@ -207,14 +205,14 @@ static void ffn__act_bwd_rows(ffn_ctx_t ctx, const struct ffn_block *b, int64_t 
     for (int64_t r = 0; r < rows; r++) {
         const char *dh = (const char *)dH + (size_t)(r * m) * hs;
         if (!pl->spec.gated) {
-            act(&cfg, m, ffn__at(D, 0, r, ld, 0), ffn__at(P, 0, r, ld, 0), dh);
+            ffn_cpu_act_bwd(&act, m, ffn__at(D, 0, r, ld, 0), ffn__at(P, 0, r, ld, 0), dh);
             continue;
         }
         for (int64_t g = 0; g < pl->n_groups; g++) {
             const int64_t gc = pl->g0 + g * pl->gs, uc = pl->u0 + g * pl->gs;
-            glu(&cfg, pl->gw, ffn__at(D, pl->g_plane, r, ld, gc),
-                ffn__at(D, pl->u_plane, r, ld, uc), ffn__at(P, pl->g_plane, r, ld, gc),
-                ffn__at(P, pl->u_plane, r, ld, uc), dh + (size_t)(g * pl->gw) * hs);
+            ffn_cpu_glu_bwd(&glu, pl->gw, ffn__at(D, pl->g_plane, r, ld, gc),
+                            ffn__at(D, pl->u_plane, r, ld, uc), ffn__at(P, pl->g_plane, r, ld, gc),
+                            ffn__at(P, pl->u_plane, r, ld, uc), dh + (size_t)(g * pl->gw) * hs);
         }
     }
 }

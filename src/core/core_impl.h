@@ -1,5 +1,7 @@
-// core_impl.h — internals of the core layer: the context, error reporting, CPU features and
-// the kernel table type. Never installed; included by every layer below core.
+// core_impl.h — internals of the core layer: the context, error reporting, CPU features, views,
+// and the tables through which core reaches the backends (CPU, CUDA) and their FFN blocks. Core
+// knows no kernel: the CPU kernel ABI and table are the CPU layer's (src/cpu/kernels.h). Never
+// installed; included by every layer above core.
 #ifndef FFN_CORE_IMPL_H
 #define FFN_CORE_IMPL_H
 
@@ -9,56 +11,8 @@
 
 #define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-// --- kernel table -------------------------------------------------------------------------------
-// A kernel processes n contiguous elements. Inputs share the dtype cfg->in, outputs cfg->out.
-// Contract for every kernel (scalar and SIMD):
-//   - any n ≥ 0, any pointer alignment (only the dtype's natural alignment is assumed: none
-//     for the SIMD kernels, which use unaligned loads), any tail;
-//   - each output element depends only on the input elements of the same index, computed the
-//     same way wherever it lies (body, tail, first or last chunk): this is what makes results
-//     bitwise identical for any thread count and any chunking;
-//   - an output may alias an input exactly (same pointer, same dtype): read before write.
-
-struct ffn_kcfg {
-    enum ffn_dtype in;   // dtype of every input
-    enum ffn_dtype out;  // dtype of every output
-    bool accurate;       // FFN_ACCURACY_HIGH tier
-    bool parity;         // gated forward: round act(gate) to `out` before the multiply
-    bool stream;         // outputs are not re-read soon: non-temporal stores welcome
-    bool bf16_cvt;       // the CPU has AVX512_BF16: f32 -> bf16 by vcvtneps2bf16 where exact RNE
-};
-
-// A streaming (non-temporal) body of a SIMD kernel walks this many interleaved sub-ranges of its
-// elements at once, `arrays` being the inputs plus outputs it touches: vector k of every
-// sub-range, then vector k + 1, so about 8–10 memory streams are in flight. On one AMD EPYC Zen 4
-// core a kernel with ~10 cycles of arithmetic per 64-byte line otherwise leaves the
-// hardware prefetchers too little to work with, at every 4 KiB page boundary above all: SiLU
-// forward on 4 KiB pages went from 0.82 to 1.06 of a triad with 4 sub-ranges, GeLU-tanh from 0.76
-// to 0.92 (docs/performance.md, "Pages"). More than ~10 streams in all was slower. Each element is
-// still computed alone by the same vector code, so results do not change.
-static inline int ffn_stream_ways(int arrays) { return arrays <= 2 ? 4 : 2; }
-
-// The nine (in, out) dtype pairs of a SIMD kernel: FFN_DTYPE_PAIR_SWITCH(in, out, RUN); runs
-// RUN(I, O) for the pair given at run time, I and O being compile-time constants there, so that
-// each pair gets a loop of its own with every conversion resolved (f32 = 0, bf16 = 1, f16 = 2).
-#define FFN_DTYPE_PAIR_SWITCH(in, out, RUN)                 \
-    do {                                                    \
-        switch ((int)(in)*3 + (int)(out)) {                 \
-        case 0: RUN(FFN_DTYPE_F32, FFN_DTYPE_F32); break;   \
-        case 1: RUN(FFN_DTYPE_F32, FFN_DTYPE_BF16); break;  \
-        case 2: RUN(FFN_DTYPE_F32, FFN_DTYPE_F16); break;   \
-        case 3: RUN(FFN_DTYPE_BF16, FFN_DTYPE_F32); break;  \
-        case 4: RUN(FFN_DTYPE_BF16, FFN_DTYPE_BF16); break; \
-        case 5: RUN(FFN_DTYPE_BF16, FFN_DTYPE_F16); break;  \
-        case 6: RUN(FFN_DTYPE_F16, FFN_DTYPE_F32); break;   \
-        case 7: RUN(FFN_DTYPE_F16, FFN_DTYPE_BF16); break;  \
-        case 8: RUN(FFN_DTYPE_F16, FFN_DTYPE_F16); break;   \
-        default: break;                                     \
-        }                                                   \
-    } while (0)
-
-// The kernel table's rows are the public operations (enum ffn_op of ffn.h); the kernels, the
-// backends and the tests spell them with these internal names, one enum either way.
+// The operations (enum ffn_op of ffn.h) as the backends, their kernels and the tests spell them:
+// internal names, one enum either way.
 #define ffn_kop ffn_op
 #define FFN_KOP_ACT_FWD FFN_OP_ACT_FWD  // y = act(x)
 #define FFN_KOP_ACT_BWD FFN_OP_ACT_BWD  // dx = dy * act'(x)
@@ -66,25 +20,9 @@ static inline int ffn_stream_ways(int arrays) { return arrays <= 2 ? 4 : 2; }
 #define FFN_KOP_GLU_BWD FFN_OP_GLU_BWD  // dgate = dh * up * act'(gate), dup = dh * act(gate)
 #define FFN_KOP_COUNT FFN_OP_COUNT
 
-typedef void (*ffn_act_fwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x);
-typedef void (*ffn_act_bwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
-                               const void *dy);
-typedef void (*ffn_glu_fwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate,
-                               const void *up);
-typedef void (*ffn_glu_bwd_fn)(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup,
-                               const void *gate, const void *up, const void *dh);
-
-struct ffn_cpu_kernels {
-    ffn_act_fwd_fn act_fwd[FFN_ACT_COUNT];
-    ffn_act_bwd_fn act_bwd[FFN_ACT_COUNT];
-    ffn_glu_fwd_fn glu_fwd[FFN_ACT_COUNT];
-    ffn_glu_bwd_fn glu_bwd[FFN_ACT_COUNT];
-    enum ffn_isa isa[FFN_KOP_COUNT][FFN_ACT_COUNT];  // which ISA each entry came from
-};
-
 // --- backends ------------------------------------------------------------------------------------
-// Core knows a backend only through this table, as it knows a CPU ISA only through the kernel
-// table (ggml's ggml_backend_i). The public entry points validate their arguments once, for every
+// Core knows a backend only through this table (ggml's ggml_backend_i); the CPU backend keeps its
+// kernel table in its own state, as CUDA keeps its device properties. The public entry points validate their arguments once, for every
 // backend (views, shapes, dtypes, aliasing), and hand the backend a checked call.
 
 // One element-wise call (an activation or gated combine, forward or backward, or a conversion):
@@ -157,6 +95,9 @@ struct ffn_backend_i {
     enum ffn_status (*synchronize)(ffn_ctx_t ctx);
     // Optional (NULL: FFN blocks do not run on this backend). Its FFN blocks.
     const struct ffn_block_i *block;
+    // Optional (NULL: FFN_ISA_AUTO for every entry). The CPU ISA whose kernel runs (op, act)
+    // (ffn_ctx_kernel_isa; op and act are checked).
+    enum ffn_isa (*kernel_isa)(ffn_ctx_t ctx, enum ffn_kop op, enum ffn_act act);
 };
 
 extern const struct ffn_backend_i ffn_backend_cpu;  // src/cpu/dispatch.c
@@ -173,18 +114,16 @@ enum ffn_status ffn_ctx_require_cpu(ffn_ctx_t ctx, const char *fn);
 struct ffn_ctx {
     enum ffn_backend backend;
     const struct ffn_backend_i *be;  // the backend's table
-    void *be_state;                  // the backend's own state (CUDA: device properties)
-    int device;                      // CUDA: the device ordinal; -1 on the CPU
-    void *stream;                    // CUDA: the stream calls queue on (NULL: default stream)
-    enum ffn_isa isa;                // the ISA the kernel table was filled for
-    int n_threads;                   // ≥ 1
+    void *be_state;    // the backend's own state (CPU: kernel table; CUDA: device properties)
+    int device;        // CUDA: the device ordinal; -1 on the CPU
+    void *stream;      // CUDA: the stream calls queue on (NULL: default stream)
+    enum ffn_isa isa;  // the CPU ISA chosen (the CPU backend's kernels are its)
+    int n_threads;     // ≥ 1
     int default_threads;
     enum ffn_accuracy accuracy;
     bool bf16_parity;
-    bool avx512_bf16;  // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
     ffn_log_fn log;
     void *log_user;
-    struct ffn_cpu_kernels kernels;
     char err[1024];
 };
 
@@ -217,8 +156,5 @@ void ffn_tensor_extent(const struct ffn_tensor *t, uintptr_t *lo, uintptr_t *hi)
 // True when two (checked, non-empty) views share a byte. Exact for views with the same row
 // stride (the two halves of a fused gate_up buffer do not overlap); conservative otherwise.
 bool ffn_tensor_overlap(const struct ffn_tensor *a, const struct ffn_tensor *b);
-
-// Fills `k` for `isa` (scalar entries first, then the ISA's overrides). Defined in src/cpu.
-void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 
 #endif  // FFN_CORE_IMPL_H

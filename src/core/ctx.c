@@ -1,6 +1,6 @@
-// ctx.c — the context: its backend (through the backend table), kernel table chosen from CPU
-// features (or forced), thread count, accuracy tier, last error, log callback. No global mutable
-// state.
+// ctx.c — the context: its backend (through the backend table, which holds the backend's own
+// state: the CPU kernel table, the CUDA device), the CPU ISA chosen from CPU features (or
+// forced), thread count, accuracy tier, last error, log callback. No global mutable state.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +174,6 @@ enum ffn_status ffn_ctx_create(const struct ffn_ctx_opts *opts, ffn_ctx_t *ctx_o
         free(ctx);
         return st;
     }
-    ffn_cpu_kernels_init(&ctx->kernels, ctx->isa);
     if (!ctx->be) {
         char why[256];
         ffn_backend_available(o.backend, why, sizeof why);
@@ -187,12 +186,6 @@ enum ffn_status ffn_ctx_create(const struct ffn_ctx_opts *opts, ffn_ctx_t *ctx_o
         free(ctx);
         return st;
     }
-    // AVX512_BF16 only speeds up the bf16 stores of the AVX-512 kernels (same bits); the
-    // environment can turn it off, so that tests reach the integer rounding on such a CPU too.
-    struct ffn_cpu_features feat;
-    ffn_cpu_features_detect(&feat);
-    const char *bf = getenv("FFN_AVX512_BF16");
-    ctx->avx512_bf16 = ctx->isa == FFN_ISA_AVX512 && feat.avx512_bf16 && !(bf && bf[0] == '0');
     ffn_log(ctx, 2, "ffn: backend %s, isa %s, %d threads", ffn_backend_name(ctx->backend),
             ffn_isa_name(ctx->isa), ctx->n_threads);
     *ctx_out = ctx;
@@ -210,10 +203,8 @@ const char *ffn_ctx_last_error(ffn_ctx_t ctx) { return ctx ? ctx->err : "ffn: NU
 enum ffn_isa ffn_ctx_isa(ffn_ctx_t ctx) { return ctx ? ctx->isa : FFN_ISA_SCALAR; }
 
 enum ffn_isa ffn_ctx_kernel_isa(ffn_ctx_t ctx, enum ffn_op op, enum ffn_act act) {
-    if (!ctx || ctx->backend != FFN_BACKEND_CPU || (unsigned)op >= FFN_OP_COUNT ||
-        (unsigned)act >= FFN_ACT_COUNT)
-        return FFN_ISA_AUTO;
-    return ctx->kernels.isa[op][act];
+    if (!ctx || (unsigned)op >= FFN_OP_COUNT || (unsigned)act >= FFN_ACT_COUNT) return FFN_ISA_AUTO;
+    return ctx->be->kernel_isa ? ctx->be->kernel_isa(ctx, op, act) : FFN_ISA_AUTO;
 }
 
 enum ffn_status ffn_ctx_set_threads(ffn_ctx_t ctx, int n_threads) {

@@ -1,23 +1,55 @@
-// cpu_impl.h — internals of the CPU layer: kernel prototypes generated from kernels.inc, and the
-// element load/store helpers shared by the scalar reference. Never installed.
+// cpu_impl.h — the CPU layer as the layers above it see it: the CPU backend's state (its kernel
+// table), one kernel of that table bound to its configuration and the calls that run it (what
+// the public entry points of dispatch.c and the FFN block of src/block run), and the element
+// load/store helpers shared by the scalar reference. Never installed.
 #ifndef FFN_CPU_IMPL_H
 #define FFN_CPU_IMPL_H
 
-#include "core/core_impl.h"
+#include "cpu/kernels.h"
 
-#define FFN_KPROTO_ACT_FWD(fn) \
-    void fn(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x)
-#define FFN_KPROTO_ACT_BWD(fn) \
-    void fn(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x, const void *dy)
-#define FFN_KPROTO_GLU_FWD(fn) \
-    void fn(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate, const void *up)
-#define FFN_KPROTO_GLU_BWD(fn)                                                               \
-    void fn(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup, const void *gate, \
-            const void *up, const void *dh)
+// --- the CPU backend -----------------------------------------------------------------------------
+// ctx->be_state of a CPU context, made by the backend's init (dispatch.c) when the context is
+// created.
+struct ffn_cpu_state {
+    struct ffn_cpu_kernels kernels;  // filled for ctx->isa
+    bool avx512_bf16;  // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
+};
 
-#define FFN_KERNEL(isa, op, act, fn) FFN_KPROTO_##op(fn);
-#include "cpu/kernels.inc"
-#undef FFN_KERNEL
+// The kernel table of a CPU context; NULL for a context of another backend.
+const struct ffn_cpu_kernels *ffn_cpu_kernel_table(ffn_ctx_t ctx);
+
+// One kernel of a CPU context's table with the configuration it runs with: built once per call
+// (dispatch.c) or per block pass (src/block), then run on any number of contiguous ranges.
+struct ffn_cpu_kernel {
+    enum ffn_kop op;
+    void (*fn)(void);  // of op's shape (ffn_act_fwd_fn, ffn_act_bwd_fn, ...)
+    struct ffn_kcfg cfg;
+};
+
+// The kernel of a CPU context for (op, act), inputs of dtype `in`, outputs of dtype `out`, as the
+// public entry points run it: the context's accuracy tier, its bf16 parity for a gated forward,
+// its AVX512_BF16 stores; non-temporal stores when `stream`. fn is NULL only if the table lacks
+// the entry (never, for a table of ffn_cpu_kernels_init).
+struct ffn_cpu_kernel ffn_cpu_kernel_get(ffn_ctx_t ctx, enum ffn_kop op, enum ffn_act act,
+                                         enum ffn_dtype in, enum ffn_dtype out, bool stream);
+
+// Runs k (of the op in the name) on n contiguous elements; pointers as for the op's kernel shape.
+static inline void ffn_cpu_act_fwd(const struct ffn_cpu_kernel *k, int64_t n, void *y,
+                                   const void *x) {
+    ((ffn_act_fwd_fn)k->fn)(&k->cfg, n, y, x);
+}
+static inline void ffn_cpu_act_bwd(const struct ffn_cpu_kernel *k, int64_t n, void *dx,
+                                   const void *x, const void *dy) {
+    ((ffn_act_bwd_fn)k->fn)(&k->cfg, n, dx, x, dy);
+}
+static inline void ffn_cpu_glu_fwd(const struct ffn_cpu_kernel *k, int64_t n, void *h,
+                                   const void *gate, const void *up) {
+    ((ffn_glu_fwd_fn)k->fn)(&k->cfg, n, h, gate, up);
+}
+static inline void ffn_cpu_glu_bwd(const struct ffn_cpu_kernel *k, int64_t n, void *dgate,
+                                   void *dup, const void *gate, const void *up, const void *dh) {
+    ((ffn_glu_bwd_fn)k->fn)(&k->cfg, n, dgate, dup, gate, up, dh);
+}
 
 // The reference definitions in double, ffn_ref_act / ffn_ref_dact, are public (ffn.h).
 

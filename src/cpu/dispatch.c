@@ -1,10 +1,11 @@
 // dispatch.c — the public activation entry points: validate the views (for every backend), then
 // hand the checked call to the context's backend. The CPU backend (ffn_backend_cpu, defined here)
-// picks the kernel from the context's table and runs it over rows and fixed-size chunks, in
-// parallel above a size threshold. Chunk boundaries depend only on the shape, never on the thread
-// count, and kernels compute each element independently: results are bitwise identical for any
-// thread count.
+// keeps the context's kernel table in its own state, picks the kernel from it and runs it over
+// rows and fixed-size chunks, in parallel above a size threshold. Chunk boundaries depend only on
+// the shape, never on the thread count, and kernels compute each element independently: results
+// are bitwise identical for any thread count.
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #    include <omp.h>
@@ -22,9 +23,7 @@
 
 // One call: up to 2 outputs and 3 inputs, all of the same shape.
 struct ffn__job {
-    enum ffn_kop op;
-    void (*fn)(void);
-    struct ffn_kcfg cfg;
+    struct ffn_cpu_kernel k;
     int n_out, n_in;
     char *out[2];
     const char *in[3];
@@ -39,11 +38,11 @@ static void ffn__run_item(const struct ffn__job *j, int64_t r, int64_t c0, int64
     for (int k = 0; k < j->n_out; k++)
         o[k] = j->out[k] + r * j->out_rs[k] + c0 * (int64_t)j->out_es;
     for (int k = 0; k < j->n_in; k++) i[k] = j->in[k] + r * j->in_rs[k] + c0 * (int64_t)j->in_es;
-    switch (j->op) {
-    case FFN_KOP_ACT_FWD: ((ffn_act_fwd_fn)j->fn)(&j->cfg, n, o[0], i[0]); break;
-    case FFN_KOP_ACT_BWD: ((ffn_act_bwd_fn)j->fn)(&j->cfg, n, o[0], i[0], i[1]); break;
-    case FFN_KOP_GLU_FWD: ((ffn_glu_fwd_fn)j->fn)(&j->cfg, n, o[0], i[0], i[1]); break;
-    case FFN_KOP_GLU_BWD: ((ffn_glu_bwd_fn)j->fn)(&j->cfg, n, o[0], o[1], i[0], i[1], i[2]); break;
+    switch (j->k.op) {
+    case FFN_KOP_ACT_FWD: ffn_cpu_act_fwd(&j->k, n, o[0], i[0]); break;
+    case FFN_KOP_ACT_BWD: ffn_cpu_act_bwd(&j->k, n, o[0], i[0], i[1]); break;
+    case FFN_KOP_GLU_FWD: ffn_cpu_glu_fwd(&j->k, n, o[0], i[0], i[1]); break;
+    case FFN_KOP_GLU_BWD: ffn_cpu_glu_bwd(&j->k, n, o[0], o[1], i[0], i[1], i[2]); break;
     default: break;
     }
 }
@@ -88,31 +87,59 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
     return t->rows <= 1 || t->row_stride == t->cols;
 }
 
+// --- the CPU backend's state and kernels ---------------------------------------------------------
+
+static struct ffn_cpu_state *ffn__state(ffn_ctx_t ctx) {
+    return ctx && ctx->backend == FFN_BACKEND_CPU ? (struct ffn_cpu_state *)ctx->be_state : NULL;
+}
+
+const struct ffn_cpu_kernels *ffn_cpu_kernel_table(ffn_ctx_t ctx) {
+    const struct ffn_cpu_state *s = ffn__state(ctx);
+    return s ? &s->kernels : NULL;
+}
+
+// The one place a kernel's configuration is built: for the element-wise calls (accurate and
+// parity from the checked call) and for the block (from the context, as ffn__launch sets them).
+static struct ffn_cpu_kernel ffn__kernel(const struct ffn_cpu_state *s, enum ffn_kop op,
+                                         enum ffn_act act, enum ffn_dtype in, enum ffn_dtype out,
+                                         bool accurate, bool parity, bool stream) {
+    struct ffn_cpu_kernel k = {.op = op,
+                               .cfg = {.in = in,
+                                       .out = out,
+                                       .accurate = accurate,
+                                       .parity = parity,
+                                       .stream = stream,
+                                       .bf16_cvt = s->avx512_bf16}};
+    switch (op) {
+    case FFN_KOP_ACT_FWD: k.fn = (void (*)(void))s->kernels.act_fwd[act]; break;
+    case FFN_KOP_ACT_BWD: k.fn = (void (*)(void))s->kernels.act_bwd[act]; break;
+    case FFN_KOP_GLU_FWD: k.fn = (void (*)(void))s->kernels.glu_fwd[act]; break;
+    case FFN_KOP_GLU_BWD: k.fn = (void (*)(void))s->kernels.glu_bwd[act]; break;
+    default: break;
+    }
+    return k;
+}
+
+struct ffn_cpu_kernel ffn_cpu_kernel_get(ffn_ctx_t ctx, enum ffn_kop op, enum ffn_act act,
+                                         enum ffn_dtype in, enum ffn_dtype out, bool stream) {
+    return ffn__kernel(ffn__state(ctx), op, act, in, out, ctx->accuracy == FFN_ACCURACY_HIGH,
+                       ctx->bf16_parity && op == FFN_KOP_GLU_FWD, stream);
+}
+
 // The CPU backend's element-wise call: the kernel from the context's table, run as a job.
 static enum ffn_status ffn__cpu_elementwise(ffn_ctx_t ctx, const struct ffn_ew_call *c) {
-    const enum ffn_kop op = c->op;
-    const enum ffn_act act = c->act;
     const int n_out = c->n_out, n_in = c->n_in;
     const struct ffn_tensor *const *outs = c->outs, *const *ins = c->ins;
     const struct ffn_tensor *ref = ins[0];
-    struct ffn__job j = {.op = op, .n_out = n_out, .n_in = n_in};
-    switch (op) {
-    case FFN_KOP_ACT_FWD: j.fn = (void (*)(void))ctx->kernels.act_fwd[act]; break;
-    case FFN_KOP_ACT_BWD: j.fn = (void (*)(void))ctx->kernels.act_bwd[act]; break;
-    case FFN_KOP_GLU_FWD: j.fn = (void (*)(void))ctx->kernels.glu_fwd[act]; break;
-    case FFN_KOP_GLU_BWD: j.fn = (void (*)(void))ctx->kernels.glu_bwd[act]; break;
-    default: break;
-    }
-    if (!j.fn)
+    struct ffn__job j = {.n_out = n_out, .n_in = n_in};
+    j.in_es = ffn_dtype_size(c->in);
+    j.out_es = ffn_dtype_size(c->out);
+    const uint64_t bytes = (uint64_t)(ref->rows * ref->cols) * (n_out * j.out_es + n_in * j.in_es);
+    j.k = ffn__kernel(ffn__state(ctx), c->op, c->act, c->in, c->out, c->accurate, c->parity,
+                      bytes >= FFN_STREAM_MIN_BYTES);
+    if (!j.k.fn)
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no kernel for %s", c->fn,
-                         ffn_act_name(act));
-    j.cfg.in = c->in;
-    j.cfg.out = c->out;
-    j.cfg.accurate = c->accurate;
-    j.cfg.parity = c->parity;
-    j.cfg.bf16_cvt = ctx->avx512_bf16;
-    j.in_es = ffn_dtype_size(j.cfg.in);
-    j.out_es = ffn_dtype_size(j.cfg.out);
+                         ffn_act_name(c->act));
     j.rows = ref->rows;
     j.cols = ref->cols;
 
@@ -132,8 +159,6 @@ static enum ffn_status ffn__cpu_elementwise(ffn_ctx_t ctx, const struct ffn_ew_c
         j.in[k] = ins[k]->data;
         j.in_rs[k] = ins[k]->row_stride * (int64_t)j.in_es;
     }
-    const uint64_t bytes = (uint64_t)(ref->rows * ref->cols) * (n_out * j.out_es + n_in * j.in_es);
-    j.cfg.stream = bytes >= FFN_STREAM_MIN_BYTES;
     ffn__run(ctx, &j);
     return FFN_STATUS_OK;
 }
@@ -143,11 +168,41 @@ static bool ffn__cpu_available(char *why, size_t why_size) {
     return true;
 }
 
+// The state: the kernel table for the context's ISA, and whether the AVX-512 kernels store bf16
+// by AVX512_BF16's conversion (same bits; $FFN_AVX512_BF16=0 turns it off, so that tests reach
+// the integer rounding on such a CPU too).
+static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *opts) {
+    (void)opts;
+    struct ffn_cpu_state *s = malloc(sizeof *s);
+    if (!s)
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                         "ffn_ctx_create: out of memory for the CPU kernel table");
+    ffn_cpu_kernels_init(&s->kernels, ctx->isa);
+    struct ffn_cpu_features feat;
+    ffn_cpu_features_detect(&feat);
+    const char *bf = getenv("FFN_AVX512_BF16");
+    s->avx512_bf16 = ctx->isa == FFN_ISA_AVX512 && feat.avx512_bf16 && !(bf && bf[0] == '0');
+    ctx->be_state = s;
+    return FFN_STATUS_OK;
+}
+
+static void ffn__cpu_free(ffn_ctx_t ctx) {
+    free(ctx->be_state);
+    ctx->be_state = NULL;
+}
+
+static enum ffn_isa ffn__cpu_kernel_isa(ffn_ctx_t ctx, enum ffn_kop op, enum ffn_act act) {
+    return ffn__state(ctx)->kernels.isa[op][act];
+}
+
 const struct ffn_backend_i ffn_backend_cpu = {
     .name = "cpu",
     .available = ffn__cpu_available,
+    .init = ffn__cpu_init,
+    .free = ffn__cpu_free,
     .elementwise = ffn__cpu_elementwise,
     .block = &ffn_block_cpu,
+    .kernel_isa = ffn__cpu_kernel_isa,
 };
 
 // Checks every view, their shapes and dtypes and aliasing, then hands the call to the backend.

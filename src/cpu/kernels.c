@@ -1,6 +1,6 @@
 // kernels.c — fills a context's kernel table: every scalar entry first, then the overrides of
 // the chosen ISA (AVX-512 also takes AVX2 entries where it has none of its own).
-#include "cpu/cpu_impl.h"
+#include "cpu/kernels.h"
 
 static void ffn__set(struct ffn_cpu_kernels *k, enum ffn_kop op, enum ffn_act act, enum ffn_isa isa,
                      void (*fn)(void)) {

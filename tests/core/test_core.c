@@ -169,15 +169,17 @@ static void ffn__check_ctx(void) {
                   ffn_isa_name((enum ffn_isa)i));
             // Every table entry comes from the forced ISA or a lower one, and the public
             // ffn_ctx_kernel_isa reports the table's entry.
+            const struct ffn_cpu_kernels *kt = ffn_cpu_kernel_table(ctx);
+            CHECK(!ctx || kt, "force_isa %s: a CPU context has a kernel table",
+                  ffn_isa_name((enum ffn_isa)i));
             for (int op = 0; op < FFN_KOP_COUNT; op++)
-                for (int a = 0; a < FFN_ACT_COUNT && ctx; a++) {
-                    CHECK(ctx->kernels.isa[op][a] >= FFN_ISA_SCALAR &&
-                              ctx->kernels.isa[op][a] <= (enum ffn_isa)i,
+                for (int a = 0; a < FFN_ACT_COUNT && kt; a++) {
+                    CHECK(kt->isa[op][a] >= FFN_ISA_SCALAR && kt->isa[op][a] <= (enum ffn_isa)i,
                           "force_isa %s: entry (%d, %d) from %s", ffn_isa_name((enum ffn_isa)i), op,
-                          a, ffn_isa_name(ctx->kernels.isa[op][a]));
+                          a, ffn_isa_name(kt->isa[op][a]));
                     const enum ffn_isa k =
                         ffn_ctx_kernel_isa(ctx, (enum ffn_op)op, (enum ffn_act)a);
-                    CHECK(k == ctx->kernels.isa[op][a], "ffn_ctx_kernel_isa(%s, %s, %s) = %s",
+                    CHECK(k == kt->isa[op][a], "ffn_ctx_kernel_isa(%s, %s, %s) = %s",
                           ffn_isa_name((enum ffn_isa)i), ffn_op_name((enum ffn_op)op),
                           ffn_act_name((enum ffn_act)a), ffn_isa_name(k));
                 }

@@ -61,7 +61,7 @@ static double ffn__bound(const struct ffn__run *R, int c, enum ffn_kop op) {
 
 // The kernel a context runs for (op, act).
 static void (*ffn__fn(const struct ffn__run *R, int c, enum ffn_kop op))(void) {
-    const struct ffn_cpu_kernels *k = &R->ctx[c].ctx->kernels;
+    const struct ffn_cpu_kernels *k = ffn_cpu_kernel_table(R->ctx[c].ctx);
     switch (op) {
     case FFN_KOP_ACT_FWD: return (void (*)(void))k->act_fwd[R->act];
     case FFN_KOP_ACT_BWD: return (void (*)(void))k->act_bwd[R->act];
@@ -76,7 +76,7 @@ static bool ffn__duplicate(const struct ffn__run *R, int c, enum ffn_kop op) {
     for (int e = 0; e < c; e++)
         if (ffn__fn(R, e, op) == ffn__fn(R, c, op) &&
             (R->ctx[e].accurate == R->ctx[c].accurate ||
-             R->ctx[c].ctx->kernels.isa[op][R->act] == FFN_ISA_SCALAR))
+             ffn_cpu_kernel_table(R->ctx[c].ctx)->isa[op][R->act] == FFN_ISA_SCALAR))
             return true;
     return false;
 }
@@ -87,7 +87,7 @@ static void ffn__compare(struct ffn__run *R, int c, enum ffn_kop op, int out, co
                          enum ffn_dtype idt, enum ffn_dtype odt, int64_t n, const void *got,
                          const double *exact, const float *x, const float *m1, const float *m2) {
     const double bound = ffn__bound(R, c, op);
-    const bool ref = R->ctx[c].ctx->kernels.isa[op][R->act] == FFN_ISA_SCALAR;
+    const bool ref = ffn_cpu_kernel_table(R->ctx[c].ctx)->isa[op][R->act] == FFN_ISA_SCALAR;
     struct ffn__stat st = {0};
     for (int64_t i = 0; i < n; i++) {
         const float g = ffn_test_get(got, odt, i);

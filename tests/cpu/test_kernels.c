@@ -1,6 +1,6 @@
 // test_kernels.c — tier 2: every kernel of src/cpu/kernels.inc (expanded here with the FFN_KERNEL
 // X-macro, so SIMD kernels are tested as they land), called directly through the prototypes of
-// cpu_impl.h on every ISA this CPU supports, against the scalar reference definitions in double
+// kernels.h on every ISA this CPU supports, against the scalar reference definitions in double
 // (ffn_ref_act / ffn_ref_dact) with the bounds of the one table (tools/oracle.c):
 //   - n = 0..70, 1000, 16384+17; all 9 (in, out) dtype pairs; both accuracy tiers;
 //   - aligned and element-misaligned pointers; guard zones around outputs; inputs left untouched;
@@ -355,7 +355,7 @@ static void ffn__check_parity(struct ffn__state *S, const struct ffn__kern *k) {
     o.force_isa = k->isa;
     ffn_ctx_t ctx;
     if (ffn_ctx_create(&o, &ctx) != FFN_STATUS_OK) return;
-    const ffn_act_fwd_fn act_fwd = ctx->kernels.act_fwd[k->act];
+    const ffn_act_fwd_fn act_fwd = ffn_cpu_kernel_table(ctx)->act_fwd[k->act];
     const int64_t n = FFN__PARITY_N;
     const int offs[3] = {0, 0, 0};
     float *a = ffn_test_alloc((size_t)n * 4);

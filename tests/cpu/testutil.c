@@ -36,7 +36,7 @@ void ffn_test_contexts_free(struct ffn_test_ctx *c, int n) {
 
 const char *ffn_test_kernel_label(const struct ffn_test_ctx *c, enum ffn_kop op, enum ffn_act act,
                                   char *buf, size_t size) {
-    const enum ffn_isa k = c->ctx->kernels.isa[op][act];
+    const enum ffn_isa k = ffn_cpu_kernel_table(c->ctx)->isa[op][act];
     if (k == c->isa)
         snprintf(buf, size, "%s", c->label);
     else

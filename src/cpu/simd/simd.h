@@ -50,7 +50,7 @@
 
 #include <stdint.h>
 
-#include "cpu/cpu_impl.h"
+#include "cpu/kernels.h"
 
 // Every helper is force-inlined so that each (in, out) dtype pair gets its own loop with the
 // conversions resolved at compile time, and the per-vector functions (passed as constant
