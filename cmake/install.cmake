@@ -67,6 +67,6 @@ install(FILES ${CMAKE_BINARY_DIR}/ffnConfig.cmake ${CMAKE_BINARY_DIR}/ffnConfigV
 
 # The .pc file finds its prefix from where it lies (pkg-config's ${pcfiledir}), so an installed
 # tree can be moved or installed with `cmake --install --prefix DIR`.
-file(RELATIVE_PATH FFN_PC_UP /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+file(RELATIVE_PATH FFN_PC_UP /ffn-prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /ffn-prefix)
 configure_file(cmake/ffn.pc.in ${CMAKE_BINARY_DIR}/ffn.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/ffn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
