@@ -372,8 +372,11 @@ FFN_API double ffn_ref_dact(enum ffn_act act, double x);
 //   plain:  h = act(x·W_up + b_up),                        y = h·W_down + b_down
 //   gated:  h = act(x·W_gate + b_gate) ⊙ (x·W_up + b_up),   y = h·W_down + b_down
 // with h [n_tokens, d_ff]. GEMMs run through oneDNN's matmul (AMX, AVX512-BF16 or AVX-512
-// kernels, chosen by oneDNN from the CPU's feature bits), accumulating in f32; the bias add and
-// the activation are ffn's own kernels (its accuracy contract), run right after the GEMM that
+// kernels, chosen by oneDNN from the CPU's feature bits), accumulating in f32, except a GEMM of
+// at most 6 rows (decoding a few tokens) with bf16 weights on an AVX-512 CPU: ffn's own skinny
+// GEMM streams the weights at memory speed there (f32 FMAs on exactly widened bf16, IEEE
+// subnormals kept; FFN_BLOCK_SKINNY=0 in the environment turns it off). The bias add and the
+// activation are ffn's own kernels (its accuracy contract), run right after the GEMM that
 // produced their rows.
 //
 // Dtypes: the GEMMs run in the weights' dtype. bf16 weights are used as they lie (AMX /
@@ -623,7 +626,8 @@ struct ffn_block_info {
     enum ffn_dtype compute_dtype;      // dtype the first projection's GEMM multiplies in
     char gemm_impl[64];                // the matrix-multiply implementation of the last forward's
                                        // first GEMM (oneDNN's impl_info, e.g.
-                                       // "brg:avx512_core_amx_bf16"); "" before the first call
+                                       // "brg:avx512_core_amx_bf16", or "ffn:skinny_avx512");
+                                       // "" before the first call
 };
 
 // clang-format off

@@ -9,6 +9,10 @@
 // ffn): it runs on omp_get_max_threads() of the calling thread, read both when a primitive is
 // created and when it runs. A call sets that to ffn_ctx_threads(ctx) and restores the caller's
 // value after (omp_set_num_threads is per calling thread), as for the activation kernels.
+//
+// Few rows (decode): a GEMM with at most a few rows of A and bf16 weights goes to the CPU layer's
+// skinny GEMM first (cpu/gemm_skinny.c), which streams the weights at memory speed where
+// oneDNN's brgemm reaches 0.36-0.64 of a triad (docs/blocks.md, "One token: the skinny GEMM").
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +25,7 @@
 #endif
 
 #include "block/block_impl.h"
+#include "cpu/cpu_impl.h"
 
 void ffn_blk_threads_enter(ffn_ctx_t ctx, struct ffn_blk_threads *t) {
 #ifdef _OPENMP
@@ -248,6 +253,19 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
                            const struct ffn_mm_op *B_in, const struct ffn_mm_op *C,
                            const float *bias, bool accumulate, const char **impl_out) {
     if (M == 0 || N == 0) return FFN_STATUS_OK;
+    // A few rows with bf16 weights: the skinny GEMM, when it applies ($FFN_BLOCK_SKINNY=0: never).
+    {
+        const struct ffn_cpu_mat a = {A_in->p, A_in->dt, A_in->s0, A_in->s1},
+                                 b = {B_in->p, B_in->dt, B_in->s0, B_in->s1},
+                                 o = {C->p, C->dt, C->s0, C->s1};
+        bool done = false;
+        const enum ffn_status st =
+            ffn_cpu_gemm_skinny(ctx, fn, M, N, K, &a, &b, &o, bias, accumulate, &done);
+        if (st || done) {
+            if (done && impl_out) *impl_out = FFN_SKINNY_IMPL;
+            return st;
+        }
+    }
     struct ffn_mm_op a_op = *A_in, b_op = *B_in;
     const struct ffn_mm_op *A = &a_op, *B = &b_op;
     // By default only f32 operands: in bf16 (AMX) the slow forms cost 0-40 % more, and a copy

@@ -13,6 +13,7 @@
 struct ffn_cpu_state {
     struct ffn_cpu_kernels kernels;  // filled for ctx->isa
     bool avx512_bf16;  // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
+    int skinny_max;    // most rows of A the skinny GEMM takes (0: off; $FFN_BLOCK_SKINNY[_ROWS])
 };
 
 // The kernel table of a CPU context; NULL for a context of another backend.
@@ -50,6 +51,34 @@ static inline void ffn_cpu_glu_bwd(const struct ffn_cpu_kernel *k, int64_t n, vo
                                    void *dup, const void *gate, const void *up, const void *dh) {
     ((ffn_glu_bwd_fn)k->fn)(&k->cfg, n, dgate, dup, gate, up, dh);
 }
+
+// --- skinny GEMM: few rows, bf16 weights (gemm_skinny.c) ---------------------------------------
+// A matrix operand: element (i, j) at p + (i·s0 + j·s1)·dtype_size.
+struct ffn_cpu_mat {
+    const void *p;
+    enum ffn_dtype dt;
+    int64_t s0, s1;
+};
+
+// Rows of A up to which the skinny GEMM runs by default: where it beat oneDNN 2.6's brgemm in
+// bf16 (docs/blocks.md, "One token: the skinny GEMM"). $FFN_BLOCK_SKINNY=0 turns the path off,
+// $FFN_BLOCK_SKINNY_ROWS=1..8 sets the limit (both read when a context is created).
+#define FFN_SKINNY_DEFAULT_M 6
+// What it reports as its implementation (ffn_block_info's gemm_impl, `ffn bench block`).
+#define FFN_SKINNY_IMPL "ffn:skinny_avx512"
+
+// C[M, N] = A[M, K]·B[K, N] (+ bias[N], f32) (+ C when acc) by the CPU layer's skinny GEMM when it
+// applies, on ffn_ctx_threads(ctx) threads: a CPU context whose ISA is AVX-512, 1 ≤ M ≤ the
+// context's limit (above), B bf16 contiguous along K (s0 = 1, nn.Linear's [out, in]) or along N
+// (s1 = 1), A f32 or bf16 with any strides, C f32 or bf16 with s1 = 1. Then *done is true;
+// otherwise *done is false and nothing is touched (the caller runs its general GEMM). Products
+// and sums in f32 by FMA from exactly widened inputs (IEEE: subnormals, infinities and NaNs kept),
+// each output summed in an order fixed by K alone: the same bits for any thread count.
+// @retval FFN_STATUS_OK, FFN_STATUS_OUT_OF_MEMORY (the packed copy of A)
+enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, int64_t N, int64_t K,
+                                    const struct ffn_cpu_mat *A, const struct ffn_cpu_mat *B,
+                                    const struct ffn_cpu_mat *C, const float *bias, bool acc,
+                                    bool *done);
 
 // The reference definitions in double, ffn_ref_act / ffn_ref_dact, are public (ffn.h).
 

@@ -168,9 +168,9 @@ static bool ffn__cpu_available(char *why, size_t why_size) {
     return true;
 }
 
-// The state: the kernel table for the context's ISA, and whether the AVX-512 kernels store bf16
+// The state: the kernel table for the context's ISA, whether the AVX-512 kernels store bf16
 // by AVX512_BF16's conversion (same bits; $FFN_AVX512_BF16=0 turns it off, so that tests reach
-// the integer rounding on such a CPU too).
+// the integer rounding on such a CPU too), and the skinny GEMM's row limit.
 static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *opts) {
     (void)opts;
     struct ffn_cpu_state *s = malloc(sizeof *s);
@@ -182,6 +182,13 @@ static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *o
     ffn_cpu_features_detect(&feat);
     const char *bf = getenv("FFN_AVX512_BF16");
     s->avx512_bf16 = ctx->isa == FFN_ISA_AVX512 && feat.avx512_bf16 && !(bf && bf[0] == '0');
+    // The skinny GEMM: $FFN_BLOCK_SKINNY=0 turns it off; $FFN_BLOCK_SKINNY_ROWS=1..8 sets its
+    // row limit (for measurements; default FFN_SKINNY_DEFAULT_M).
+    const char *sk = getenv("FFN_BLOCK_SKINNY"), *skr = getenv("FFN_BLOCK_SKINNY_ROWS");
+    const long rows = skr && *skr ? strtol(skr, NULL, 10) : FFN_SKINNY_DEFAULT_M;
+    s->skinny_max = ctx->isa != FFN_ISA_AVX512 || (sk && sk[0] == '0') || rows < 1 ? 0
+                    : rows > FFN_SKINNY_MAX_M ? FFN_SKINNY_MAX_M
+                                              : (int)rows;
     ctx->be_state = s;
     return FFN_STATUS_OK;
 }

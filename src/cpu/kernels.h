@@ -92,4 +92,34 @@ struct ffn_cpu_kernels {
 // Fills `k` for `isa` (scalar entries first, then the ISA's overrides): kernels.c.
 void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 
+// --- skinny GEMM kernels (driven by gemm_skinny.c) ----------------------------------------------
+// C[m, n] = Σ_k A[m, k]·B[k, n] (+ bias[n]) (+ C[m, n]) for the M ≤ FFN_SKINNY_MAX_M rows of A
+// and the columns n in [n0, n1) a thread owns, B bf16 (a decode GEMV: reading B is the cost).
+// Each bf16 weight is widened exactly (its 16 bits become the top half of an f32); products and
+// sums are f32 FMAs, each sum accumulated over k in one fixed order (lane by lane, then a fixed
+// reduction tree), whatever [n0, n1) is: results do not depend on the thread split. The bias and
+// the old C are added after the sum, in that order; a bf16 C is rounded once (RNE).
+#define FFN_SKINNY_MAX_M 8
+
+struct ffn_skinny {
+    int64_t M, N, K;
+    // A as packed f32 (gemm_skinny.c), row m at A + m·lda: "ba" (weights contiguous in k) in
+    // 32-element chunks, each its even-k elements then its odd-k ones, zero padded to a
+    // multiple of 32; "ab" (weights contiguous in n) as is.
+    const float *A;
+    int64_t lda;
+    // "ba": weight column n (all k) at B + n·ldb; "ab": weight row k (all n) at B + k·ldb.
+    const uint16_t *B;
+    int64_t ldb;
+    void *C;  // f32 or bf16 (cdt), row m at C + m·ldc elements
+    enum ffn_dtype cdt;
+    int64_t ldc;
+    const float *bias;  // [N] or NULL
+    bool acc;           // add the old C
+    bool cvt;           // the CPU has AVX512_BF16 (bf16 stores by vcvtneps2bf16, same bits)
+};
+
+void ffn_bf16_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
+void ffn_bf16_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
+
 #endif  // FFN_CPU_KERNELS_H

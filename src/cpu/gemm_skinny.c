@@ -1,0 +1,111 @@
+// gemm_skinny.c — the CPU layer's skinny GEMM: C = A·B (+ bias) (+ C) for a few rows of A and
+// bf16 weights, the shape of decoding one token (or a few) through an FFN block. Such a GEMM is a
+// matrix-vector product bound by reading B once: 2 FLOPs per 2-byte weight. oneDNN 2.6's brgemm
+// reaches 0.36-0.45 of a STREAM triad there on AMD EPYC Zen 4 (docs/blocks.md, "One token: the
+// skinny GEMM"); these kernels stream the weights at memory speed. This file decides when they
+// apply, packs A into the f32 layout the kernels read (M·K elements: small beside B's K·N) and
+// splits the columns over threads; the kernels are in x86_avx512/gemv_avx512.c (contract:
+// kernels.h).
+//
+// Threads: thread t of T takes the columns [N·t/T, N·(t+1)/T), rounded to the kernel's column
+// block, so each streams one contiguous range of weight rows ("ba") or row pieces ("ab"). Every
+// output is computed by one thread, its sum in an order fixed by K: no reduction across threads,
+// the same bits for any thread count. No parallel region below FFN_SKINNY_PAR_MIN weights.
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#    include <omp.h>
+#endif
+
+#include "cpu/cpu_impl.h"
+
+// Weights (K·N) below which one thread runs the whole GEMM (a parallel region costs ~1-2 us).
+#define FFN_SKINNY_PAR_MIN ((int64_t)1 << 16)
+
+static const struct ffn_cpu_state *ffn__state(ffn_ctx_t ctx) {
+    return ctx && ctx->backend == FFN_BACKEND_CPU ? (const struct ffn_cpu_state *)ctx->be_state
+                                                  : NULL;
+}
+
+static float ffn__a(const struct ffn_cpu_mat *A, int64_t m, int64_t k) {
+    const int64_t i = m * A->s0 + k * A->s1;
+    return A->dt == FFN_DTYPE_F32 ? ((const float *)A->p)[i]
+                                  : ffn_bf16_to_f32(((const uint16_t *)A->p)[i]);
+}
+
+// A as the kernels read it (kernels.h, struct ffn_skinny): "ba" in 32-k chunks, even k then odd
+// k, zero padded to ld (a multiple of 32); "ab" row by row (ld = K rounded up to 16).
+static void ffn__pack_a(float *dst, int64_t ld, const struct ffn_cpu_mat *A, int64_t M, int64_t K,
+                        bool ba) {
+    for (int64_t m = 0; m < M; m++) {
+        float *d = dst + m * ld;
+        memset(d, 0, (size_t)ld * sizeof(float));
+        for (int64_t k = 0; k < K; k++) {
+            const int64_t c = k / 32, i = k % 32;
+            d[ba ? c * 32 + (i % 2) * 16 + i / 2 : k] = ffn__a(A, m, k);
+        }
+    }
+}
+
+enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, int64_t N, int64_t K,
+                                    const struct ffn_cpu_mat *A, const struct ffn_cpu_mat *B,
+                                    const struct ffn_cpu_mat *C, const float *bias, bool acc,
+                                    bool *done) {
+    *done = false;
+#ifdef FFN_HAVE_X86_KERNELS
+    const struct ffn_cpu_state *s = ffn__state(ctx);
+    if (!s || M < 1 || M > s->skinny_max || N < 1 || K < 1) return FFN_STATUS_OK;
+    if (B->dt != FFN_DTYPE_BF16 || (A->dt != FFN_DTYPE_F32 && A->dt != FFN_DTYPE_BF16) ||
+        (C->dt != FFN_DTYPE_F32 && C->dt != FFN_DTYPE_BF16) || (C->s1 != 1 && N > 1))
+        return FFN_STATUS_OK;
+    // The weights' orientation: contiguous along K ("ba") or along N ("ab"); else not ours.
+    const bool ba = B->s0 == 1 || K == 1;
+    if (!ba && B->s1 != 1 && N > 1) return FFN_STATUS_OK;
+    const int64_t ld = ba ? (K + 31) / 32 * 32 : (K + 15) / 16 * 16;
+    float *ap = aligned_alloc(64, (size_t)(M * ld) * sizeof(float));
+    if (!ap)
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                         "%s: out of memory for a %zu-byte packed GEMM operand", fn,
+                         (size_t)(M * ld) * sizeof(float));
+    ffn__pack_a(ap, ld, A, M, K, ba);
+    const struct ffn_skinny g = {.M = M,
+                                 .N = N,
+                                 .K = K,
+                                 .A = ap,
+                                 .lda = ld,
+                                 .B = B->p,
+                                 .ldb = ba ? B->s1 : B->s0,
+                                 .C = (void *)C->p,
+                                 .cdt = C->dt,
+                                 .ldc = C->s0,
+                                 .bias = bias,
+                                 .acc = acc,
+                                 .cvt = s->avx512_bf16};
+    void (*kern)(const struct ffn_skinny *, int64_t, int64_t) =
+        ba ? ffn_bf16_gemv_ba__avx512 : ffn_bf16_gemv_ab__avx512;
+    const int64_t blk = ba ? 8 : 16;  // column block of the kernel: thread ranges align to it
+    const int nt = ctx->n_threads;
+    if (nt <= 1 || N * K < FFN_SKINNY_PAR_MIN || N <= blk) {
+        kern(&g, 0, N);
+    } else {
+#    pragma omp parallel num_threads(nt)
+        {
+#    ifdef _OPENMP
+            const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
+#    else
+            const int64_t t = 0, tn = 1;
+#    endif
+            const int64_t nb = (N + blk - 1) / blk;
+            const int64_t b0 = nb * t / tn, b1 = nb * (t + 1) / tn;
+            const int64_t n0 = b0 * blk, n1 = b1 * blk < N ? b1 * blk : N;
+            if (n0 < n1) kern(&g, n0, n1);
+        }
+    }
+    free(ap);
+    *done = true;
+#else
+    (void)ctx, (void)fn, (void)M, (void)N, (void)K, (void)A, (void)B, (void)C, (void)bias,
+        (void)acc;
+#endif
+    return FFN_STATUS_OK;
+}

@@ -1,0 +1,185 @@
+// gemv_avx512.c — the skinny GEMM kernels for AVX-512 F/BW: C = A·B (+ bias) (+ C) for a few
+// rows of A (M ≤ FFN_SKINNY_MAX_M) and bf16 weights B, the decode case where the time is that of
+// reading B once from memory. Not a general GEMM: gemm_skinny.c decides when they run, packs A
+// and splits the columns over threads; kernels.h states the contract.
+//
+// Widening: a bf16 weight is the top half of an f32, so a 512-bit load of 32 weights gives the
+// odd-k ones by a mask (0xffff0000) and the even-k ones by a 16-bit shift: exact, subnormals,
+// infinities and NaNs kept (vdpbf16ps is not used: it flushes subnormals). Products and sums are
+// f32 FMAs (MXCSR as the caller has it: IEEE by default).
+//
+//   "ba" (weights contiguous in k, nn.Linear [out, in]): column n is a dot product of A's row
+//        with weight row n. NB weight rows are streamed side by side (8 for M ≤ 2, else 4), so
+//        the hardware prefetchers see NB independent streams; A (packed in the same even/odd
+//        order) comes from L1. Each (m, n) sums in its own register: lane i of chunk c holds
+//        k = 32c + 2i then 32c + 2i + 1, and the 16 lanes are reduced by a fixed tree.
+//   "ab" (weights contiguous in n, Conv1D [in, out]): an axpy per weight row k, 16 columns per
+//        vector, 8 rows k in flight; the partial sums of a piece of up to 8192 / M columns live
+//        in an L1-resident buffer between row groups. Each column sums over k in order.
+#include "cpu/simd/simd_avx512.h"
+
+// --- "ba": dot products ------------------------------------------------------------------------
+
+// k elements per block when A's rows are taken in two groups (M > 4): both groups read the
+// block's 4 weight rows (4 × 1 KiB) while they are in L1.
+#define FFN_BA_KB 512
+
+// One 32-k chunk at k for weight rows n..n+NB-1 and A rows m0..m0+MG-1: acc[m][j] += products.
+// km: the valid k lanes (a partial last chunk; A's padding is zero, the weights masked to zero).
+FFN_VINLINE void ffn__ba_chunk(const struct ffn_skinny *g, int64_t n, int64_t m0, int MG, int NB,
+                               int64_t k, __mmask32 km, bool full, bool pf, __m512 acc[4][8]) {
+    const __m512i hi = _mm512_set1_epi32((int)0xffff0000u);
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; j++) {
+        const uint16_t *w = g->B + (n + j) * g->ldb + k;
+        if (pf) _mm_prefetch((const char *)(w + NB * g->ldb), _MM_HINT_T1);
+        const __m512i raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
+        const __m512 e = _mm512_castsi512_ps(_mm512_slli_epi32(raw, 16));
+        const __m512 o = _mm512_castsi512_ps(_mm512_and_si512(raw, hi));
+#pragma GCC unroll 4
+        for (int m = 0; m < MG; m++) {
+            const float *a = g->A + (m0 + m) * g->lda + k;
+            acc[m][j] = _mm512_fmadd_ps(e, _mm512_load_ps(a), acc[m][j]);
+            acc[m][j] = _mm512_fmadd_ps(o, _mm512_load_ps(a + 16), acc[m][j]);
+        }
+    }
+}
+
+// The final value of C[m, n] from its sum s: + bias, + old C, rounded to C's dtype.
+static inline void ffn__put(const struct ffn_skinny *g, int64_t m, int64_t n, float s) {
+    if (g->bias) s += g->bias[n];
+    if (g->cdt == FFN_DTYPE_F32) {
+        float *c = (float *)g->C + m * g->ldc + n;
+        *c = g->acc ? s + *c : s;
+    } else {
+        uint16_t *c = (uint16_t *)g->C + m * g->ldc + n;
+        *c = ffn_f32_to_bf16(g->acc ? s + ffn_bf16_to_f32(*c) : s);
+    }
+}
+
+// Weight rows n..n+NB-1, A rows m0..m0+MG-1, k in [k0, k1) (k0 a multiple of 32). The sums start
+// from zero (first) or from sp; they end in sp, or in C (last).
+FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, int64_t n, int64_t m0, int MG, int NB,
+                             int64_t k0, int64_t k1, bool first, bool last, __m512 *sp) {
+    __m512 acc[4][8];
+#pragma GCC unroll 4
+    for (int m = 0; m < MG; m++)
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; j++) acc[m][j] = first ? _mm512_setzero_ps() : sp[m * NB + j];
+    // The next block's weight rows are prefetched into L2 as this one streams (one line of each
+    // per chunk): the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
+    // GB/s, one thread, AMD EPYC Zen 4).
+    const bool pf = n + 2 * NB <= g->N;
+    int64_t k = k0;
+    if (pf)
+        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, n, m0, MG, NB, k, 0, true, true, acc);
+    else
+        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, n, m0, MG, NB, k, 0, true, false, acc);
+    if (k < k1)
+        ffn__ba_chunk(g, n, m0, MG, NB, k, (__mmask32)((1ull << (k1 - k)) - 1), false, false, acc);
+#pragma GCC unroll 4
+    for (int m = 0; m < MG; m++)
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; j++) {
+            if (last)
+                ffn__put(g, m0 + m, n + j, _mm512_reduce_add_ps(acc[m][j]));
+            else
+                sp[m * NB + j] = acc[m][j];
+        }
+}
+
+// One instance per (MG, NB) the driver below uses, so that every accumulator is a register.
+static void ffn__ba_group(const struct ffn_skinny *g, int64_t n, int64_t m0, int mg, int nb,
+                          int64_t k0, int64_t k1, bool first, bool last, __m512 *sp) {
+    switch (nb * 8 + mg) {
+    case 8 * 8 + 1: ffn__ba_run(g, n, m0, 1, 8, k0, k1, first, last, sp); break;
+    case 8 * 8 + 2: ffn__ba_run(g, n, m0, 2, 8, k0, k1, first, last, sp); break;
+    case 4 * 8 + 1: ffn__ba_run(g, n, m0, 1, 4, k0, k1, first, last, sp); break;
+    case 4 * 8 + 2: ffn__ba_run(g, n, m0, 2, 4, k0, k1, first, last, sp); break;
+    case 4 * 8 + 3: ffn__ba_run(g, n, m0, 3, 4, k0, k1, first, last, sp); break;
+    case 4 * 8 + 4: ffn__ba_run(g, n, m0, 4, 4, k0, k1, first, last, sp); break;
+    case 1 * 8 + 1: ffn__ba_run(g, n, m0, 1, 1, k0, k1, first, last, sp); break;
+    case 1 * 8 + 2: ffn__ba_run(g, n, m0, 2, 1, k0, k1, first, last, sp); break;
+    case 1 * 8 + 3: ffn__ba_run(g, n, m0, 3, 1, k0, k1, first, last, sp); break;
+    case 1 * 8 + 4: ffn__ba_run(g, n, m0, 4, 1, k0, k1, first, last, sp); break;
+    default: break;
+    }
+}
+
+// nb weight rows from n: all of A's rows, in groups of at most 4 (2 with 8 weight rows), the
+// k range in blocks only when there are two groups.
+static void ffn__ba_cols(const struct ffn_skinny *g, int64_t n, int nb, int gmax) {
+    __m512 sp[4 * 8];
+    const int64_t K = g->K, kb = g->M > gmax ? FFN_BA_KB : K;
+    for (int64_t k0 = 0; k0 < K; k0 += kb) {
+        const int64_t k1 = k0 + kb < K ? k0 + kb : K;
+        for (int64_t m0 = 0; m0 < g->M; m0 += gmax) {
+            const int mg = (int)(g->M - m0 < gmax ? g->M - m0 : gmax);
+            // The second group's sums wait in sp between blocks: one spill buffer per group.
+            ffn__ba_group(g, n, m0, mg, nb, k0, k1, k0 == 0, k1 == K, sp + (m0 / gmax) * 16);
+        }
+    }
+}
+
+void ffn_bf16_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    // 8 weight rows in flight while their 8·M sums fit in registers, else 4.
+    const int nb = g->M <= 2 ? 8 : 4, gmax = g->M <= 2 ? (int)g->M : 4;
+    int64_t n = n0;
+    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, n, nb, gmax);
+    for (; n < n1; n++) ffn__ba_cols(g, n, 1, gmax);
+}
+
+// --- "ab": axpy over weight rows -----------------------------------------------------------------
+
+// f32 partial sums of one piece of columns, all rows of A: M · piece ≤ FFN_AB_BUF.
+#define FFN_AB_BUF 8192
+
+// Rows k0..k0+KU-1 of the weights, columns [p0, p1) (a piece), into the partial sums buf
+// (row m at buf + m·ld): buf[m][n] = buf[m][n] + A[m][k]·B[k][n], k in order.
+FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, float *buf, int64_t ld, int64_t p0,
+                              int64_t p1, int64_t k0, int KU, bool first, bool pf) {
+    for (int64_t n = p0; n < p1; n += 16) {
+        const bool full = n + 16 <= p1;
+        const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
+        __m512 b[8];
+#pragma GCC unroll 8
+        for (int u = 0; u < KU; u++) {
+            // The next group's rows into L2, one line per two vectors (N = 768: 11 -> 19 GB/s).
+            if (pf && !((n - p0) & 31))
+                _mm_prefetch((const char *)(g->B + (k0 + KU + u) * g->ldb + n), _MM_HINT_T1);
+            b[u] = ffn__vload(g->B + (k0 + u) * g->ldb, n, FFN_DTYPE_BF16, full, nm);
+        }
+        float *s = buf + (n - p0);
+        for (int64_t m = 0; m < g->M; m++) {
+            const float *a = g->A + m * g->lda + k0;
+            __m512 acc = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld);
+#pragma GCC unroll 8
+            for (int u = 0; u < KU; u++) acc = _mm512_fmadd_ps(_mm512_set1_ps(a[u]), b[u], acc);
+            _mm512_store_ps(s + m * ld, acc);
+        }
+    }
+}
+
+void ffn_bf16_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    float buf[FFN_AB_BUF] __attribute__((aligned(64)));
+    const int64_t K = g->K, M = g->M;
+    const int64_t cw = FFN_AB_BUF / M / 16 * 16;  // piece width, a multiple of 16
+    for (int64_t p0 = n0; p0 < n1; p0 += cw) {
+        const int64_t p1 = p0 + cw < n1 ? p0 + cw : n1, ld = (p1 - p0 + 15) / 16 * 16;
+        int64_t k = 0;
+        for (; k + 16 <= K; k += 8) ffn__ab_rows(g, buf, ld, p0, p1, k, 8, k == 0, true);
+        for (; k + 8 <= K; k += 8) ffn__ab_rows(g, buf, ld, p0, p1, k, 8, k == 0, false);
+        for (; k < K; k++) ffn__ab_rows(g, buf, ld, p0, p1, k, 1, k == 0, false);
+        // C = sums (+ bias) (+ old C), rounded once to C's dtype.
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = p0; n < p1; n += 16) {
+                const bool full = n + 16 <= p1;
+                const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
+                __m512 r = _mm512_load_ps(buf + m * ld + (n - p0));
+                if (g->bias) r = _mm512_add_ps(r, ffn__vload(g->bias, n, FFN_DTYPE_F32, full, nm));
+                void *c = (char *)g->C + (size_t)(m * g->ldc) * ffn_dtype_size(g->cdt);
+                if (g->acc) r = _mm512_add_ps(r, ffn__vload(c, n, g->cdt, full, nm));
+                ffn__vstore(c, n, g->cdt, r, full ? FFN_ST_FULL : FFN_ST_MASK, nm, g->cvt);
+            }
+    }
+}
