@@ -1,12 +1,13 @@
 // cmd_bench_block.c — `ffn bench block`: FFN block forward and forward+backward on the CPU, in
-// f32 and bf16, at 1, 16, 256 and 4096 tokens, against the same GEMMs alone through oneDNN or,
-// at a few tokens in bf16, the CPU layer's skinny GEMM (the fastest matrix-multiply paths on the
-// CPU, those the block itself uses), measured in the same process: ratio_to_gemm is the cost of
-// everything that is not a GEMM (bias, activation, its backward, conversions, the recomputed h).
-// At 1 token the rows also give the GB/s of weight bytes read against a same-run STREAM triad
-// (decode is bound by reading the weights). Shapes: GPT-2 small (plain GeLU-tanh with biases)
-// and a LLaMA-like SwiGLU block. bench/torch_block.py runs the same rows in PyTorch;
-// scripts/bench_block.sh merges both into one table.
+// f32 and bf16, at 1, 16, 256 and 4096 tokens, against the same GEMMs alone through oneDNN (the
+// fastest matrix-multiply path on the CPU, the one the block itself uses), measured in the same
+// process: ratio_to_gemm is the cost of everything that is not a GEMM (bias, activation, its
+// backward, conversions, the recomputed h). At a few tokens with bf16 weights the block runs its
+// own skinny GEMM (docs/blocks.md), faster than oneDNN's there, so those rows read below 1; their
+// measure is the other one: at 1 token the rows give the GB/s of weight bytes read against a
+// same-run STREAM triad (decode is bound by reading the weights). Shapes:
+// GPT-2 small (plain GeLU-tanh with biases) and a LLaMA-like SwiGLU block. bench/torch_block.py
+// runs the same rows in PyTorch; scripts/bench_block.sh merges both into one table.
 // `--fixture DIR` instead runs one Hugging Face fixture (tests/data/hf/<arch>) and prints its
 // error against the transformers reference and its speed: the `make demo` entry.
 #include <inttypes.h>
@@ -24,7 +25,6 @@
 #endif
 
 #include "args.h"
-#include "cpu/cpu_impl.h"  // the skinny GEMM of the GEMM-alone baseline
 #include "ffn.h"
 #include "tools.h"
 
@@ -72,8 +72,9 @@ static void ffn__usage(FILE *f) {
             "  Times FFN block forward (fwd) and forward+backward (fwdbwd, SAVE policy) for\n"
             "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama-like (2048 -> 5632, SwiGLU)\n"
             "  at 1, 16, 256 and 4096 tokens, f32 and bf16 (weights, activations, gradients),\n"
-            "  on 1 and 2 threads, against the same GEMMs alone through oneDNN (the skinny\n"
-            "  GEMM where the block takes it: FFN_BLOCK_SKINNY=0 turns it off). Rows at <= 16\n"
+            "  on 1 and 2 threads, against the same GEMMs alone through oneDNN (at <= 6 tokens\n"
+            "  with bf16 weights the block's own skinny GEMM is faster: ratios below 1; the\n"
+            "  weight GB/s against the triad is those rows' measure). Rows at <= 16\n"
             "  tokens start from cold caches and report weight GB/s against a same-run triad.\n"
             "  --quick       fewer repetitions, the AUTO schedule only (else also TILED)\n"
             "  --fixture DIR a Hugging Face fixture (e.g. tests/data/hf/llama): error against the\n"
@@ -137,26 +138,18 @@ static void ffn__flush(char *buf, size_t n, int threads) {
     for (size_t i = 0; i < n; i += 64) buf[i]++;
 }
 
-// --- the same GEMMs alone, through oneDNN (or the skinny GEMM) --------------------------------
+// --- the same GEMMs alone, through oneDNN ----------------------------------------------------
 
 #ifdef FFN_TOOL_HAVE_DNNL
 #    define GEMM_MAX 12
 
-// A list of GEMMs bound to their buffers, run in order: oneDNN matmul primitives, or, where the
-// block's GEMM path takes it (few rows, bf16 weights; $FFN_BLOCK_SKINNY), the CPU layer's skinny
-// GEMM, which is faster there: the baseline is the fastest path the block has.
+// A list of matmul primitives bound to their buffers, run in order.
 struct gemms {
     dnnl_engine_t eng;
     dnnl_stream_t st;
-    ffn_ctx_t ctx;  // the skinny GEMM's threads and row limit
     int n;
-    dnnl_primitive_t prim[GEMM_MAX];  // NULL: a skinny GEMM (sk)
+    dnnl_primitive_t prim[GEMM_MAX];
     dnnl_memory_t mem[GEMM_MAX][3];
-    struct {
-        int64_t M, N, K;
-        struct ffn_cpu_mat a, b, c;
-        bool acc;
-    } sk[GEMM_MAX];
     char impl[GEMM_MAX][48];
 };
 
@@ -168,19 +161,6 @@ static dnnl_data_type_t ffn__ddt(enum ffn_dtype dt) {
 static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void *A,
                          enum ffn_dtype ta, int64_t a0, int64_t a1, void *B, enum ffn_dtype tb,
                          int64_t b0, int64_t b1, void *C, enum ffn_dtype tc, int64_t c0, bool acc) {
-    // The skinny GEMM where it applies (it runs once here: C is scratch).
-    const struct ffn_cpu_mat ma = {A, ta, a0, a1}, mb = {B, tb, b0, b1}, mc = {C, tc, c0, 1};
-    bool done = false;
-    if (ffn_cpu_gemm_skinny(g->ctx, "ffn bench block", M, N, K, &ma, &mb, &mc, NULL, acc, &done))
-        return -1;
-    if (done) {
-        g->sk[g->n].M = M, g->sk[g->n].N = N, g->sk[g->n].K = K;
-        g->sk[g->n].a = ma, g->sk[g->n].b = mb, g->sk[g->n].c = mc, g->sk[g->n].acc = acc;
-        g->prim[g->n] = NULL;
-        snprintf(g->impl[g->n], sizeof g->impl[0], "%s", FFN_SKINNY_IMPL);
-        g->n++;
-        return 0;
-    }
     dnnl_memory_desc_t a, b, c;
     dnnl_dims_t da = {M, K}, db = {K, N}, dc = {M, N};
     dnnl_dims_t sa = {a0, a1}, sb = {b0, b1}, sc = {c0, 1};
@@ -219,12 +199,6 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
 
 static void ffn__gemms_run(struct gemms *g) {
     for (int k = 0; k < g->n; k++) {
-        if (!g->prim[k]) {
-            bool done;
-            ffn_cpu_gemm_skinny(g->ctx, "ffn bench block", g->sk[k].M, g->sk[k].N, g->sk[k].K,
-                                &g->sk[k].a, &g->sk[k].b, &g->sk[k].c, NULL, g->sk[k].acc, &done);
-            continue;
-        }
         dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, g->mem[k][0]},
                                    {DNNL_ARG_WEIGHTS, g->mem[k][1]},
                                    {DNNL_ARG_DST, g->mem[k][2]}};
@@ -235,7 +209,6 @@ static void ffn__gemms_run(struct gemms *g) {
 
 static void ffn__gemms_free(struct gemms *g) {
     for (int k = 0; k < g->n; k++) {
-        if (!g->prim[k]) continue;
         dnnl_primitive_destroy(g->prim[k]);
         for (int j = 0; j < 3; j++) dnnl_memory_destroy(g->mem[k][j]);
     }
@@ -359,7 +332,6 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
     int rc = 0;
     bool header = false;
     struct gemms g = {0};
-    g.ctx = ctx;
     dnnl_engine_create(&g.eng, dnnl_cpu, 0);
     dnnl_stream_create(&g.st, g.eng, dnnl_stream_default_flags);
     const size_t flush_n = 2 * ffn__llc_bytes();
