@@ -99,8 +99,9 @@ FFN_VINLINE struct ffn__vo ffn__nan_fix_mode(struct ffn__vo o, ffn__vf x, ffn__v
 // pair), 2^r = 1 + r·P(r). The table has the entries one lookup instruction reads: N = 16 where
 // it reads 16 or more (AVX-512 vpermps), with P of degree 2 on |r| ≤ 1/32 + 1e-4 (relative error
 // 2.4e-9, 0.04 ulp); else N = 8 (AVX2 vpermps), P of degree 3 on |r| ≤ 1/16 + 1e-4 (relative
-// error 2.1e-10: a Chebyshev least-squares fit in long double with C1 = ln 2 rounded, the rest
-// rounded to f32). The 8 entries are the even ones of the 16.
+// error 2.1e-10: a least-squares fit of the relative error at Chebyshev nodes with C1 = ln 2
+// rounded, the rest rounded to f32; tools/fit/fit_avx2_tables.py regenerates and checks it). The
+// 8 entries are the even ones of the 16.
 // The 16-entry table, its MAGIC and its P are those of cpu/exp2_tab.h (the CUDA kernels' too).
 #include "cpu/exp2_tab.h"
 #if FFN_V_LUT_FAST >= 16
