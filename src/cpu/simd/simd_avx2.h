@@ -18,12 +18,21 @@
 #define FFN_V_FIXUP 0       // nan_take is three: a blend after a test is cheaper
 #define FFN_V_LUT_FAST 8    // vpermps: one register of 8
 #define FFN_V_SCALEF_1OP 0  // scalef: a multiply and its test; masked operations: blends
-// Calls in cache (not cfg->stream) walk one range, and only the gated forward runs its pre stage
-// a vector ahead: with 16 registers more sub-ranges and the other pipelines spill (same-process
-// A/B at n = 16384, Intel Xeon (AMX): without, gelu_tanh forward 1.22x, SwiGLU backward 1.03x;
-// with, the gated forwards 1.04-1.10x). A streaming call keeps both: memory waits dominate.
-#define FFN_V_CACHE_WAYS 1
-#ifndef FFN_V_CACHE_AHEAD  // (a -D of an experiment: bench/ab.sh AB_NEW_CFLAGS)
+// A mask test is a vmovmskps and a branch, a class test two or three integer operations: the
+// fast path of SwiGLU and quick-GeGLU backward tests its rare and NaN lanes by one range compare
+// and one branch (vmath.h; same-process A/B at n = 16384 f32, AMD EPYC Zen 4: 0.94 -> 1.05x
+// against the separate AVX2 kernels).
+#define FFN_V_FEW_TESTS 1
+// Calls in cache (not cfg->stream) walk one range, except the gated forward two (bits 4k..4k+3: the
+// sub-ranges of enum ffn_kop k), and only the gated forward runs its pre stage a vector ahead: with
+// 16 registers more sub-ranges and the other pipelines spill (same-process A/B at n = 16384: Intel
+// Xeon (AMX), without, gelu_tanh forward 1.22x, SwiGLU backward 1.03x; with, the gated forwards
+// 1.04-1.10x; AMD EPYC Zen 4, two sub-ranges: the gated forwards f32 and f16 1.02-1.16x, bf16
+// 0.98-1.01x, SwiGLU backward 0.86x). A streaming call keeps both: memory waits dominate.
+#ifndef FFN_V_CACHE_WAYS  // (a -D of an experiment: bench/ab.sh AB_NEW_CFLAGS)
+#    define FFN_V_CACHE_WAYS 0x1211
+#endif
+#ifndef FFN_V_CACHE_AHEAD
 #    define FFN_V_CACHE_AHEAD (1 << FFN_KOP_GLU_FWD)
 #endif
 
@@ -125,6 +134,13 @@ FFN_VINLINE ffn__vm ffn__bits_in(ffn__vf x, uint32_t lo, uint32_t hi) {
         _mm256_sub_epi32(_mm256_castps_si256(ffn__neg_abs(x)), _mm256_set1_epi32((int)lo));
     const __m256i lim = _mm256_set1_epi32((int)(0x80000000u + (hi - lo) + 1u));
     return _mm256_castsi256_ps(_mm256_cmpgt_epi32(lim, d));
+}
+// The other lanes (NaN included), also in one compare.
+FFN_VINLINE ffn__vm ffn__bits_out(ffn__vf x, uint32_t lo, uint32_t hi) {
+    const __m256i d =
+        _mm256_sub_epi32(_mm256_castps_si256(ffn__neg_abs(x)), _mm256_set1_epi32((int)lo));
+    const __m256i lim = _mm256_set1_epi32((int)(0x80000000u + (hi - lo)));
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(d, lim));
 }
 FFN_VINLINE ffn__vm ffn__is_sub(ffn__vf x) { return ffn__bits_in(x, 1, 0x7fffff); }
 FFN_VINLINE ffn__vm ffn__is_zero_inf(ffn__vf x) {

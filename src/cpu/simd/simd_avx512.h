@@ -14,6 +14,7 @@
 #define FFN_V_FIXUP 1       // vfixupimmps: nan_take is one instruction
 #define FFN_V_LUT_FAST 32   // vpermt2ps: two registers of 16
 #define FFN_V_SCALEF_1OP 1  // vscalefps, and masked operations at no extra cost
+#define FFN_V_FEW_TESTS 0   // kortest: a mask test costs next to nothing
 // Calls in cache walk sub-ranges with the pre stage ahead as streaming calls do.
 #define FFN_V_CACHE_WAYS 0
 #define FFN_V_CACHE_AHEAD 0xf  // every op kind (bit 1 << enum ffn_kop)

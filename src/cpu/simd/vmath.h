@@ -55,6 +55,13 @@ FFN_VINLINE struct ffn__pre ffn__pre_none(ffn__vf x, enum ffn__mode mode, bool a
 #define FFN_PIPED(name) name##_pre, name##_fin, name##_tiers, true
 #define FFN_PLAIN(name) name##_pre, name##_fin, name##_tiers, false
 
+// The bits of a float (a compile-time constant for a constant f).
+FFN_VINLINE uint32_t ffn__f32_bits(float f) {
+    uint32_t u;
+    __builtin_memcpy(&u, &f, sizeof u);
+    return u;
+}
+
 // --- NaN results ----------------------------------------------------------------------------
 // A NaN result is the first NaN input (x, then a, then b), made quiet, else the default NaN
 // 0xffc00000 (an invalid operation such as 0·inf): the same bits wherever the element lies (the
@@ -99,8 +106,9 @@ FFN_VINLINE struct ffn__vo ffn__nan_fix_mode(struct ffn__vo o, ffn__vf x, ffn__v
 // pair), 2^r = 1 + r·P(r). The table has the entries one lookup instruction reads: N = 16 where
 // it reads 16 or more (AVX-512 vpermps), with P of degree 2 on |r| ≤ 1/32 + 1e-4 (relative error
 // 2.4e-9, 0.04 ulp); else N = 8 (AVX2 vpermps), P of degree 3 on |r| ≤ 1/16 + 1e-4 (relative
-// error 2.1e-10: a Chebyshev least-squares fit in long double with C1 = ln 2 rounded, the rest
-// rounded to f32). The 8 entries are the even ones of the 16.
+// error 2.1e-10: a least-squares fit of the relative error at Chebyshev nodes with C1 = ln 2
+// rounded, the rest rounded to f32; tools/fit/fit_avx2_tables.py regenerates and checks it). The
+// 8 entries are the even ones of the 16.
 // The 16-entry table, its MAGIC and its P are those of cpu/exp2_tab.h (the CUDA kernels' too).
 #include "cpu/exp2_tab.h"
 #if FFN_V_LUT_FAST >= 16
@@ -496,8 +504,22 @@ FFN_VINLINE struct ffn__vo ffn__xsig_fin(ffn__vf x, struct ffn__pre s, ffn__vf a
     const ffn__vf d = ffn__mul(inv, ffn__fmadd(kx, ffn__mul(e, inv), one));
     o.y0 = ffn__mul(d, both ? ffn__mul(a, b) : a);
     o.y1 = both ? ffn__mul(ffn__mul(x, inv), b) : o.y0;
-    ffn__vm rare = ffn__rare_sym(x, fast_lim, false);
-    if (both) rare = ffn__m_or(rare, ffn__is_sub(x));  // subnormal: x·inv would lose bits
+    // Rare lanes; for act·b also subnormal x (x·inv would lose bits). With FFN_V_FEW_TESTS the
+    // BOTH lanes are tested by one range compare of |x|'s bits (±0 then takes the general form,
+    // which gives it the same value) and one branch for them and the lanes where a·b is NaN: in
+    // the others (x normal, |x| < fast_lim: x·inv and the derivative finite and nonzero) neither
+    // output can be NaN.
+    ffn__vm rare;
+#if FFN_V_FEW_TESTS
+    if (both) {
+        rare = ffn__bits_out(x, 0x00800000u, ffn__f32_bits(fast_lim) - 1u);
+        if (__builtin_expect(!ffn__m_any(ffn__m_or(rare, ffn__isnan(ffn__mul(a, b)))), 1)) return o;
+    } else
+#endif
+    {
+        rare = ffn__rare_sym(x, fast_lim, false);
+        if (both) rare = ffn__m_or(rare, ffn__is_sub(x));
+    }
     if (ffn__m_any(rare)) {
         const struct ffn__vo g =
             ffn__avd_bwd(ffn__sigfam_d(x, l2e_hi, l2e_lo, k), x, a, b, mode, DFL, DFL, lims);
