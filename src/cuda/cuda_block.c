@@ -139,18 +139,6 @@ static struct ffn_cuda_block *ffn__cb(ffn_block_t b) { return (struct ffn_cuda_b
 
 static size_t ffn__es(enum ffn_dtype dt) { return ffn_dtype_size(dt); }
 
-static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what,
-                                     cudaError_t e) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
-                         "%s: %s: out of device memory on CUDA "
-                         "device %d",
-                         fn, what, ctx->device);
-    return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: %s failed on CUDA device %d: %s (%s)", fn, what,
-                     ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
 // A call starts on the context's stream: when it differs from the stream of the block's last
 // call, it waits for that call's end first (the buffers are stream-ordered allocations).
 static enum ffn_status ffn__begin(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b) {
@@ -158,7 +146,7 @@ static enum ffn_status ffn__begin(ffn_ctx_t ctx, const char *fn, struct ffn_cuda
     if (s != b->stream) {
         if (b->have_done) {
             const cudaError_t e = cudaStreamWaitEvent(s, b->done, 0);
-            if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaStreamWaitEvent", e);
+            if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaStreamWaitEvent", e);
         }
         b->stream = s;
     }
@@ -219,7 +207,7 @@ static enum ffn_status ffn__end(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_b
     const cudaError_t e = cudaEventRecord(b->done, b->stream);
     if (e == cudaSuccess) b->have_done = true;
     if (st == FFN_STATUS_OK && e != cudaSuccess)
-        return ffn__cuda_err(ctx, fn, "cudaEventRecord", e);
+        return ffn_cuda_error(ctx, fn, "cudaEventRecord", e);
     return st;
 }
 
@@ -236,7 +224,7 @@ static enum ffn_status ffn__reserve(ffn_ctx_t ctx, const char *fn, struct ffn_cu
         buf->p = NULL;
         char what[96];
         snprintf(what, sizeof what, "cudaMallocAsync of a %zu-byte workspace", bytes);
-        return ffn__cuda_err(ctx, fn, what, e);
+        return ffn_cuda_error(ctx, fn, what, e);
     }
     buf->cap = bytes;
     return FFN_STATUS_OK;
@@ -545,7 +533,7 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
 }
 
 static enum ffn_status ffn__launch_err(ffn_ctx_t ctx, const char *fn, const char *what, int e) {
-    return e ? ffn__cuda_err(ctx, fn, what, (cudaError_t)e) : FFN_STATUS_OK;
+    return e ? ffn_cuda_error(ctx, fn, what, (cudaError_t)e) : FFN_STATUS_OK;
 }
 
 // out[r, c] = in (+ bias) (+ out): the conversion kernel.
@@ -969,7 +957,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) {
         free(b);
-        return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
+        return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     }
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
@@ -978,7 +966,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
         st = ffn_error(ctx, FFN_STATUS_BACKEND, "%s: cublasLtCreate: %s", fn, ffn_lt_status(lt, s));
     } else if ((e = cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming)) != cudaSuccess) {
         b->done = NULL;
-        st = ffn__cuda_err(ctx, fn, "cudaEventCreateWithFlags", e);
+        st = ffn_cuda_error(ctx, fn, "cudaEventCreateWithFlags", e);
     } else if (!(st = ffn__reserve(ctx, fn, b, &b->ws, FFN_CB_WS_BYTES)) && o.max_tokens > 0) {
         st = ffn__reserve_tokens(ctx, fn, b, o.max_tokens);
     }
@@ -1058,7 +1046,7 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block,
     const int64_t T = x->rows;
     int prev;
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
-    if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
+    if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T > 0) {
         struct ffn_cb_mat xop;
@@ -1115,7 +1103,7 @@ static enum ffn_status ffn__zero_grads(ffn_ctx_t ctx, const char *fn, struct ffn
             int64_t R, C;
             ffn__grad_shape(&b->plan, k, bias, &R, &C);
             const cudaError_t e = cudaMemsetAsync(p, 0, (size_t)(R * C) * ffn__es(gdt), b->stream);
-            if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaMemsetAsync", e);
+            if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaMemsetAsync", e);
         }
     return FFN_STATUS_OK;
 }
@@ -1211,7 +1199,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
     int prev;
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
-    if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
+    if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T == 0) {
         st = ffn__zero_grads(ctx, fn, b, g, gdt);
