@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "oracle.h"
+#include "tools.h"
 
 void ffn_ulp_sel_init(struct ffn_ulp_sel *s) {
     *s = (struct ffn_ulp_sel){.fwd = true, .bwd = true, .stride = FFN_ULP_DEFAULT_STRIDE};
@@ -30,14 +31,12 @@ int ffn_ulp_sel_option(struct ffn_ulp_sel *s, int argc, char **argv, int *i) {
     if (!v) return 0;
     if (!strcmp(a, "--op")) {
         enum ffn_act act;
-        bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK;
-        if (found) s->act[act] = true;
-        for (int k = 0; k < FFN_ACT_COUNT && !found; k++)
-            if (!strcmp(v, ffn_glu_name((enum ffn_act)k))) s->glu[k] = found = true;
-        if (!found) {
+        bool gated;
+        if (!ffn_tool_op_from_name(v, &act, &gated)) {
             fprintf(stderr, "ffn ulp: unknown op '%s'\n", v);
             return -1;
         }
+        (gated ? s->glu : s->act)[act] = true;
         s->any_op = true;
     } else if (!strcmp(a, "--dir")) {
         if (strcmp(v, "fwd") && strcmp(v, "bwd")) {

@@ -96,16 +96,12 @@ struct ffn__dev {
 
 static enum ffn_status ffn__call(const struct ffn__dev *d, enum ffn_op op, enum ffn_act act,
                                  enum ffn_dtype dt, int64_t n) {
-    const struct ffn_tensor tx = ffn_tensor_vec(d->x, dt, n), t1 = ffn_tensor_vec(d->m1, dt, n),
-                            t2 = ffn_tensor_vec(d->m2, dt, n);
-    const struct ffn_tensor o0 = ffn_tensor_vec(d->out[0], dt, n),
-                            o1 = ffn_tensor_vec(d->out[1], dt, n);
-    switch (op) {
-    case FFN_OP_ACT_FWD: return ffn_act_forward(d->ctx, act, &o0, &tx);
-    case FFN_OP_ACT_BWD: return ffn_act_backward(d->ctx, act, &o0, &tx, &t1);
-    case FFN_OP_GLU_FWD: return ffn_glu_forward(d->ctx, act, &o0, &tx, &t1);
-    default: return ffn_glu_backward(d->ctx, act, &o0, &o1, &tx, &t1, &t2);
-    }
+    const struct ffn_tensor out[2] = {ffn_tensor_vec(d->out[0], dt, n),
+                                      ffn_tensor_vec(d->out[1], dt, n)};
+    const struct ffn_tensor in[3] = {ffn_tensor_vec(d->x, dt, n), ffn_tensor_vec(d->m1, dt, n),
+                                     ffn_tensor_vec(d->m2, dt, n)};
+    return ffn_tool_act_call(d->ctx, act, op >= FFN_OP_GLU_FWD,
+                             op == FFN_OP_ACT_BWD || op == FFN_OP_GLU_BWD, out, in);
 }
 
 static void ffn__merge(struct ffn_ulpcu_stat *into, const struct ffn_ulpcu_stat *s) {
