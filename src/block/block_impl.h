@@ -117,6 +117,27 @@ enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn,
                                       const struct ffn_block_plan *pl,
                                       const struct ffn_block_grads *g, enum ffn_dtype *gdt);
 
+// The checks every backend's ffn_block_forward makes on its views: x [T, d_model], y [T, d_model],
+// y not overlapping x (the block needs x intact until the end, and for the backward).
+// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_check_forward(ffn_ctx_t ctx, const char *fn,
+                                        const struct ffn_block_plan *pl, const struct ffn_tensor *y,
+                                        const struct ffn_tensor *x);
+// The checks every backend's ffn_block_backward makes before it changes anything: the gradient
+// set g (ffn_block_check_grads; *gdt its dtype), a pending training forward (`pending`, of T
+// tokens from x), dy and dx (NULL: not asked) of [T, d_model], dx overlapping neither dy nor x
+// unless it is the same view. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_check_backward(ffn_ctx_t ctx, const char *fn,
+                                         const struct ffn_block_plan *pl,
+                                         enum ffn_block_policy pending, const struct ffn_tensor *x,
+                                         int64_t T, const struct ffn_block_grads *g,
+                                         const struct ffn_tensor *dx, const struct ffn_tensor *dy,
+                                         enum ffn_dtype *gdt);
+// Whether a backward needs dP, the gradient of the first projection's output: dx is asked
+// (want_dx) or a gradient of a first-projection weight or bias is.
+bool ffn_block_need_dp(const struct ffn_block_plan *pl, const struct ffn_block_grads *g,
+                       bool want_dx);
+
 // Strides (elements) of the logical [K, N] matrix of `w` whose member has leading dimension ld:
 // s[0] along K, s[1] along N. Its transpose [N, K] has them swapped.
 static inline void ffn_blk_mat_strides(const struct ffn_blk_mat *w, int64_t ld, int64_t s[2]) {

@@ -1032,14 +1032,7 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block,
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff;
     enum ffn_status st;
-    if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1)) ||
-        (st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows)))
-        return st;
-    if (ffn_block_views_overlap(x, y))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: y overlaps x; the block needs x intact "
-                         "until the end (and for the backward)",
-                         fn);
+    if ((st = ffn_block_check_forward(ctx, fn, pl, y, x))) return st;
     if ((st = ffn__check_dev_act(ctx, fn, "x", x)) || (st = ffn__check_dev_act(ctx, fn, "y", y)))
         return st;
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
@@ -1172,27 +1165,11 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
     enum ffn_status st;
     enum ffn_dtype gdt;
-    if ((st = ffn_block_check_grads(ctx, fn, pl, g, &gdt))) return st;
-    if (b->pending == FFN_BLOCK_POLICY_NONE)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: no pending training forward (call "
-                         "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
-                         "backward consumes it)",
-                         fn);
     const int64_t T = b->p_tokens;
     const struct ffn_tensor *x = &b->px;
-    if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
-    if (dx) {
-        if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
-        if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
-            (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                             "%s: dx overlaps dy or the forward's x "
-                             "without being the same view",
-                             fn);
-        if ((st = ffn__check_dev_act(ctx, fn, "dx", dx))) return st;
-    }
-    if ((st = ffn__check_dev_act(ctx, fn, "dy", dy)) ||
+    if ((st = ffn_block_check_backward(ctx, fn, pl, b->pending, x, T, g, dx, dy, &gdt))) return st;
+    if ((dx && (st = ffn__check_dev_act(ctx, fn, "dx", dx))) ||
+        (st = ffn__check_dev_act(ctx, fn, "dy", dy)) ||
         (st = ffn__check_grad_ptrs(ctx, fn, b, g, gdt)))
         return st;
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
@@ -1205,11 +1182,7 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         st = ffn__zero_grads(ctx, fn, b, g, gdt);
         goto out;
     }
-    bool need_dp = dx != NULL;
-    for (int k = 0; k < np; k++)
-        need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
-    for (int k = 0; k < pl->n_bias; k++)
-        need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
+    const bool need_dp = ffn_block_need_dp(pl, g, dx != NULL);
     const enum ffn_dtype hdt = b->hdt, fdt = b->fdt, sd = b->sd;
     struct ffn_cb_mat xop, dyop;
     if (recompute) {  // P (and h) as the forward computed them
