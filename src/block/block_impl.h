@@ -117,6 +117,24 @@ enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn,
                                       const struct ffn_block_plan *pl,
                                       const struct ffn_block_grads *g, enum ffn_dtype *gdt);
 
+// --- a block from a model's layer (block_layer.c) ---------------------------------------------
+// Host copies a block made from a layer may own: one per weight and bias.
+#define FFN_BLOCK_LAYER_OWNED 8
+
+// The spec and weights of a block for layer l: every weight and bias a view of its file tensor
+// where the block reads the dtype in place (F32, BF16, F16, aligned), else an f32 copy put in
+// owned[*n_owned] (malloc'ed; the caller frees them, on failure too). Weights whose bit
+// 1u << FFN_BLK_* is set in `flip` are read in the other orientation than the layer's, their
+// shapes left undeclared (what `ffn verify` tries against converter mistakes); flip 0 is the
+// layer as stored. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY, and
+// the reader's statuses
+enum ffn_status ffn_block_layer_read(ffn_ctx_t ctx, const char *fn, const struct ffn_model_layer *l,
+                                     unsigned flip, struct ffn_block_spec *spec,
+                                     struct ffn_block_weights *w,
+                                     void *owned[FFN_BLOCK_LAYER_OWNED], int *n_owned);
+// The spec's bias flags from the biases present in w (a fused gate_up's bias counts for both).
+void ffn_block_spec_biases(struct ffn_block_spec *spec, const struct ffn_block_weights *w);
+
 // The checks every backend's ffn_block_forward makes on its views: x [T, d_model], y [T, d_model],
 // y not overlapping x (the block needs x intact until the end, and for the backward).
 // @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
