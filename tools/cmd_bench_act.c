@@ -81,12 +81,6 @@ static long ffn__huge_kib(void) {
     return kib;
 }
 
-static double ffn__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int ffn__cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -257,9 +251,9 @@ static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struc
     enum ffn_status st;
     for (int k = 0; k < 2; k++) {
         if ((st = ffn__target_call(tg[k]))) return st;
-        const double t0 = ffn__now();
+        const double t0 = ffn_tool_now();
         if ((st = ffn__target_call(tg[k]))) return st;
-        est[k] = ffn__now() - t0;
+        est[k] = ffn_tool_now() - t0;
         if (est[k] < 1e-9) est[k] = 1e-9;
         inner[k] = est[k] < FFN__REP_MIN_S ? (int)ceil(FFN__REP_MIN_S / est[k]) : 1;
     }
@@ -274,10 +268,10 @@ static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struc
     static double times[2][FFN__REPS_CAP], ratios[FFN__REPS_CAP];
     for (int r = 0; r < reps; r++) {
         for (int k = 0; k < 2; k++) {
-            const double t0 = ffn__now();
+            const double t0 = ffn_tool_now();
             for (int i = 0; i < inner[k]; i++)
                 if ((st = ffn__target_call(tg[k]))) return st;
-            times[k][r] = (ffn__now() - t0) / inner[k];
+            times[k][r] = (ffn_tool_now() - t0) / inner[k];
         }
         ratios[r] = (op_bytes / times[1][r]) / (tri_bytes / times[0][r]);
     }

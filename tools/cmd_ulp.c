@@ -68,12 +68,6 @@ static int ffn__thread_num(void) {
 #endif
 }
 
-static double ffn__now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 // --- one job: an op family, an activation and a dtype, over every selected ISA ---------------
 
 struct ffn__job {
@@ -184,7 +178,7 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
     const double bound = ffn_ulp_bound(j->op, j->act, op->sel.accurate);
     const int64_t n_chunks = (j->n + FFN__CHUNK - 1) / FFN__CHUNK;
     const bool progress = op->sel.all && j->dt == FFN_DTYPE_F32;
-    const double t0 = ffn__now();
+    const double t0 = ffn_tool_now();
     int64_t done = 0;
     int failed = 0;
     // Every thread's state, made here: op->threads is bounded by the option parser.
@@ -263,7 +257,7 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
             done++;
             if (progress && ffn__thread_num() == 0) {
                 static double last;  // only thread 0 touches it
-                const double t = ffn__now();
+                const double t = ffn_tool_now();
                 if (t - last > FFN__PROGRESS_S) {
                     last = t;
                     int64_t d;
@@ -285,7 +279,7 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
     }
     for (int t = 0; t < made; t++) ffn__worker_free(&ws[t], op->n_isa);
     free(ws);
-    if (progress) fprintf(stderr, "\r%-28s done in %.1f s%40s\n", title, ffn__now() - t0, "");
+    if (progress) fprintf(stderr, "\r%-28s done in %.1f s%40s\n", title, ffn_tool_now() - t0, "");
     return failed;
 }
 

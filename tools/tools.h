@@ -5,12 +5,20 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ffn.h"
 
 #ifndef FFN_ARRAY_LEN
 #    define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #endif
+
+// Seconds on the monotonic clock (for intervals).
+static inline double ffn_tool_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 // Element i of a buffer of `dt`, as f32; f32 v stored into it rounded to nearest even.
 static inline float ffn_tool_load_f32(const void *p, enum ffn_dtype dt, int64_t i) {

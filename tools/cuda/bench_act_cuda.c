@@ -46,12 +46,6 @@ struct ffn__opts {
     bool quick, accurate, json, warm;
 };
 
-static double ffn__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int ffn__cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -307,9 +301,9 @@ static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtyp
     double t_host[FFN__HOST_CALLS];
     ffn_benchcu_flush(d->s, d->flush, d->flush_bytes, d->sink);
     for (int k = 0; k < FFN__HOST_CALLS; k++) {
-        const double t0 = ffn__now();
+        const double t0 = ffn_tool_now();
         ffn__case_run(d->ctx, &c);
-        t_host[k] = ffn__now() - t0;
+        t_host[k] = ffn_tool_now() - t0;
     }
     if ((e = cudaStreamSynchronize(d->s))) return ffn__cuda_fail("host calls", e);
     const double med = ffn__median(t_op, reps), cmed = ffn__median(t_cp, reps);

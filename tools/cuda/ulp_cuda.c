@@ -28,12 +28,6 @@ struct ffn__opts {
     int device;
 };
 
-static double ffn__now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void ffn__usage(FILE *f) {
     fprintf(
         f,
@@ -122,7 +116,7 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
     struct ffn_ulpcu_stat st[2];
     memset(st, 0, sizeof st);
     st[0].i_max = st[1].i_max = -1;
-    const double t0 = ffn__now();
+    const double t0 = ffn_tool_now();
     for (int64_t i0 = 0; i0 < total; i0 += FFN__CHUNK) {
         const int64_t n = total - i0 < FFN__CHUNK ? total - i0 : FFN__CHUNK;
         int e = ffn_ulpcu_gen(d->stream, kop, dt, list, (uint64_t)i0, n, d->x, d->m1, d->m2);
@@ -149,7 +143,7 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
             for (int b = 0; b < FFN__BLOCKS; b++)
                 ffn__merge(&st[o], &d->hstats[o * FFN__BLOCKS + b]);
     }
-    const double secs = ffn__now() - t0;
+    const double secs = ffn_tool_now() - t0;
     const char *name = kop >= FFN_OP_GLU_FWD ? ffn_glu_name(act) : ffn_act_name(act);
     const char *dir = kop == FFN_OP_ACT_FWD || kop == FFN_OP_GLU_FWD ? "fwd" : "bwd";
     const double bound = ffn_ulp_bound(kop, act, op->sel.accurate);
