@@ -24,7 +24,8 @@ import time
 
 import torch
 
-aten = torch.ops.aten
+from _torchbench import (ACTS, GLU_NAMES, WIDE, act_backward, act_forward, act_saved,
+                         glu_backward, glu_forward)
 
 # --- parameters (the same as tools/cmd_bench_act.c) -----------------------------------------------
 DEFAULT_NS = [16384, 512 * 3072, 32 << 20]  # in L1/L2, GPT-2-small FFN at seq 512, out of cache
@@ -38,14 +39,8 @@ MAX_REPS = 60
 QUICK_REPS = 3          # --quick: reps per row (and automatic reps of slow calls)
 SLOW_CALL_S = 0.1       # automatic reps: a call this slow gets QUICK_REPS reps
 TRIAD_Q = 3.0           # STREAM's scalar
-WIDE = 20.0             # worst-case set: uniform on [-20, 20]
-QUICK_GELU_K = 1.702    # quick_gelu(x) = x * sigmoid(1.702 x)  (CLIP)
 SEED = 0x5EED
 
-ACTS = ["gelu_tanh", "gelu_erf", "silu", "relu", "sigmoid", "identity", "quick_gelu"]
-GLU_NAMES = {"gelu_tanh": "geglu_tanh", "gelu_erf": "geglu_erf", "silu": "swiglu",
-             "relu": "reglu", "sigmoid": "glu", "identity": "bilinear",
-             "quick_gelu": "quick_geglu"}
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
 
 
@@ -83,90 +78,12 @@ def keep(t):
     return out
 
 
-# --- the ops --------------------------------------------------------------------------------------
-def act_forward(act, x, y, tmp):
-    """y = act(x), as eager PyTorch computes it (quick_gelu: three kernels, as HF writes it)."""
-    if act == "gelu_tanh":
-        aten.gelu.out(x, approximate="tanh", out=y)        # F.gelu(x, approximate='tanh')
-    elif act == "gelu_erf":
-        aten.gelu.out(x, out=y)                            # F.gelu(x)
-    elif act == "silu":
-        aten.silu.out(x, out=y)                            # F.silu(x)
-    elif act == "relu":
-        # F.relu(x) is ATen's clamp_min(x, 0); relu.out (1.13) allocates a temporary and copies
-        # (32K page faults per 128 MiB call), so the clamp_min out= kernel is timed.
-        torch.clamp_min(x, 0, out=y)
-    elif act == "sigmoid":
-        torch.sigmoid(x, out=y)
-    elif act == "identity":
-        y.copy_(x)
-    elif act == "quick_gelu":                              # x * torch.sigmoid(1.702 * x)
-        torch.mul(x, QUICK_GELU_K, out=tmp)
-        torch.sigmoid(tmp, out=tmp)
-        torch.mul(x, tmp, out=y)
-    else:
-        raise ValueError(act)
-
-
-def act_saved(act, x):
-    """What autograd saves in the forward for the backward of act (besides x): the sigmoid output
-    for sigmoid, s = sigmoid(1.702 x) for quick_gelu. Computed outside the timing."""
-    if act == "sigmoid":
-        return keep(torch.sigmoid(x))
-    if act == "quick_gelu":
-        return keep(torch.sigmoid(x * QUICK_GELU_K))
-    return None
-
-
-def act_backward(act, dx, x, dy, saved, tmp):
-    """dx = dy * act'(x) with the ATen backward ops autograd calls."""
-    if act in ("gelu_tanh", "gelu_erf"):
-        aten.gelu_backward.grad_input(dy, x, approximate="tanh" if act == "gelu_tanh" else "none",
-                                      grad_input=dx)
-    elif act == "silu":
-        aten.silu_backward.grad_input(dy, x, grad_input=dx)
-    elif act == "relu":
-        aten.threshold_backward.grad_input(dy, x, 0, grad_input=dx)
-    elif act == "sigmoid":
-        aten.sigmoid_backward.grad_input(dy, saved, grad_input=dx)   # saved = sigmoid(x)
-    elif act == "identity":
-        dx.copy_(dy)
-    elif act == "quick_gelu":
-        # y = x*s, s = sigmoid(1.702x): dx = dy*s + 1.702 * sigmoid_backward(dy*x, s)
-        torch.mul(dy, x, out=tmp)
-        aten.sigmoid_backward.grad_input(tmp, saved, grad_input=tmp)
-        torch.mul(dy, saved, out=dx)
-        torch.add(dx, tmp, alpha=QUICK_GELU_K, out=dx)
-    else:
-        raise ValueError(act)
-
-
-def glu_forward(act, h, g, u, tmp, tmp2):
-    """h = act(g) * u, as frameworks write it: act into a temporary, then a multiply."""
-    if act == "identity":
-        torch.mul(g, u, out=h)                             # bilinear: one kernel
-        return
-    act_forward(act, g, tmp, tmp2)
-    torch.mul(tmp, u, out=h)
-
-
-def glu_backward(act, dg, du, g, u, dh, saved, tmp, tmp2):
-    """Autograd of a = act(g); h = a*u with a (and act's own saved tensor) kept from the forward:
-    du = dh*a; da = dh*u; dg = act_backward(da, g)."""
-    a, act_sv = saved
-    torch.mul(dh, a, out=du)
-    if act == "identity":                                  # bilinear: dg = dh*u
-        torch.mul(dh, u, out=dg)
-        return
-    torch.mul(dh, u, out=tmp)
-    act_backward(act, dg, g, tmp, act_sv, tmp2)
-
-
+# --- the ops (_torchbench.py: act_forward, act_backward, glu_forward, glu_backward) ------------
 def glu_saved(act, g):
     """a = act(g) (saved by the multiply) and act's own saved tensor (for sigmoid: a itself)."""
     a = zeros(g.numel(), g.dtype)
     act_forward(act, g, a, torch.empty_like(g))
-    return a, (a if act == "sigmoid" else act_saved(act, g))
+    return a, (a if act == "sigmoid" else act_saved(act, g, keep))
 
 
 # --- timing ---------------------------------------------------------------------------------------
@@ -301,7 +218,7 @@ def make_call(act, glu, d, x, i1, i2, o0, o1, t0, t1):
     if not glu and d == "fwd":
         return (lambda: act_forward(act, x, o0, t0)), 2
     if not glu:
-        sv = act_saved(act, x)
+        sv = act_saved(act, x, keep)
         return (lambda: act_backward(act, o0, x, i1, sv, t0)), 3
     if d == "fwd":
         return (lambda: glu_forward(act, o0, x, i1, t0, t1)), 3

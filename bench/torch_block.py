@@ -45,7 +45,8 @@ if __name__ == "__main__" and "-h" not in sys.argv and "--help" not in sys.argv:
     _one_process_per_thread_count()
 
 import torch  # noqa: E402  (after the thread variables are set)
-import torch.nn.functional as F  # noqa: E402
+
+from _torchbench import flops, make_block  # noqa: E402
 
 SHAPES = [
     # name, d, m, gated, bias
@@ -61,29 +62,6 @@ def llc_bytes():
         return os.sysconf("SC_LEVEL3_CACHE_SIZE") or (64 << 20)
     except (ValueError, OSError):
         return 64 << 20
-
-
-class Block(torch.nn.Module):
-    def __init__(self, d, m, gated, bias):
-        super().__init__()
-        self.gated = gated
-        self.up = torch.nn.Linear(d, m, bias=bias)
-        self.gate = torch.nn.Linear(d, m, bias=bias) if gated else None
-        self.down = torch.nn.Linear(m, d, bias=bias)
-
-    def forward(self, x):
-        if self.gated:
-            return self.down(F.silu(self.gate(x)) * self.up(x))
-        return self.down(F.gelu(self.up(x), approximate="tanh"))
-
-
-def flops(t, d, m, gated, bias, bwd):
-    """GEMM FLOPs (+ bias adds), as ffn_block_cost counts them."""
-    k = 3 if gated else 2
-    gemm = 2.0 * t * d * m * k
-    nb = ((2 * m if gated else m) + d) if bias else 0
-    fwd = gemm + t * nb
-    return fwd + (2.0 * gemm + t * nb if bwd else 0.0)
 
 
 def gemms(blk, x, dy, h, bwd):
@@ -136,7 +114,7 @@ def main():
         for t in ([a.tokens] if a.tokens else TOKENS):
             for dt in ([a.dtype] if a.dtype else ["f32", "bf16"]):
                 tdt = torch.bfloat16 if dt == "bf16" else torch.float32
-                blk = Block(d, m, gated, bias).to(tdt)
+                blk = make_block(d, m, gated, bias).to(tdt)
                 x = (torch.rand(t, d) * 2 - 1).to(tdt)
                 dy = (torch.rand(t, d) * 2 - 1).to(tdt)
                 h = torch.rand(t, m).to(tdt)

@@ -27,89 +27,17 @@ import subprocess
 import sys
 import time
 
-try:
-    import torch
-    aten = torch.ops.aten
-except ImportError:  # --table-only needs no PyTorch
-    torch = aten = None
+from _torchbench import (ACTS, GLU_NAMES, QUICK_GELU_K, WIDE, act_backward, act_forward,
+                         act_saved, glu_backward, glu_forward, json_rows, torch)
+# (torch is None without PyTorch: --table-only needs none)
 
 DEFAULT_NS = [512 * 3072, 1 << 24, 8192 * 14336]
-ACTS = ["gelu_tanh", "gelu_erf", "silu", "relu", "sigmoid", "identity", "quick_gelu"]
-GLU_NAMES = {"gelu_tanh": "geglu_tanh", "gelu_erf": "geglu_erf", "silu": "swiglu",
-             "relu": "reglu", "sigmoid": "glu", "identity": "bilinear",
-             "quick_gelu": "quick_geglu"}
 DTYPES = ["f32", "bf16", "f16"]
 TORCH_DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16"}
-QUICK_GELU_K = 1.702
-WIDE = 20.0
 MIN_REPS, MAX_REPS, ROW_BUDGET_S, HOST_CALLS = 10, 100, 0.03, 20
 
 
-# --- eager ops (as tools/cmd_bench_act's PyTorch counterpart bench/torch_act.py) ------------------
-def act_fwd(act, x, y, tmp):
-    if act == "gelu_tanh":
-        aten.gelu.out(x, approximate="tanh", out=y)
-    elif act == "gelu_erf":
-        aten.gelu.out(x, out=y)
-    elif act == "silu":
-        aten.silu.out(x, out=y)
-    elif act == "relu":
-        torch.clamp_min(x, 0, out=y)
-    elif act == "sigmoid":
-        torch.sigmoid(x, out=y)
-    elif act == "identity":
-        y.copy_(x)
-    else:  # quick_gelu: x * torch.sigmoid(1.702 * x), three kernels
-        torch.mul(x, QUICK_GELU_K, out=tmp)
-        torch.sigmoid(tmp, out=tmp)
-        torch.mul(x, tmp, out=y)
-
-
-def act_saved(act, x):
-    if act == "sigmoid":
-        return torch.sigmoid(x)
-    if act == "quick_gelu":
-        return torch.sigmoid(x * QUICK_GELU_K)
-    return None
-
-
-def act_bwd(act, dx, x, dy, saved, tmp):
-    if act in ("gelu_tanh", "gelu_erf"):
-        aten.gelu_backward.grad_input(dy, x, approximate="tanh" if act == "gelu_tanh" else "none",
-                                      grad_input=dx)
-    elif act == "silu":
-        aten.silu_backward.grad_input(dy, x, grad_input=dx)
-    elif act == "relu":
-        aten.threshold_backward.grad_input(dy, x, 0, grad_input=dx)
-    elif act == "sigmoid":
-        aten.sigmoid_backward.grad_input(dy, saved, grad_input=dx)
-    elif act == "identity":
-        dx.copy_(dy)
-    else:
-        torch.mul(dy, x, out=tmp)
-        aten.sigmoid_backward.grad_input(tmp, saved, grad_input=tmp)
-        torch.mul(dy, saved, out=dx)
-        torch.add(dx, tmp, alpha=QUICK_GELU_K, out=dx)
-
-
-def glu_fwd(act, h, g, u, tmp, tmp2):
-    if act == "identity":
-        torch.mul(g, u, out=h)
-        return
-    act_fwd(act, g, tmp, tmp2)
-    torch.mul(tmp, u, out=h)
-
-
-def glu_bwd(act, dg, du, g, u, dh, saved, tmp, tmp2):
-    a, act_sv = saved
-    torch.mul(dh, a, out=du)
-    if act == "identity":
-        torch.mul(dh, u, out=dg)
-        return
-    torch.mul(dh, u, out=tmp)
-    act_bwd(act, dg, g, tmp, act_sv, tmp2)
-
-
+# --- eager ops: _torchbench.py (the same code as bench/torch_act.py's on the CPU) -----------------
 # --- the same math for torch.compile (explicit formulas; Inductor fuses each into one kernel) -----
 def f_act(act, x):
     if act == "gelu_tanh":
@@ -247,20 +175,20 @@ def run_torch(args, out):
                     half = nbytes // 2 // 16 * 16
                     copy = lambda: cdst[:half].copy_(csrc[:half])
                     if not glu and not bwd:
-                        eager = lambda: act_fwd(act, x, o0, t0)
+                        eager = lambda: act_forward(act, x, o0, t0)
                         args_c = (x,)
                     elif not glu:
                         sv = act_saved(act, x)
-                        eager = lambda sv=sv: act_bwd(act, o0, x, i1, sv, t0)
+                        eager = lambda sv=sv: act_backward(act, o0, x, i1, sv, t0)
                         args_c = (x, i1)
                     elif not bwd:
-                        eager = lambda: glu_fwd(act, o0, x, i1, t0, t1)
+                        eager = lambda: glu_forward(act, o0, x, i1, t0, t1)
                         args_c = (x, i1)
                     else:
                         a = torch.empty_like(x)
-                        act_fwd(act, x, a, t0)
+                        act_forward(act, x, a, t0)
                         sv = (a, a if act == "sigmoid" else act_saved(act, x))
-                        eager = lambda sv=sv: glu_bwd(act, o0, o1, x, i1, i2, sv, t0, t1)
+                        eager = lambda sv=sv: glu_backward(act, o0, o1, x, i1, i2, sv, t0, t1)
                         args_c = (x, i1, i2)
                     impls = [("torch_eager", eager)] if args.eager else []
                     if args.compile:
@@ -373,8 +301,7 @@ def main(argv):
     a = parse(argv)
     ffn_rows = []
     if a.ffn_json:
-        with open(a.ffn_json) as f:
-            ffn_rows = [json.loads(l) for l in f if l.strip().startswith("{")]
+        ffn_rows = json_rows(a.ffn_json)
     elif a.ffn:
         cmd = [a.ffn, "bench", "act", "--backend", "cuda", "--json",
                "--n", ",".join(map(str, a.ns)), "--dist", a.dist, "--dir", a.dir]
@@ -385,8 +312,7 @@ def main(argv):
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         ffn_rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     if a.table_only:
-        with open(a.torch_json) as f:
-            torch_rows = [json.loads(l) for l in f if l.strip().startswith("{")]
+        torch_rows = json_rows(a.torch_json)
     else:
         if torch is None or not torch.cuda.is_available():
             print("torch_cuda.py: no CUDA device for PyTorch", file=sys.stderr)

@@ -33,11 +33,8 @@ import statistics
 import sys
 import time
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:  # --table-only needs no PyTorch
-    torch = F = None
+from _torchbench import flops, json_rows, make_block as cpu_block, torch
+# (torch is None without PyTorch: --table-only needs none)
 
 SHAPES = [
     # name, d, m, gated, bias
@@ -48,29 +45,8 @@ TOKENS = [16, 512, 8192]
 MIN_REPS, MAX_REPS, ROW_BUDGET_S = 5, 50, 0.4
 
 
-def flops(t, d, m, gated, bias, bwd):
-    """GEMM FLOPs (+ bias adds), as ffn_block_cost counts them."""
-    k = 3 if gated else 2
-    gemm = 2.0 * t * d * m * k
-    nb = ((2 * m if gated else m) + d) if bias else 0
-    fwd = gemm + t * nb
-    return fwd + (2.0 * gemm + t * nb if bwd else 0.0)
-
-
 def make_block(d, m, gated, bias, dt):
-    class Block(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.up = torch.nn.Linear(d, m, bias=bias)
-            self.gate = torch.nn.Linear(d, m, bias=bias) if gated else None
-            self.down = torch.nn.Linear(m, d, bias=bias)
-
-        def forward(self, x):
-            if gated:
-                return self.down(F.silu(self.gate(x)) * self.up(x))
-            return self.down(F.gelu(self.up(x), approximate="tanh"))
-
-    return Block().to(device="cuda", dtype=dt)
+    return cpu_block(d, m, gated, bias).to(device="cuda", dtype=dt)
 
 
 class Timer:
@@ -391,10 +367,7 @@ def parse(argv):
 def main(argv):
     a = parse(argv)
     def rows_of(path):  # a missing file (a step that did not run) has no rows
-        if not path or not os.path.exists(path):
-            return []
-        with open(path) as f:
-            return [json.loads(l) for l in f if l.strip().startswith("{")]
+        return json_rows(path, missing_ok=True)
 
     ffn_rows = rows_of(a.ffn_json)
     if a.gemm_table:

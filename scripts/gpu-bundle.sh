@@ -6,7 +6,7 @@
 #             test_tp_nccl when the build has NCCL (the GPU machine's own libnccl.so.2 is used)
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
-#   bench/    torch_cuda.py, torch_cuda_block.py
+#   bench/    torch_cuda.py, torch_cuda_block.py, _torchbench.py
 #   data/hf/  the Hugging Face fixtures the block tests read (tests/data/hf, 3.4 MB)
 #   lib/libffn.so, python/ffn/, tests/python/{ffntest,test_cuda}.py, bench/py_bench.py
 #             the Python package on CUDA tensors and its GPU tests, against this libffn.so
@@ -45,7 +45,8 @@ done
 # The design measurements (bench/cuda_lab.cu), built by nvcc for sm_90.
 "${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -arch=sm_90 -o "$out/bin/cuda_lab" \
     "$root/bench/cuda_lab.cu"
-cp "$root/bench/torch_cuda.py" "$root/bench/torch_cuda_block.py" "$out/bench/"
+cp "$root/bench/torch_cuda.py" "$root/bench/torch_cuda_block.py" "$root/bench/_torchbench.py" \
+    "$out/bench/"
 mkdir -p "$out/data/hf"
 for fx in llama gemma phi3 gpt2 t5gated; do
     mkdir -p "$out/data/hf/$fx"

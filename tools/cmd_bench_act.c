@@ -81,12 +81,6 @@ static long ffn__huge_kib(void) {
     return kib;
 }
 
-static double ffn__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int ffn__cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -219,17 +213,7 @@ struct ffn__case {
 };
 
 static enum ffn_status ffn__case_run(const struct ffn__case *c) {
-    if (!c->glu && !c->bwd) return ffn_act_forward(c->ctx, c->act, &c->out[0], &c->in[0]);
-    if (!c->glu) return ffn_act_backward(c->ctx, c->act, &c->out[0], &c->in[0], &c->in[1]);
-    if (!c->bwd) return ffn_glu_forward(c->ctx, c->act, &c->out[0], &c->in[0], &c->in[1]);
-    return ffn_glu_backward(c->ctx, c->act, &c->out[0], &c->out[1], &c->in[0], &c->in[1],
-                            &c->in[2]);
-}
-
-// Tensors read and written by one call (each read once, each written once: the minimum traffic).
-static void ffn__case_arity(bool glu, bool bwd, int *n_out, int *n_in) {
-    *n_out = glu && bwd ? 2 : 1;
-    *n_in = glu ? (bwd ? 3 : 2) : (bwd ? 2 : 1);
+    return ffn_tool_act_call(c->ctx, c->act, c->glu, c->bwd, c->out, c->in);
 }
 
 // --- timing --------------------------------------------------------------------------------------
@@ -267,9 +251,9 @@ static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struc
     enum ffn_status st;
     for (int k = 0; k < 2; k++) {
         if ((st = ffn__target_call(tg[k]))) return st;
-        const double t0 = ffn__now();
+        const double t0 = ffn_tool_now();
         if ((st = ffn__target_call(tg[k]))) return st;
-        est[k] = ffn__now() - t0;
+        est[k] = ffn_tool_now() - t0;
         if (est[k] < 1e-9) est[k] = 1e-9;
         inner[k] = est[k] < FFN__REP_MIN_S ? (int)ceil(FFN__REP_MIN_S / est[k]) : 1;
     }
@@ -284,10 +268,10 @@ static enum ffn_status ffn__time_pair(const struct ffn__target *tri, const struc
     static double times[2][FFN__REPS_CAP], ratios[FFN__REPS_CAP];
     for (int r = 0; r < reps; r++) {
         for (int k = 0; k < 2; k++) {
-            const double t0 = ffn__now();
+            const double t0 = ffn_tool_now();
             for (int i = 0; i < inner[k]; i++)
                 if ((st = ffn__target_call(tg[k]))) return st;
-            times[k][r] = (ffn__now() - t0) / inner[k];
+            times[k][r] = (ffn_tool_now() - t0) / inner[k];
         }
         ratios[r] = (op_bytes / times[1][r]) / (tri_bytes / times[0][r]);
     }
@@ -397,14 +381,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
         } else if ((v = ffn__optval(argc, argv, &i, "--op", &missing))) {
             if (strcmp(v, "all")) {
                 enum ffn_act act;
-                bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK;
-                bool gated = false;
-                for (int k = 0; !found && k < FFN_ACT_COUNT; k++)
-                    if (!strcmp(v, ffn_glu_name((enum ffn_act)k))) {
-                        act = (enum ffn_act)k;
-                        found = gated = true;
-                    }
-                if (!found) {
+                bool gated;
+                if (!ffn_tool_op_from_name(v, &act, &gated)) {
                     fprintf(stderr, "ffn bench act: unknown --op '%s'\n", v);
                     return 2;
                 }
@@ -412,12 +390,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
                 glu_only[act] = gated;
             }
         } else if ((v = ffn__optval(argc, argv, &i, "--dir", &missing))) {
-            o->fwd = !strcmp(v, "fwd") || !strcmp(v, "all");
-            o->bwd = !strcmp(v, "bwd") || !strcmp(v, "all");
-            if (!o->fwd && !o->bwd) {
-                fprintf(stderr, "ffn bench act: --dir must be fwd, bwd or all (got '%s')\n", v);
-                return 2;
-            }
+            if (!ffn_tool_dir_all("bench act", v, &o->fwd, &o->bwd)) return 2;
         } else if (!strcmp(a, "--glu") || !strcmp(a, "--unary") || !strcmp(a, "--both")) {
             want_glu = strcmp(a, "--unary") != 0;
             want_unary = strcmp(a, "--glu") != 0;
@@ -509,10 +482,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
     if (!threads_set) o->threads[0] = 1, o->threads[1] = 2, o->n_threads = 2;
     if (!any_dtype) o->dtypes[FFN_DTYPE_F32] = o->dtypes[FFN_DTYPE_BF16] = true;
     if (!dist_set) o->dists[FFN__DIST_NORMAL] = o->dists[FFN__DIST_WIDE] = true;
-    for (int k = 0; k < FFN_ACT_COUNT; k++) {
-        o->unary[k] = act_sel[k] && want_unary && !glu_only[k];
-        o->glu[k] = act_sel[k] && (want_glu || glu_only[k]);
-    }
+    ffn_tool_act_forms(act_sel, glu_only, want_unary, want_glu, o->unary, o->glu);
     return 0;
 }
 
@@ -651,7 +621,7 @@ static int ffn__run_row(const struct ffn__opts *o, const struct ffn__host *h, ff
                         int nt, int64_t n, enum ffn_act act, bool glu, bool bwd) {
     struct ffn__case c = {.ctx = ctx, .act = act, .glu = glu, .bwd = bwd};
     int n_out, n_in;
-    ffn__case_arity(glu, bwd, &n_out, &n_in);
+    ffn_tool_act_arity(glu, bwd, &n_out, &n_in);  // each read once, each written once
     for (int k = 0; k < n_out; k++) c.out[k] = ffn_tensor_vec(b->out[k], dtype, n);
     for (int k = 0; k < n_in; k++) c.in[k] = ffn_tensor_vec(b->in[k], dtype, n);
     const enum ffn_op kop =

@@ -49,12 +49,6 @@ static void ffn__usage(FILE *f) {
             "  rank 0 alone. T threads per rank (default 1).\n");
 }
 
-static double ffn__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int ffn__cmp(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -140,10 +134,10 @@ static int ffn__shape(ffn_ctx_t ctx, const struct ffn_tool_tp *tp, const struct 
         for (int r = 0; r < reps && !st; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             ffn_comm_stats(ctx, tp->comm, &c0);
-            const double t0 = ffn__now();
+            const double t0 = ffn_tool_now();
             st = ffn_tp_block_forward(ctx, blk, &ty, &tx, pol);
             if (!st && bwd) st = ffn_tp_block_backward(ctx, blk, &g, &tdx, &tdy);
-            const double t = ffn__now() - t0;
+            const double t = ffn_tool_now() - t0;
             ffn_comm_stats(ctx, tp->comm, &c1);
             tb[r] = ffn__max(t);
             ta[r] = ffn__max(c1.data_seconds - c0.data_seconds);
@@ -165,10 +159,10 @@ static int ffn__shape(ffn_ctx_t ctx, const struct ffn_tool_tp *tp, const struct 
                 ffn_block_forward(ctx, ub, &ty, &tx, pol);
                 if (bwd) ffn_block_backward(ctx, ub, &ug, &tdx, &tdy);
                 for (int r = 0; r < reps; r++) {
-                    const double t0 = ffn__now();
+                    const double t0 = ffn_tool_now();
                     ffn_block_forward(ctx, ub, &ty, &tx, pol);
                     if (bwd) ffn_block_backward(ctx, ub, &ug, &tdx, &tdy);
-                    tu[r] = ffn__now() - t0;
+                    tu[r] = ffn_tool_now() - t0;
                 }
                 useq = ffn__median(tu, reps);
                 for (int k = 0; k < 3; k++) free(uw[k]);

@@ -145,8 +145,7 @@ int ffn_cmd_run(int argc, char **argv) {
     }
     if (tp.world ? ffn_tool_tpb_make(ctx, &tp, model_path, &l, &tb)
                  : ffn_tool_block_make(ctx, &l, NULL, &b)) {
-        fprintf(stderr, "ffn run: %s layer %" PRId64 ": %s\n", mp, layer,
-                ffn_tool_block_errmsg(ctx));
+        fprintf(stderr, "ffn run: %s layer %" PRId64 ": %s\n", mp, layer, ffn_tool_errmsg(ctx));
         goto done;
     }
     struct ffn_tensor vx = ffn_tensor_2d(x, FFN_DTYPE_F32, T, d, d);

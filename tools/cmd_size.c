@@ -33,12 +33,6 @@
 #define MACHINE_GEMM_N 1024
 #define MACHINE_TRIAD_N ((size_t)1 << 24)
 
-static double ffn__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void ffn__usage(FILE *f) {
     fprintf(f,
             "usage: ffn size --d D [--m M] [--multiple-of K] [--multiplier F] [--tokens T]\n"
@@ -63,10 +57,10 @@ static void ffn__machine(double *flops, double *bw) {
           *c = calloc((size_t)n * n, 4);
     if (a && b && c)
         for (int rep = 0; rep < 4; rep++) {
-            const double t0 = ffn__now();
+            const double t0 = ffn_tool_now();
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c,
                         n);
-            const double r = 2.0 * n * n * (double)n / (ffn__now() - t0);
+            const double r = 2.0 * n * n * (double)n / (ffn_tool_now() - t0);
             *flops = r > *flops ? r : *flops;
         }
     free(a), free(b), free(c);
@@ -76,10 +70,10 @@ static void ffn__machine(double *flops, double *bw) {
     if (x && y && z) {
         for (size_t i = 0; i < N; i++) x[i] = 1.0f, y[i] = 2.0f, z[i] = 0.0f;
         for (int rep = 0; rep < 3; rep++) {
-            const double t0 = ffn__now();
+            const double t0 = ffn_tool_now();
 #pragma omp parallel for schedule(static)
             for (size_t i = 0; i < N; i++) z[i] = x[i] + 3.0f * y[i];  // triad: 2 reads + 1 write
-            const double r = 3.0 * 4.0 * (double)N / (ffn__now() - t0);
+            const double r = 3.0 * 4.0 * (double)N / (ffn_tool_now() - t0);
             *bw = r > *bw ? r : *bw;
         }
         if (z[N / 2] != 7.0f) *bw = 0;  // keeps the loop alive and checks it

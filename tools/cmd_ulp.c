@@ -20,9 +20,9 @@
 #include "ffn.h"
 #include "oracle.h"
 #include "tools.h"
+#include "ulp_cli.h"
 
 #define FFN__CHUNK ((int64_t)1 << 16)  // inputs per work item
-#define FFN__DEFAULT_STRIDE 4093u      // f32 sweep: every 4093rd bit pattern (1,049,345)
 #define FFN__BOUNDARY_MARGIN 0x1p-20   // ulps: closer to a rounding boundary -> MPFR
 #define FFN__PROGRESS_S 0.5            // seconds between progress lines
 #define FFN__CONFIRM_MIN 0.5           // ulps: smaller maxima need no MPFR confirmation
@@ -36,18 +36,12 @@ static const float ffn__dhs[] = {1.0f, -1.25f, 0.375f};
 #define FFN__N_UP 4
 #define FFN__N_DH 3
 
-static const char *const ffn__out_names[FFN_OP_COUNT][2] = {
-    {"y", ""}, {"dx", ""}, {"h", ""}, {"dgate", "dup"}};
-
 struct ffn__opts {
-    bool act[FFN_ACT_COUNT], glu[FFN_ACT_COUNT], any_op;
-    bool fwd, bwd;
-    bool dtype[FFN_DTYPE_COUNT], any_dtype;
+    struct ffn_ulp_sel sel;
     enum ffn_isa isas[FFN__MAX_ISA];
     int n_isa;
-    bool accurate, all, json, exact;
+    bool exact;
     int threads;
-    uint32_t stride;
 };
 
 struct ffn__stat {
@@ -72,12 +66,6 @@ static int ffn__thread_num(void) {
 #else
     return 0;
 #endif
-}
-
-static double ffn__now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 // --- one job: an op family, an activation and a dtype, over every selected ISA ---------------
@@ -169,7 +157,7 @@ static bool ffn__worker_make(const struct ffn__opts *op, struct ffn__worker *w) 
         struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
         o.force_isa = op->isas[c];
         o.n_threads = 1;
-        o.accuracy = op->accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
+        o.accuracy = op->sel.accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
         ok = ok && ffn_ctx_create(&o, &w->ctx[c]) == FFN_STATUS_OK;
         for (int k = 0; k < 2; k++) ok = ok && (w->out[c][k] = malloc((size_t)FFN__CHUNK * 4));
     }
@@ -187,10 +175,10 @@ static bool ffn__worker_make(const struct ffn__opts *op, struct ffn__worker *w) 
 static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
                       struct ffn__stat stats[FFN__MAX_ISA][2], const char *title) {
     const int n_out = j->op == FFN_OP_GLU_BWD ? 2 : 1;
-    const double bound = ffn_ulp_bound(j->op, j->act, op->accurate);
+    const double bound = ffn_ulp_bound(j->op, j->act, op->sel.accurate);
     const int64_t n_chunks = (j->n + FFN__CHUNK - 1) / FFN__CHUNK;
-    const bool progress = op->all && j->dt == FFN_DTYPE_F32;
-    const double t0 = ffn__now();
+    const bool progress = op->sel.all && j->dt == FFN_DTYPE_F32;
+    const double t0 = ffn_tool_now();
     int64_t done = 0;
     int failed = 0;
     // Every thread's state, made here: op->threads is bounded by the option parser.
@@ -269,7 +257,7 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
             done++;
             if (progress && ffn__thread_num() == 0) {
                 static double last;  // only thread 0 touches it
-                const double t = ffn__now();
+                const double t = ffn_tool_now();
                 if (t - last > FFN__PROGRESS_S) {
                     last = t;
                     int64_t d;
@@ -291,36 +279,29 @@ static int ffn__sweep(const struct ffn__opts *op, const struct ffn__job *j,
     }
     for (int t = 0; t < made; t++) ffn__worker_free(&ws[t], op->n_isa);
     free(ws);
-    if (progress) fprintf(stderr, "\r%-28s done in %.1f s%40s\n", title, ffn__now() - t0, "");
+    if (progress) fprintf(stderr, "\r%-28s done in %.1f s%40s\n", title, ffn_tool_now() - t0, "");
     return failed;
 }
 
 // --- output ------------------------------------------------------------------------------------
 
-static void ffn__json_float(FILE *f, double v) {
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fprintf(f, "\"%s\"", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
 static void ffn__print_row(const struct ffn__opts *op, const struct ffn__job *j, int o,
                            enum ffn_isa isa, enum ffn_isa kernel_isa, const struct ffn__stat *s) {
     const char *name = j->op >= FFN_OP_GLU_FWD ? ffn_glu_name(j->act) : ffn_act_name(j->act);
     const char *dir = j->op == FFN_OP_ACT_FWD || j->op == FFN_OP_GLU_FWD ? "fwd" : "bwd";
-    const double bound = ffn_ulp_bound(j->op, j->act, op->accurate);
+    const double bound = ffn_ulp_bound(j->op, j->act, op->sel.accurate);
     const double mean = s->n ? s->sum / (double)s->n : 0,
                  cr = s->n ? (double)s->n_cr / (double)s->n : 0;
     const bool pass = s->max <= bound;
-    if (op->json) {
+    if (op->sel.json) {
         printf(
             "{\"op\":\"%s\",\"dir\":\"%s\",\"out\":\"%s\",\"dtype\":\"%s\",\"isa\":\"%s\","
             "\"kernel_isa\":\"%s\",\"accurate\":%s,\"n_inputs\":%lld,\"max_ulp\":",
-            name, dir, ffn__out_names[j->op][o], ffn_dtype_name(j->dt), ffn_isa_name(isa),
-            ffn_isa_name(kernel_isa), op->accurate ? "true" : "false", (long long)s->n);
-        ffn__json_float(stdout, s->max);
+            name, dir, ffn_ulp_out_name(j->op, o), ffn_dtype_name(j->dt), ffn_isa_name(isa),
+            ffn_isa_name(kernel_isa), op->sel.accurate ? "true" : "false", (long long)s->n);
+        ffn_ulp_json_float(s->max);
         printf(",\"mean_ulp\":%.6g,\"cr_frac\":%.6f,\"x_at_max\":", mean, cr);
-        ffn__json_float(stdout, s->x_at_max);
+        ffn_ulp_json_float(s->x_at_max);
         printf(",\"bound\":%g,\"pass\":%s}\n", bound, pass ? "true" : "false");
     } else {
         char isa_s[40];
@@ -330,7 +311,7 @@ static void ffn__print_row(const struct ffn__opts *op, const struct ffn__job *j,
             snprintf(isa_s, sizeof isa_s, "%s (%s kernel)", ffn_isa_name(isa),
                      ffn_isa_name(kernel_isa));
         printf("%-12s %-4s %-6s %-5s %-22s %11lld %10.3f %9.4f %7.2f %16.9g %6g  %s\n", name, dir,
-               ffn__out_names[j->op][o], ffn_dtype_name(j->dt), isa_s, (long long)s->n, s->max,
+               ffn_ulp_out_name(j->op, o), ffn_dtype_name(j->dt), isa_s, (long long)s->n, s->max,
                mean, 100 * cr, (double)s->x_at_max, bound, pass ? "ok" : "FAIL");
     }
 }
@@ -370,7 +351,7 @@ static void ffn__usage(FILE *f) {
         "Columns: n_inputs, max_ulp, mean_ulp, cr%% (results equal to the correctly rounded\n"
         "value), x_at_max (the input, or gate, of the largest error). Backward errors near a\n"
         "zero of act' are absolute, in ulps of act's largest term (docs/numerics.md).\n",
-        FFN__DEFAULT_STRIDE);
+        FFN_ULP_DEFAULT_STRIDE);
 }
 
 static int ffn__max_threads(void) {
@@ -383,7 +364,8 @@ static int ffn__max_threads(void) {
 }
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
-    *op = (struct ffn__opts){.fwd = true, .bwd = true, .stride = FFN__DEFAULT_STRIDE};
+    *op = (struct ffn__opts){0};
+    ffn_ulp_sel_init(&op->sel);
 #ifdef _OPENMP
     op->threads = omp_get_max_threads();
 #else
@@ -393,37 +375,12 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
     enum ffn_isa isa_one = FFN_ISA_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const int taken = ffn_ulp_sel_option(&op->sel, argc, argv, &i);
+        if (taken < 0) return 2;
+        if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--op") && v) {
-            enum ffn_act act;
-            bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK;
-            if (found) op->act[act] = true;
-            for (int k = 0; k < FFN_ACT_COUNT && !found; k++)
-                if (!strcmp(v, ffn_glu_name((enum ffn_act)k))) op->glu[k] = found = true;
-            if (!found) {
-                fprintf(stderr, "ffn ulp: unknown op '%s'\n", v);
-                return 2;
-            }
-            op->any_op = true;
-            i++;
-        } else if (!strcmp(a, "--dir") && v) {
-            if (strcmp(v, "fwd") && strcmp(v, "bwd")) {
-                fprintf(stderr, "ffn ulp: --dir takes fwd or bwd, not '%s'\n", v);
-                return 2;
-            }
-            op->fwd = !strcmp(v, "fwd");
-            op->bwd = !op->fwd;
-            i++;
-        } else if (!strcmp(a, "--dtype") && v) {
-            enum ffn_dtype dt;
-            if (ffn_dtype_from_name(v, &dt) != FFN_STATUS_OK) {
-                fprintf(stderr, "ffn ulp: unknown dtype '%s'\n", v);
-                return 2;
-            }
-            op->dtype[dt] = op->any_dtype = true;
-            i++;
         } else if (!strcmp(a, "--isa") && v) {
             isa_all = !strcmp(v, "all");
             if (!isa_all &&
@@ -437,31 +394,14 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
             // holds its own contexts, buffers and MPFR state) and the results do not change.
             if (!ffn_arg_int("ulp", a, v, 1, ffn__max_threads(), &op->threads)) return 2;
             i++;
-        } else if (!strcmp(a, "--stride") && v) {
-            int64_t stride;
-            if (!ffn_arg_i64("ulp", a, v, 1, UINT32_MAX, &stride)) return 2;
-            op->stride = (uint32_t)stride;
-            i++;
-        } else if (!strcmp(a, "--accurate")) {
-            op->accurate = true;
-        } else if (!strcmp(a, "--all")) {
-            op->all = true;
         } else if (!strcmp(a, "--exact")) {
             op->exact = true;
-        } else if (!strcmp(a, "--json")) {
-            op->json = true;
-        } else if (!strcmp(a, "--backend") && v) {
-            i++;  // cpu here (ffn_cmd_ulp hands cuda to ffn_cmd_ulp_cuda)
-        } else if (!strncmp(a, "--backend=", 10)) {
         } else {
             fprintf(stderr, "ffn ulp: unknown or incomplete option '%s' (ffn ulp --help)\n", a);
             return 2;
         }
     }
-    if (!op->any_op)
-        for (int k = 0; k < FFN_ACT_COUNT; k++) op->act[k] = op->glu[k] = true;
-    if (!op->any_dtype)
-        for (int k = 0; k < FFN_DTYPE_COUNT; k++) op->dtype[k] = true;
+    ffn_ulp_sel_finish(&op->sel);
     if (isa_all) {
         for (int k = FFN_ISA_SCALAR; k < FFN_ISA_COUNT; k++)
             if (ffn_isa_supported((enum ffn_isa)k)) op->isas[op->n_isa++] = (enum ffn_isa)k;
@@ -487,34 +427,29 @@ int ffn_cmd_ulp(int argc, char **argv) {
     // The f32 input set (bf16/f16: generated per job).
     float *f32_list = NULL, *list16 = malloc(65536 * sizeof *list16);
     int64_t n_f32 = FFN__ALL_INPUTS;
-    if (!op.all && op.dtype[FFN_DTYPE_F32]) {
-        const int64_t ns = ffn_inputs_strided(NULL, 0, op.stride, 0), nh = ffn_inputs_hard(NULL, 0);
-        n_f32 = ns + nh;
-        f32_list = malloc((size_t)n_f32 * sizeof *f32_list);
+    if (!op.sel.all && op.sel.dtype[FFN_DTYPE_F32]) {
+        f32_list = ffn_ulp_f32_list(op.sel.stride, &n_f32);
         if (!f32_list) {
             fprintf(stderr, "ffn ulp: out of memory\n");
             free(list16);
             return 2;
         }
-        ffn_inputs_strided(f32_list, ns, op.stride, 0);
-        ffn_inputs_hard(f32_list + ns, nh);
     }
-    if (!op.json) {
+    if (!op.sel.json) {
         printf("ffn ulp: %s inputs; contexts %s%s, %d threads\n",
-               op.all ? "f32: all 2^32" : "f32: strided sweep + hard regions",
-               op.accurate ? "FFN_ACCURACY_HIGH" : "FFN_ACCURACY_DEFAULT",
+               op.sel.all ? "f32: all 2^32" : "f32: strided sweep + hard regions",
+               op.sel.accurate ? "FFN_ACCURACY_HIGH" : "FFN_ACCURACY_DEFAULT",
                op.exact ? ", MPFR for every input" : "", op.threads);
-        printf("%-12s %-4s %-6s %-5s %-22s %11s %10s %9s %7s %16s %6s\n", "op", "dir", "out",
-               "dtype", "isa", "n_inputs", "max_ulp", "mean_ulp", "cr%", "x_at_max", "bound");
+        ffn_ulp_print_columns();
     }
     int status = 0;
     for (int glu = 0; glu < 2 && status != 2; glu++)
         for (int a = 0; a < FFN_ACT_COUNT && status != 2; a++) {
-            if (!(glu ? op.glu[a] : op.act[a])) continue;
+            if (!(glu ? op.sel.glu[a] : op.sel.act[a])) continue;
             for (int dir = 0; dir < 2 && status != 2; dir++) {
-                if (!(dir ? op.bwd : op.fwd)) continue;
+                if (!(dir ? op.sel.bwd : op.sel.fwd)) continue;
                 for (int t = 0; t < FFN_DTYPE_COUNT && status != 2; t++) {
-                    if (!op.dtype[t]) continue;
+                    if (!op.sel.dtype[t]) continue;
                     struct ffn__job j = {.op = (enum ffn_op)(glu * 2 + dir),
                                          .act = (enum ffn_act)a,
                                          .dt = (enum ffn_dtype)t};
@@ -549,7 +484,7 @@ int ffn_cmd_ulp(int argc, char **argv) {
                         }
                         for (int out = 0; out < (j.op == FFN_OP_GLU_BWD ? 2 : 1); out++) {
                             ffn__print_row(&op, &j, out, op.isas[c], kisa, &stats[c][out]);
-                            if (stats[c][out].max > ffn_ulp_bound(j.op, j.act, op.accurate))
+                            if (stats[c][out].max > ffn_ulp_bound(j.op, j.act, op.sel.accurate))
                                 status = 1;
                         }
                     }
@@ -559,8 +494,6 @@ int ffn_cmd_ulp(int argc, char **argv) {
         }
     free(f32_list);
     free(list16);
-    if (!op.json && status != 2)
-        printf("%s\n", status ? "ffn ulp: some kernels exceed their bound (FAIL rows)"
-                              : "ffn ulp: every kernel within its bound");
+    if (!op.sel.json && status != 2) ffn_ulp_print_verdict(status);
     return status;
 }

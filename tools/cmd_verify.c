@@ -523,7 +523,7 @@ static bool ffn__make_block(struct ffn__verify *v) {
     if (v->o.tp.world ? ffn_tool_tpb_make(v->ctx, &v->o.tp, v->o.model, &v->l, &v->tb)
                       : ffn_tool_block_make(v->ctx, &v->l, NULL, &v->b)) {
         fprintf(stderr, "ffn verify: %s layer %" PRId64 ": %s\n", v->mp, v->o.layer,
-                ffn_tool_block_errmsg(v->ctx));
+                ffn_tool_errmsg(v->ctx));
         return false;
     }
     return true;

@@ -1,6 +1,6 @@
 // model.c — glue between a checkpoint layer (io) and an FFN block (block) for the `ffn` tool: the
 // layer as stored through ffn_block_create_from_layer, and the variations `ffn verify` tries
-// (file tensors as block weight views, an f32 copy for quantised or misaligned data).
+// (the weights read by the same ffn_block_layer_read, then changed).
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -9,52 +9,14 @@
 
 #include "model.h"
 
-// Why the last ffn_tool_block_make failed when the library has no message for it (the tool's
-// own allocations).
-static char ffn__block_why[512];
+#include "block/block_impl.h"  // ffn_block_layer_read
 
-static enum ffn_status ffn__weight(ffn_ctx_t ctx, struct ffn_tool_block *b,
-                                   const struct ffn_file_tensor *t, enum ffn_weight_orient orient,
-                                   bool declare, struct ffn_weight *w) {
-    memset(w, 0, sizeof *w);
-    if (!t->name) return FFN_STATUS_OK;
-    enum ffn_dtype dt = FFN_DTYPE_F32;
-    const void *data = t->data;
-    const bool direct = ffn_file_dtype_to_dtype(t->dtype, &dt) == FFN_STATUS_OK &&
-                        (uintptr_t)data % ffn_dtype_size(dt) == 0;
-    if (!direct) {
-        const int64_t n = ffn_file_tensor_numel(t);
-        float *buf = n > 0 ? malloc((size_t)n * sizeof *buf) : NULL;
-        if (!buf || b->n_owned >= (int)(sizeof b->owned / sizeof b->owned[0])) {
-            snprintf(ffn__block_why, sizeof ffn__block_why,
-                     "out of memory for an f32 copy of %s (%lld values, %.1f MiB)",
-                     ffn_tool_esc(t->name), (long long)n, (double)n * 4.0 / (1 << 20));
-            free(buf);
-            return FFN_STATUS_OUT_OF_MEMORY;
-        }
-        const enum ffn_status s = ffn_file_tensor_to_f32(ctx, buf, n, t);
-        if (s) {
-            free(buf);
-            return s;
-        }
-        b->owned[b->n_owned++] = buf;
-        data = buf;
-        dt = FFN_DTYPE_F32;
-    }
-    w->data = data;
-    w->dtype = dt;
-    w->orient = orient;
-    if (declare) {
-        w->rows = t->n_dims == 2 ? t->shape[0] : 1;
-        w->cols = t->n_dims == 2 ? t->shape[1] : t->shape[0];
-    }
-    return FFN_STATUS_OK;
-}
-
-static enum ffn_weight_orient ffn__flip(enum ffn_weight_orient o, bool flip) {
-    if (!flip) return o;
-    return o == FFN_WEIGHT_OUT_IN ? FFN_WEIGHT_IN_OUT : FFN_WEIGHT_OUT_IN;
-}
+_Static_assert(FFN_TOOL_W_GATE == 1u << FFN_BLK_GATE && FFN_TOOL_W_UP == 1u << FFN_BLK_UP &&
+                   FFN_TOOL_W_GATE_UP == 1u << FFN_BLK_GATE_UP &&
+                   FFN_TOOL_W_DOWN == 1u << FFN_BLK_DOWN,
+               "ffn_tool_variant.transpose is ffn_block_layer_read's flip");
+_Static_assert(sizeof((struct ffn_tool_block *)0)->owned == FFN_BLOCK_LAYER_OWNED * sizeof(void *),
+               "room for every copy");
 
 enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer *l,
                                     const struct ffn_tool_variant *variant,
@@ -62,46 +24,23 @@ enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer 
     static const struct ffn_tool_variant none = {false, 0, false};
     const struct ffn_tool_variant *v = variant ? variant : &none;
     memset(b, 0, sizeof *b);
-    ffn__block_why[0] = '\0';
     // The layer as stored: the library's block (zero copy, or f32 copies the block owns).
     if (!v->swap_gate_up && !v->transpose && !v->other_gelu)
         return ffn_block_create_from_layer(ctx, l, NULL, &b->block);
     // A variant (`ffn verify`'s usual converter mistakes): weights read another way, some in
     // the other orientation than the layer's, which ffn_block_create_from_layer does not take.
-    struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
-    struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    spec.d_model = l->d_model;
-    spec.d_ff = l->d_ff;
-    spec.act = l->act;
-    if (v->other_gelu && l->act == FFN_ACT_GELU_TANH)
-        spec.act = FFN_ACT_GELU_ERF;
-    else if (v->other_gelu && l->act == FFN_ACT_GELU_ERF)
-        spec.act = FFN_ACT_GELU_TANH;
-    spec.gated = l->gated;
-    spec.gate_up_layout = l->layout;
-    const struct {
-        const struct ffn_file_tensor *t;
-        struct ffn_weight *w;
-        unsigned bit;  // 0: a bias
-    } map[] = {
-        {&l->gate, &w.gate, FFN_TOOL_W_GATE},
-        {&l->up, &w.up, FFN_TOOL_W_UP},
-        {&l->gate_up, &w.gate_up, FFN_TOOL_W_GATE_UP},
-        {&l->down, &w.down, FFN_TOOL_W_DOWN},
-        {&l->b_gate, &w.b_gate, 0},
-        {&l->b_up, &w.b_up, 0},
-        {&l->b_gate_up, &w.b_gate_up, 0},
-        {&l->b_down, &w.b_down, 0},
-    };
-    enum ffn_status s = FFN_STATUS_OK;
-    for (size_t i = 0; i < sizeof map / sizeof map[0] && !s; i++) {
-        const bool flip = map[i].bit && (v->transpose & map[i].bit);
-        s = ffn__weight(ctx, b, map[i].t, ffn__flip(l->orient, flip), !flip, map[i].w);
-    }
+    struct ffn_block_spec spec;
+    struct ffn_block_weights w;
+    enum ffn_status s = ffn_block_layer_read(ctx, "ffn_block_create_from_layer", l, v->transpose,
+                                             &spec, &w, b->owned, &b->n_owned);
     if (s) {
         ffn_tool_block_free(b);
         return s;
     }
+    if (v->other_gelu && l->act == FFN_ACT_GELU_TANH)
+        spec.act = FFN_ACT_GELU_ERF;
+    else if (v->other_gelu && l->act == FFN_ACT_GELU_ERF)
+        spec.act = FFN_ACT_GELU_TANH;
     if (v->swap_gate_up && l->gated) {
         if (l->layout == FFN_GATE_UP_SEPARATE) {
             struct ffn_weight t = w.gate;
@@ -113,13 +52,7 @@ enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer 
             spec.gate_up_layout = FFN_GATE_UP_FUSED;
         }
     }
-    if (spec.gated && spec.gate_up_layout != FFN_GATE_UP_SEPARATE) {
-        spec.bias_gate = spec.bias_up = w.b_gate_up.data != NULL;
-    } else {
-        spec.bias_gate = w.b_gate.data != NULL;
-        spec.bias_up = w.b_up.data != NULL;
-    }
-    spec.bias_down = w.b_down.data != NULL;
+    ffn_block_spec_biases(&spec, &w);
     b->spec = spec;
     b->w = w;
     s = ffn_block_create(ctx, &b->spec, &b->w, NULL, &b->block);
@@ -253,10 +186,6 @@ void ffn_tool_commas(char *buf, size_t cap, int64_t v) {
         buf[k++] = raw[i];
     }
     buf[k] = '\0';
-}
-
-const char *ffn_tool_block_errmsg(ffn_ctx_t ctx) {
-    return ffn__block_why[0] ? ffn__block_why : ffn_tool_errmsg(ctx);
 }
 
 const char *ffn_tool_errmsg(ffn_ctx_t ctx) {

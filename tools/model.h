@@ -37,13 +37,12 @@ struct ffn_tool_block {
     int n_owned;
 };
 
-// Builds a block for layer `l` (variant may be NULL). On failure the message is in the ctx.
+// Builds a block for layer `l` (variant may be NULL). On failure the message is in the ctx
+// (ffn_tool_errmsg).
 enum ffn_status ffn_tool_block_make(ffn_ctx_t ctx, const struct ffn_model_layer *l,
                                     const struct ffn_tool_variant *variant,
                                     struct ffn_tool_block *b);
 void ffn_tool_block_free(struct ffn_tool_block *b);
-// Why ffn_tool_block_make failed: the library's message, or the tool's own (out of memory).
-const char *ffn_tool_block_errmsg(ffn_ctx_t ctx);
 
 // "gate + up (two tensors)", "fused gate_up [gate | up]", "up only (plain FFN)".
 const char *ffn_tool_layout_name(const struct ffn_model_layer *l);

@@ -3,13 +3,22 @@
 #ifndef FFN_TOOLS_H
 #define FFN_TOOLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ffn.h"
 
 #ifndef FFN_ARRAY_LEN
 #    define FFN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #endif
+
+// Seconds on the monotonic clock (for intervals).
+static inline double ffn_tool_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 // Element i of a buffer of `dt`, as f32; f32 v stored into it rounded to nearest even.
 static inline float ffn_tool_load_f32(const void *p, enum ffn_dtype dt, int64_t i) {
@@ -46,5 +55,27 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv);
 // Finds `--backend cpu|cuda` (or --backend=...) in argv: 0 with *backend set (CPU when absent),
 // or 2 after a message on stderr for a bad value.
 int ffn_tool_backend(int argc, char **argv, const char *cmd, enum ffn_backend *backend);
+
+// The activation ops as the CPU and GPU paths of `ffn ulp` and `ffn bench act` name and call them
+// (tools/backend.c). An op is an activation `act` in a form: plain or gated (glu), forward or
+// backward (bwd).
+// An activation's name (silu) or a gated op's (swiglu): *act, and *gated for the second; false
+// when it is neither.
+bool ffn_tool_op_from_name(const char *name, enum ffn_act *act, bool *gated);
+// The tensors the call writes (*n_out: 1, 2 for a gated backward) and reads (*n_in: 1 to 3).
+void ffn_tool_act_arity(bool glu, bool bwd, int *n_out, int *n_in);
+// The op's entry point on out[0..n_out), in[0..n_in) in its argument order (ffn_act_forward:
+// y, x; ffn_act_backward: dx, x, dy; ffn_glu_forward: h, gate, up; ffn_glu_backward: dgate, dup,
+// gate, up, dh).
+enum ffn_status ffn_tool_act_call(ffn_ctx_t ctx, enum ffn_act act, bool glu, bool bwd,
+                                  const struct ffn_tensor out[2], const struct ffn_tensor in[3]);
+// `--dir fwd|bwd|all` of `ffn <cmd>`: false after "ffn <cmd>: --dir must be fwd, bwd or all
+// (got 'v')" on stderr.
+bool ffn_tool_dir_all(const char *cmd, const char *v, bool *fwd, bool *bwd);
+// Which forms run, per activation k, from the activations chosen (sel), the ones chosen by a gated
+// name (glu_only: only the gated form) and --unary / --glu / --both (want_unary, want_glu).
+void ffn_tool_act_forms(const bool sel[FFN_ACT_COUNT], const bool glu_only[FFN_ACT_COUNT],
+                        bool want_unary, bool want_glu, bool unary[FFN_ACT_COUNT],
+                        bool glu[FFN_ACT_COUNT]);
 
 #endif  // FFN_TOOLS_H

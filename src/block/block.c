@@ -53,14 +53,6 @@ enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec 
                                      const struct ffn_block_weights *weights,
                                      const struct ffn_block_opts *opts, ffn_block_t *block_out) {
     static const char fn[] = "ffn_block_create";
-    if (!ctx) return FFN_STATUS_INVALID_ARG;
-    ffn_error_clear(ctx);
-    if (!spec || !weights || !block_out)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: spec, weights and block_out must not "
-                         "be NULL",
-                         fn);
-    *block_out = NULL;
     struct ffn_block_opts o;
     enum ffn_status st;
     if ((st = ffn__check_opts(ctx, fn, opts, &o))) return st;
@@ -162,19 +154,6 @@ int64_t ffn_block_tile_rows(const struct ffn_block *b, int64_t n_tokens) {
 
 enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
                                    struct ffn_block_info *info) {
-    static const char fn[] = "ffn_block_info";
-    if (!ctx) return FFN_STATUS_INVALID_ARG;
-    ffn_error_clear(ctx);
-    if (!block || !info || n_tokens < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: block and info must not be NULL and "
-                         "n_tokens (%" PRId64 ") must be ≥ 0",
-                         fn, n_tokens);
-    if (info->size < sizeof *info)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: info.size=%zu, expected %zu (start from "
-                         "FFN_BLOCK_INFO_INIT)",
-                         fn, info->size, sizeof *info);
     const struct ffn_block_plan *p = &block->plan;
     const size_t T = (size_t)n_tokens, m = (size_t)p->spec.d_ff, pc = (size_t)p->pc;
     const size_t colsum = (pc > (size_t)p->spec.d_model ? pc : (size_t)p->spec.d_model);

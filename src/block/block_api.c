@@ -1,5 +1,5 @@
 // block_api.c — the public FFN block entry points: they check the context, the block's backend
-// and device and the policy, then hand the call to the backend's block table (struct ffn_block_i
+// and device, the policy and the arguments no backend can do without, then hand the call to the backend's block table (struct ffn_block_i
 // in core_impl.h): the CPU's (block.c: oneDNN) or the CUDA one (src/cuda/cuda_block.c:
 // cuBLASLt). Everything else a block checks is backend-neutral too and lives in block_plan.c.
 #include <inttypes.h>
@@ -40,6 +40,9 @@ enum ffn_status ffn_block_create(ffn_ctx_t ctx, const struct ffn_block_spec *spe
                          "ffn_block_create: FFN blocks do not run on "
                          "the %s backend",
                          ffn_backend_name(ctx->backend));
+    if (!spec || !weights || !block_out)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "ffn_block_create: spec, weights and block_out must not be NULL");
     return ctx->be->block->create(ctx, spec, weights, opts, block_out);
 }
 
@@ -86,5 +89,13 @@ enum ffn_status ffn_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_token
     ffn_error_clear(ctx);
     enum ffn_status st;
     if ((st = ffn__check_block(ctx, fn, block))) return st;
+    if (!info || n_tokens < 0)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: info must not be NULL and n_tokens (%" PRId64 ") must be ≥ 0", fn,
+                         n_tokens);
+    if (info->size < sizeof *info)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: info.size=%zu, expected %zu (start from FFN_BLOCK_INFO_INIT)", fn,
+                         info->size, sizeof *info);
     return ffn__hdr(block)->impl->info(ctx, block, n_tokens, info);
 }

@@ -292,13 +292,7 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
     const struct ffn_block_plan *pl = &b->plan;
     enum ffn_status st;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
-    if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1))) return st;
-    if ((st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows))) return st;
-    if (ffn_block_views_overlap(x, y))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: y overlaps x; the block needs x intact "
-                         "until the end (and for the backward)",
-                         fn);
+    if ((st = ffn_block_check_forward(ctx, fn, pl, y, x))) return st;
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
     const int64_t T = x->rows;
     const int64_t R = ffn_block_tile_rows(b, T);
@@ -394,38 +388,18 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
     const struct ffn_block_grads *g = grads ? grads : &none;
     enum ffn_status st;
     enum ffn_dtype gdt;
-    if ((st = ffn_block_check_grads(ctx, fn, &b->plan, g, &gdt))) return st;
-    if (b->pending == FFN_BLOCK_POLICY_NONE)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: no pending training forward (call "
-                         "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
-                         "backward consumes it)",
-                         fn);
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
     const int64_t T = b->p_tokens;
     const struct ffn_tensor *x = &b->px;
-    if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
-    if (dx) {
-        if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
-        if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
-            (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                             "%s: dx overlaps dy or the forward's x "
-                             "without being the same view",
-                             fn);
-    }
+    if ((st = ffn_block_check_backward(ctx, fn, pl, b->pending, x, T, g, dx, dy, &gdt))) return st;
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
     if (T == 0) {
         ffn__zero_grads(b, g, gdt);
         return FFN_STATUS_OK;
     }
-    bool need_dp = dx != NULL;
-    for (int k = 0; k < np; k++)
-        need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
-    for (int k = 0; k < pl->n_bias; k++)
-        need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
+    const bool need_dp = ffn_block_need_dp(pl, g, dx != NULL);
     const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype;        // W_down's compute dtype
     const enum ffn_dtype fdt = b->op[pl->seg[0].w.which].dtype;  // W_first's
     const enum ffn_dtype sd = recompute ? FFN_DTYPE_F32 : b->saved_dtype;

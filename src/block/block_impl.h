@@ -117,6 +117,45 @@ enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn,
                                       const struct ffn_block_plan *pl,
                                       const struct ffn_block_grads *g, enum ffn_dtype *gdt);
 
+// --- a block from a model's layer (block_layer.c) ---------------------------------------------
+// Host copies a block made from a layer may own: one per weight and bias.
+#define FFN_BLOCK_LAYER_OWNED 8
+
+// The spec and weights of a block for layer l: every weight and bias a view of its file tensor
+// where the block reads the dtype in place (F32, BF16, F16, aligned), else an f32 copy put in
+// owned[*n_owned] (malloc'ed; the caller frees them, on failure too). Weights whose bit
+// 1u << FFN_BLK_* is set in `flip` are read in the other orientation than the layer's, their
+// shapes left undeclared (what `ffn verify` tries against converter mistakes); flip 0 is the
+// layer as stored. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG, FFN_STATUS_OUT_OF_MEMORY, and
+// the reader's statuses
+enum ffn_status ffn_block_layer_read(ffn_ctx_t ctx, const char *fn, const struct ffn_model_layer *l,
+                                     unsigned flip, struct ffn_block_spec *spec,
+                                     struct ffn_block_weights *w,
+                                     void *owned[FFN_BLOCK_LAYER_OWNED], int *n_owned);
+// The spec's bias flags from the biases present in w (a fused gate_up's bias counts for both).
+void ffn_block_spec_biases(struct ffn_block_spec *spec, const struct ffn_block_weights *w);
+
+// The checks every backend's ffn_block_forward makes on its views: x [T, d_model], y [T, d_model],
+// y not overlapping x (the block needs x intact until the end, and for the backward).
+// @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_check_forward(ffn_ctx_t ctx, const char *fn,
+                                        const struct ffn_block_plan *pl, const struct ffn_tensor *y,
+                                        const struct ffn_tensor *x);
+// The checks every backend's ffn_block_backward makes before it changes anything: the gradient
+// set g (ffn_block_check_grads; *gdt its dtype), a pending training forward (`pending`, of T
+// tokens from x), dy and dx (NULL: not asked) of [T, d_model], dx overlapping neither dy nor x
+// unless it is the same view. @retval FFN_STATUS_OK, FFN_STATUS_INVALID_ARG
+enum ffn_status ffn_block_check_backward(ffn_ctx_t ctx, const char *fn,
+                                         const struct ffn_block_plan *pl,
+                                         enum ffn_block_policy pending, const struct ffn_tensor *x,
+                                         int64_t T, const struct ffn_block_grads *g,
+                                         const struct ffn_tensor *dx, const struct ffn_tensor *dy,
+                                         enum ffn_dtype *gdt);
+// Whether a backward needs dP, the gradient of the first projection's output: dx is asked
+// (want_dx) or a gradient of a first-projection weight or bias is.
+bool ffn_block_need_dp(const struct ffn_block_plan *pl, const struct ffn_block_grads *g,
+                       bool want_dx);
+
 // Strides (elements) of the logical [K, N] matrix of `w` whose member has leading dimension ld:
 // s[0] along K, s[1] along N. Its transpose [N, K] has them swapped.
 static inline void ffn_blk_mat_strides(const struct ffn_blk_mat *w, int64_t ld, int64_t s[2]) {

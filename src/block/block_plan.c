@@ -433,3 +433,57 @@ enum ffn_status ffn_block_check_grads(ffn_ctx_t ctx, const char *fn,
     }
     return FFN_STATUS_OK;
 }
+
+enum ffn_status ffn_block_check_forward(ffn_ctx_t ctx, const char *fn,
+                                        const struct ffn_block_plan *pl, const struct ffn_tensor *y,
+                                        const struct ffn_tensor *x) {
+    const int64_t d = pl->spec.d_model;
+    enum ffn_status st;
+    if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1)) ||
+        (st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows)))
+        return st;
+    if (ffn_block_views_overlap(x, y))
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: y overlaps x; the block needs x intact "
+                         "until the end (and for the backward)",
+                         fn);
+    return FFN_STATUS_OK;
+}
+
+enum ffn_status ffn_block_check_backward(ffn_ctx_t ctx, const char *fn,
+                                         const struct ffn_block_plan *pl,
+                                         enum ffn_block_policy pending, const struct ffn_tensor *x,
+                                         int64_t T, const struct ffn_block_grads *g,
+                                         const struct ffn_tensor *dx, const struct ffn_tensor *dy,
+                                         enum ffn_dtype *gdt) {
+    const int64_t d = pl->spec.d_model;
+    enum ffn_status st;
+    if ((st = ffn_block_check_grads(ctx, fn, pl, g, gdt))) return st;
+    if (pending == FFN_BLOCK_POLICY_NONE)
+        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                         "%s: no pending training forward (call "
+                         "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
+                         "backward consumes it)",
+                         fn);
+    if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
+    if (dx) {
+        if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
+        if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
+            (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
+            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
+                             "%s: dx overlaps dy or the forward's x "
+                             "without being the same view",
+                             fn);
+    }
+    return FFN_STATUS_OK;
+}
+
+bool ffn_block_need_dp(const struct ffn_block_plan *pl, const struct ffn_block_grads *g,
+                       bool want_dx) {
+    bool need = want_dx;
+    for (int k = 0; k < pl->n_seg; k++)
+        need |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
+    for (int k = 0; k < pl->n_bias; k++)
+        need |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
+    return need;
+}

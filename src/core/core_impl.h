@@ -44,7 +44,8 @@ struct ffn_ew_call {
 
 // --- FFN blocks on a backend ---------------------------------------------------------------------
 // A backend that runs FFN blocks has a `block` table. The public entry points (src/block/
-// block_api.c) check the context, the block's backend and device and the policy, then call it.
+// block_api.c) check the context, the block's backend and device, the policy and the NULL
+// pointers (spec, weights, block_out; x, y; dy; info, its size and n_tokens ≥ 0), then call it.
 struct ffn_block_i {
     enum ffn_status (*create)(ffn_ctx_t ctx, const struct ffn_block_spec *spec,
                               const struct ffn_block_weights *weights,

@@ -2,9 +2,10 @@
 // device ordinal, a stream (the caller's; NULL = the default stream) and the device's properties;
 // an element-wise call checks that every view is memory the device can reach and lies inside its
 // allocation, then queues one kernel (ew_kernel.cuh) on the stream and returns. Every runtime
-// call is checked: CUDA's own words come back in the context's message with
-// FFN_STATUS_BACKEND; nothing here aborts, prints or synchronizes behind the caller's back, and
-// the calling thread's current device is left as it was.
+// call is checked: CUDA's own words come back in the context's message with FFN_STATUS_BACKEND
+// (FFN_STATUS_OUT_OF_MEMORY when device memory ran out; ffn_cuda_error); nothing here aborts,
+// prints or synchronizes behind the caller's back, and the calling thread's current device is
+// left as it was.
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/core_impl.h"
+#include "cuda/cuda_device.h"
 #include "cuda/cuda_impl.h"
 
 // Compute capability the kernels are built for (sm_90 code, compute_90 PTX for newer parts).
@@ -60,22 +62,13 @@ static struct ffn_cuda_state *ffn__state(ffn_ctx_t ctx) {
     return (struct ffn_cuda_state *)ctx->be_state;
 }
 
-// FFN_STATUS_BACKEND naming the failed call and CUDA's error.
-static enum ffn_status ffn__cuda_error(ffn_ctx_t ctx, const char *fn, const char *what,
-                                       cudaError_t e) {
+enum ffn_status ffn_cuda_error(ffn_ctx_t ctx, const char *fn, const char *what, cudaError_t e) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                         "%s: %s: out of device memory on CUDA device %d", fn, what, ctx->device);
     return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: %s failed on CUDA device %d: %s (%s)", fn, what,
                      ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-// Makes ctx's device current for the calling thread; *prev receives the device to restore.
-static cudaError_t ffn__enter(ffn_ctx_t ctx, int *prev) {
-    cudaError_t e = cudaGetDevice(prev);
-    if (e != cudaSuccess) return e;
-    return *prev == ctx->device ? cudaSuccess : cudaSetDevice(ctx->device);
-}
-
-static void ffn__leave(ffn_ctx_t ctx, int prev) {
-    if (prev != ctx->device) (void)cudaSetDevice(prev);
 }
 
 // The device stream s belongs to, in *dev; false when it cannot be asked: cudaStreamGetDevice is
@@ -160,7 +153,7 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     struct cudaDeviceProp prop;
     if ((e = cudaGetDeviceProperties(&prop, d)) != cudaSuccess) {
         free(s);
-        return ffn__cuda_error(ctx, fn, "cudaGetDeviceProperties", e);
+        return ffn_cuda_error(ctx, fn, "cudaGetDeviceProperties", e);
     }
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     s->sm_count = prop.multiProcessorCount;
@@ -233,7 +226,7 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
     struct ffn_cuda_state *s = ffn__state(ctx);
     if (!s) return;
     int prev;
-    if (s->lut_stream && ffn__enter(ctx, &prev) == cudaSuccess) {
+    if (s->lut_stream && ffn_cuda_enter(ctx->device, &prev) == cudaSuccess) {
         uint16_t **t = &s->lut[0][0][0][0];
         for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0][0]; i++)
             if (t[i]) (void)cudaFree(t[i]);
@@ -241,7 +234,7 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
         for (size_t i = 0; i < sizeof s->glut / sizeof s->glut[0][0][0]; i++)
             if (g[i]) (void)cudaFree(g[i]);
         (void)cudaStreamDestroy(s->lut_stream);
-        ffn__leave(ctx, prev);
+        ffn_cuda_leave(ctx->device, prev);
     }
     (void)cudaGetLastError();
     free(s);
@@ -263,12 +256,12 @@ static enum ffn_status ffn__cuda_set_stream(ffn_ctx_t ctx, void *stream) {
 
 static enum ffn_status ffn__cuda_synchronize(ffn_ctx_t ctx) {
     int prev;
-    cudaError_t e = ffn__enter(ctx, &prev);
-    if (e != cudaSuccess) return ffn__cuda_error(ctx, "ffn_ctx_synchronize", "cudaSetDevice", e);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
+    if (e != cudaSuccess) return ffn_cuda_error(ctx, "ffn_ctx_synchronize", "cudaSetDevice", e);
     e = cudaStreamSynchronize((cudaStream_t)ctx->stream);
-    ffn__leave(ctx, prev);
+    ffn_cuda_leave(ctx->device, prev);
     if (e != cudaSuccess)
-        return ffn__cuda_error(ctx, "ffn_ctx_synchronize", "cudaStreamSynchronize", e);
+        return ffn_cuda_error(ctx, "ffn_ctx_synchronize", "cudaStreamSynchronize", e);
     return FFN_STATUS_OK;
 }
 
@@ -280,7 +273,7 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
     struct cudaPointerAttributes at;
     const cudaError_t e = cudaPointerGetAttributes(&at, t->data);
     if (e != cudaSuccess && e != cudaErrorInvalidValue)  // a sticky error of earlier work, ...
-        return ffn__cuda_error(ctx, fn, "cudaPointerGetAttributes", e);
+        return ffn_cuda_error(ctx, fn, "cudaPointerGetAttributes", e);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
@@ -491,8 +484,8 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
               (bytes ? FFN_CUDA_BYTES : 0);
 
     int prev;
-    cudaError_t e = ffn__enter(ctx, &prev);
-    if (e != cudaSuccess) return ffn__cuda_error(ctx, c->fn, "cudaSetDevice", e);
+    cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
+    if (e != cudaSuccess) return ffn_cuda_error(ctx, c->fn, "cudaSetDevice", e);
 
     // The identity forward of contiguous views of one dtype is a copy of the bytes: the driver's
     // device-to-device copy (stream-ordered, capturable), nothing at all in place.
@@ -502,10 +495,10 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
                 ? cudaSuccess
                 : cudaMemcpyAsync(a.out[0], a.in[0], (size_t)a.cols * ies, cudaMemcpyDeviceToDevice,
                                   (cudaStream_t)ctx->stream);
-        ffn__leave(ctx, prev);
+        ffn_cuda_leave(ctx->device, prev);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
-            return ffn__cuda_error(ctx, c->fn, "cudaMemcpyAsync", e);
+            return ffn_cuda_error(ctx, c->fn, "cudaMemcpyAsync", e);
         }
         return FFN_STATUS_OK;
     }
@@ -532,10 +525,10 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
             if (e == cudaSuccess)
                 e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_LUT_SMEM,
                                      (cudaStream_t)ctx->stream);
-            ffn__leave(ctx, prev);
+            ffn_cuda_leave(ctx->device, prev);
             if (e != cudaSuccess) {
                 (void)cudaGetLastError();
-                return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
+                return ffn_cuda_error(ctx, c->fn, "the kernel launch", e);
             }
             return FFN_STATUS_OK;
         }
@@ -570,10 +563,10 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
             if (e == cudaSuccess)
                 e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_GLUT_BYTES,
                                      (cudaStream_t)ctx->stream);
-            ffn__leave(ctx, prev);
+            ffn_cuda_leave(ctx->device, prev);
             if (e != cudaSuccess) {
                 (void)cudaGetLastError();
-                return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
+                return ffn_cuda_error(ctx, c->fn, "the kernel launch", e);
             }
             return FFN_STATUS_OK;
         }
@@ -589,7 +582,7 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
         flat ? ffn__flat_form_of(s, c) : (struct ffn__flat_form){1, 0};
     const void *kern = ffn__kernel(c->op, c->act, kind, form.u);
     if (!kern) {
-        ffn__leave(ctx, prev);
+        ffn_cuda_leave(ctx->device, prev);
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,
                          ffn_act_name(c->act));
     }
@@ -603,9 +596,9 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
             occ, kern, flat ? s->flat_threads : FFN_CUDA_THREADS, 0);
         if (e != cudaSuccess || *occ <= 0) {
             *occ = 0;
-            ffn__leave(ctx, prev);
-            return ffn__cuda_error(ctx, c->fn, "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                                   e != cudaSuccess ? e : cudaErrorInvalidConfiguration);
+            ffn_cuda_leave(ctx->device, prev);
+            return ffn_cuda_error(ctx, c->fn, "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                                  e != cudaSuccess ? e : cudaErrorInvalidConfiguration);
         }
     }
     dim3 grid = {1, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
@@ -641,12 +634,12 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     }
     void *params[] = {&a};
     e = cudaLaunchKernel(kern, grid, block, params, 0, (cudaStream_t)ctx->stream);
-    ffn__leave(ctx, prev);
+    ffn_cuda_leave(ctx->device, prev);
     if (e != cudaSuccess) {
         // A launch error (bad configuration, no kernel image for this device) or a sticky error of
         // earlier work on the device: either way the kernel did not run.
         (void)cudaGetLastError();
-        return ffn__cuda_error(ctx, c->fn, "the kernel launch", e);
+        return ffn_cuda_error(ctx, c->fn, "the kernel launch", e);
     }
     return FFN_STATUS_OK;
 }

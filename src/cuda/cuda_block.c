@@ -139,18 +139,6 @@ static struct ffn_cuda_block *ffn__cb(ffn_block_t b) { return (struct ffn_cuda_b
 
 static size_t ffn__es(enum ffn_dtype dt) { return ffn_dtype_size(dt); }
 
-static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what,
-                                     cudaError_t e) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
-                         "%s: %s: out of device memory on CUDA "
-                         "device %d",
-                         fn, what, ctx->device);
-    return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: %s failed on CUDA device %d: %s (%s)", fn, what,
-                     ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
 // A call starts on the context's stream: when it differs from the stream of the block's last
 // call, it waits for that call's end first (the buffers are stream-ordered allocations).
 static enum ffn_status ffn__begin(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b) {
@@ -158,7 +146,7 @@ static enum ffn_status ffn__begin(ffn_ctx_t ctx, const char *fn, struct ffn_cuda
     if (s != b->stream) {
         if (b->have_done) {
             const cudaError_t e = cudaStreamWaitEvent(s, b->done, 0);
-            if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaStreamWaitEvent", e);
+            if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaStreamWaitEvent", e);
         }
         b->stream = s;
     }
@@ -219,7 +207,7 @@ static enum ffn_status ffn__end(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_b
     const cudaError_t e = cudaEventRecord(b->done, b->stream);
     if (e == cudaSuccess) b->have_done = true;
     if (st == FFN_STATUS_OK && e != cudaSuccess)
-        return ffn__cuda_err(ctx, fn, "cudaEventRecord", e);
+        return ffn_cuda_error(ctx, fn, "cudaEventRecord", e);
     return st;
 }
 
@@ -236,7 +224,7 @@ static enum ffn_status ffn__reserve(ffn_ctx_t ctx, const char *fn, struct ffn_cu
         buf->p = NULL;
         char what[96];
         snprintf(what, sizeof what, "cudaMallocAsync of a %zu-byte workspace", bytes);
-        return ffn__cuda_err(ctx, fn, what, e);
+        return ffn_cuda_error(ctx, fn, what, e);
     }
     buf->cap = bytes;
     return FFN_STATUS_OK;
@@ -545,7 +533,7 @@ static enum ffn_status ffn__lt_run(ffn_ctx_t ctx, const char *fn, struct ffn_cud
 }
 
 static enum ffn_status ffn__launch_err(ffn_ctx_t ctx, const char *fn, const char *what, int e) {
-    return e ? ffn__cuda_err(ctx, fn, what, (cudaError_t)e) : FFN_STATUS_OK;
+    return e ? ffn_cuda_error(ctx, fn, what, (cudaError_t)e) : FFN_STATUS_OK;
 }
 
 // out[r, c] = in (+ bias) (+ out): the conversion kernel.
@@ -919,12 +907,6 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
                                         const struct ffn_block_weights *weights,
                                         const struct ffn_block_opts *opts, ffn_block_t *block_out) {
     static const char fn[] = "ffn_block_create";
-    if (!spec || !weights || !block_out)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: spec, weights and block_out must not "
-                         "be NULL",
-                         fn);
-    *block_out = NULL;
     struct ffn_block_opts o;
     enum ffn_status st;
     if ((st = ffn_block_opts_read(ctx, fn, opts, &o))) return st;
@@ -969,7 +951,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) {
         free(b);
-        return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
+        return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     }
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
@@ -978,7 +960,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
         st = ffn_error(ctx, FFN_STATUS_BACKEND, "%s: cublasLtCreate: %s", fn, ffn_lt_status(lt, s));
     } else if ((e = cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming)) != cudaSuccess) {
         b->done = NULL;
-        st = ffn__cuda_err(ctx, fn, "cudaEventCreateWithFlags", e);
+        st = ffn_cuda_error(ctx, fn, "cudaEventCreateWithFlags", e);
     } else if (!(st = ffn__reserve(ctx, fn, b, &b->ws, FFN_CB_WS_BYTES)) && o.max_tokens > 0) {
         st = ffn__reserve_tokens(ctx, fn, b, o.max_tokens);
     }
@@ -994,17 +976,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
 
 static enum ffn_status ffn__cuda_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
                                       struct ffn_block_info *info) {
-    static const char fn[] = "ffn_block_info";
     struct ffn_cuda_block *b = ffn__cb(block);
-    if (!info || n_tokens < 0)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: info must not be NULL and n_tokens (%" PRId64 ") must be ≥ 0", fn,
-                         n_tokens);
-    if (info->size < sizeof *info)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: info.size=%zu, expected %zu (start from "
-                         "FFN_BLOCK_INFO_INIT)",
-                         fn, info->size, sizeof *info);
     const struct ffn_block_plan *p = &b->plan;
     const size_t T = (size_t)n_tokens, m = (size_t)p->spec.d_ff, pc = (size_t)p->pc;
     const size_t d = (size_t)p->spec.d_model;
@@ -1044,21 +1016,14 @@ static enum ffn_status ffn__cuda_forward(ffn_ctx_t ctx, ffn_block_t block,
     const struct ffn_block_plan *pl = &b->plan;
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff;
     enum ffn_status st;
-    if ((st = ffn_block_check_act(ctx, fn, "x", x, d, -1)) ||
-        (st = ffn_block_check_act(ctx, fn, "y", y, d, x->rows)))
-        return st;
-    if (ffn_block_views_overlap(x, y))
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: y overlaps x; the block needs x intact "
-                         "until the end (and for the backward)",
-                         fn);
+    if ((st = ffn_block_check_forward(ctx, fn, pl, y, x))) return st;
     if ((st = ffn__check_dev_act(ctx, fn, "x", x)) || (st = ffn__check_dev_act(ctx, fn, "y", y)))
         return st;
     b->pending = FFN_BLOCK_POLICY_NONE;  // a new forward replaces (or, failing, drops) the tape
     const int64_t T = x->rows;
     int prev;
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
-    if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
+    if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T > 0) {
         struct ffn_cb_mat xop;
@@ -1115,7 +1080,7 @@ static enum ffn_status ffn__zero_grads(ffn_ctx_t ctx, const char *fn, struct ffn
             int64_t R, C;
             ffn__grad_shape(&b->plan, k, bias, &R, &C);
             const cudaError_t e = cudaMemsetAsync(p, 0, (size_t)(R * C) * ffn__es(gdt), b->stream);
-            if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaMemsetAsync", e);
+            if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaMemsetAsync", e);
         }
     return FFN_STATUS_OK;
 }
@@ -1184,44 +1149,24 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
     const int64_t d = pl->spec.d_model, m = pl->spec.d_ff, ld = pl->p_ld, np = pl->n_seg;
     enum ffn_status st;
     enum ffn_dtype gdt;
-    if ((st = ffn_block_check_grads(ctx, fn, pl, g, &gdt))) return st;
-    if (b->pending == FFN_BLOCK_POLICY_NONE)
-        return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                         "%s: no pending training forward (call "
-                         "ffn_block_forward with FFN_BLOCK_POLICY_SAVE or _RECOMPUTE first; a "
-                         "backward consumes it)",
-                         fn);
     const int64_t T = b->p_tokens;
     const struct ffn_tensor *x = &b->px;
-    if ((st = ffn_block_check_act(ctx, fn, "dy", dy, d, T))) return st;
-    if (dx) {
-        if ((st = ffn_block_check_act(ctx, fn, "dx", dx, d, T))) return st;
-        if ((ffn_block_views_overlap(dx, dy) && !ffn_block_same_view(dx, dy)) ||
-            (ffn_block_views_overlap(dx, x) && !ffn_block_same_view(dx, x)))
-            return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
-                             "%s: dx overlaps dy or the forward's x "
-                             "without being the same view",
-                             fn);
-        if ((st = ffn__check_dev_act(ctx, fn, "dx", dx))) return st;
-    }
-    if ((st = ffn__check_dev_act(ctx, fn, "dy", dy)) ||
+    if ((st = ffn_block_check_backward(ctx, fn, pl, b->pending, x, T, g, dx, dy, &gdt))) return st;
+    if ((dx && (st = ffn__check_dev_act(ctx, fn, "dx", dx))) ||
+        (st = ffn__check_dev_act(ctx, fn, "dy", dy)) ||
         (st = ffn__check_grad_ptrs(ctx, fn, b, g, gdt)))
         return st;
     const bool recompute = b->pending == FFN_BLOCK_POLICY_RECOMPUTE;
     b->pending = FFN_BLOCK_POLICY_NONE;  // the saved buffers are about to be overwritten
     int prev;
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
-    if (e != cudaSuccess) return ffn__cuda_err(ctx, fn, "cudaSetDevice", e);
+    if (e != cudaSuccess) return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     if ((st = ffn__begin(ctx, fn, b))) goto out;
     if (T == 0) {
         st = ffn__zero_grads(ctx, fn, b, g, gdt);
         goto out;
     }
-    bool need_dp = dx != NULL;
-    for (int k = 0; k < np; k++)
-        need_dp |= ffn_block_grad_member(g, pl->seg[k].w.which, false) != NULL;
-    for (int k = 0; k < pl->n_bias; k++)
-        need_dp |= ffn_block_grad_member(g, pl->bias[k].which, true) != NULL;
+    const bool need_dp = ffn_block_need_dp(pl, g, dx != NULL);
     const enum ffn_dtype hdt = b->hdt, fdt = b->fdt, sd = b->sd;
     struct ffn_cb_mat xop, dyop;
     if (recompute) {  // P (and h) as the forward computed them

@@ -16,13 +16,6 @@
 
 #    include "cuda/cuda_device.h"
 #    include "cuda/tp_cuda.h"
-
-static enum ffn_status ffn__cuda_err(ffn_ctx_t ctx, const char *fn, const char *what,
-                                     cudaError_t e) {
-    return ffn_error(ctx, FFN_STATUS_BACKEND, "%s: %s failed on CUDA device %d: %s (%s)", fn, what,
-                     ctx->device, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
 #endif
 
 struct ffn_tp_mem ffn_tp_mem_of(ffn_ctx_t ctx) {
@@ -50,7 +43,7 @@ enum ffn_status ffn_tp_mem_alloc(ffn_ctx_t ctx, const char *fn, size_t bytes, vo
         }
         if (e != cudaSuccess) {
             *out = NULL;
-            return ffn__cuda_err(ctx, fn, "cudaMalloc", e);
+            return ffn_cuda_error(ctx, fn, "cudaMalloc", e);
         }
         return FFN_STATUS_OK;
     }
@@ -99,7 +92,7 @@ enum ffn_status ffn_tp_mem_check(ffn_ctx_t ctx, const char *fn, const char *name
     struct cudaPointerAttributes at;
     const cudaError_t e = cudaPointerGetAttributes(&at, p);
     if (e != cudaSuccess && e != cudaErrorInvalidValue)  // a sticky error of earlier work
-        return ffn__cuda_err(ctx, fn, "cudaPointerGetAttributes", e);
+        return ffn_cuda_error(ctx, fn, "cudaPointerGetAttributes", e);
     if (e != cudaSuccess) (void)cudaGetLastError();
     if (e != cudaSuccess || at.type == cudaMemoryTypeUnregistered || at.type == cudaMemoryTypeHost)
         return ffn_error(ctx, FFN_STATUS_INVALID_ARG,
@@ -146,7 +139,7 @@ enum ffn_status ffn_tp_mem_zero(ffn_ctx_t ctx, const char *fn, void *p, size_t b
             e = cudaMemsetAsync(p, 0, bytes, (cudaStream_t)ctx->stream);
             ffn_cuda_leave(ctx->device, prev);
         }
-        return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_err(ctx, fn, "cudaMemsetAsync", e);
+        return e == cudaSuccess ? FFN_STATUS_OK : ffn_cuda_error(ctx, fn, "cudaMemsetAsync", e);
     }
 #endif
     (void)fn;
@@ -167,7 +160,7 @@ enum ffn_status ffn_tp_mem_copy_rows(ffn_ctx_t ctx, const char *fn, void *dst, s
                                   cudaMemcpyDeviceToDevice, (cudaStream_t)ctx->stream);
             ffn_cuda_leave(ctx->device, prev);
         }
-        return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_err(ctx, fn, "cudaMemcpy2DAsync", e);
+        return e == cudaSuccess ? FFN_STATUS_OK : ffn_cuda_error(ctx, fn, "cudaMemcpy2DAsync", e);
     }
 #endif
     (void)fn;
@@ -190,7 +183,7 @@ enum ffn_status ffn_tp_bias_add(ffn_ctx_t ctx, const char *fn, const struct ffn_
                                                   b, ctx->stream);
             ffn_cuda_leave(ctx->device, prev);
         }
-        return e == cudaSuccess ? FFN_STATUS_OK : ffn__cuda_err(ctx, fn, "the bias kernel", e);
+        return e == cudaSuccess ? FFN_STATUS_OK : ffn_cuda_error(ctx, fn, "the bias kernel", e);
     }
 #endif
     if (y->dtype != FFN_DTYPE_F32)  // the CPU's communicator reduces f32 only
@@ -229,7 +222,7 @@ enum ffn_status ffn_tp_colsum(ffn_ctx_t ctx, const char *fn, void *g, enum ffn_d
             ffn_cuda_leave(ctx->device, prev);
         }
         return e == cudaSuccess ? FFN_STATUS_OK
-                                : ffn__cuda_err(ctx, fn, "the column-sum kernel", e);
+                                : ffn_cuda_error(ctx, fn, "the column-sum kernel", e);
     }
 #endif
     (void)scratch, (void)scratch_cap;

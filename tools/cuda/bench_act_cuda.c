@@ -46,12 +46,6 @@ struct ffn__opts {
     bool quick, accurate, json, warm;
 };
 
-static double ffn__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int ffn__cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -120,11 +114,8 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             i++;
             if (strcmp(v, "all")) {
                 enum ffn_act act;
-                bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK, gated = false;
-                for (int k = 0; !found && k < FFN_ACT_COUNT; k++)
-                    if (!strcmp(v, ffn_glu_name((enum ffn_act)k)))
-                        act = (enum ffn_act)k, found = gated = true;
-                if (!found) {
+                bool gated;
+                if (!ffn_tool_op_from_name(v, &act, &gated)) {
                     fprintf(stderr, "ffn bench act: unknown --op '%s'\n", v);
                     return 2;
                 }
@@ -136,12 +127,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             }
         } else if (!strcmp(a, "--dir") && v) {
             i++;
-            o->fwd = !strcmp(v, "fwd") || !strcmp(v, "all");
-            o->bwd = !strcmp(v, "bwd") || !strcmp(v, "all");
-            if (!o->fwd && !o->bwd) {
-                fprintf(stderr, "ffn bench act: --dir must be fwd, bwd or all (got '%s')\n", v);
-                return 2;
-            }
+            if (!ffn_tool_dir_all("bench act", v, &o->fwd, &o->bwd)) return 2;
         } else if (!strcmp(a, "--glu") || !strcmp(a, "--unary") || !strcmp(a, "--both")) {
             want_glu = strcmp(a, "--unary") != 0;
             want_unary = strcmp(a, "--glu") != 0;
@@ -218,10 +204,7 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
     }
     if (!any_dt) o->dtypes[0] = o->dtypes[1] = o->dtypes[2] = true;
     if (!any_dist) o->dists[0] = true;
-    for (int k = 0; k < FFN_ACT_COUNT; k++) {
-        o->unary[k] = sel[k] && want_unary && !glu_only[k];
-        o->glu[k] = sel[k] && (want_glu || glu_only[k]);
-    }
+    ffn_tool_act_forms(sel, glu_only, want_unary, want_glu, o->unary, o->glu);
     return 0;
 }
 
@@ -245,10 +228,7 @@ struct ffn__case {
 };
 
 static enum ffn_status ffn__case_run(ffn_ctx_t ctx, const struct ffn__case *c) {
-    if (!c->glu && !c->bwd) return ffn_act_forward(ctx, c->act, &c->out[0], &c->in[0]);
-    if (!c->glu) return ffn_act_backward(ctx, c->act, &c->out[0], &c->in[0], &c->in[1]);
-    if (!c->bwd) return ffn_glu_forward(ctx, c->act, &c->out[0], &c->in[0], &c->in[1]);
-    return ffn_glu_backward(ctx, c->act, &c->out[0], &c->out[1], &c->in[0], &c->in[1], &c->in[2]);
+    return ffn_tool_act_call(ctx, c->act, c->glu, c->bwd, c->out, c->in);
 }
 
 static int ffn__cuda_fail(const char *what, cudaError_t e) {
@@ -258,7 +238,8 @@ static int ffn__cuda_fail(const char *what, cudaError_t e) {
 
 static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtype dt, int dist,
                     int64_t n, enum ffn_act act, bool glu, bool bwd) {
-    const int n_out = glu && bwd ? 2 : 1, n_in = glu ? (bwd ? 3 : 2) : (bwd ? 2 : 1);
+    int n_out, n_in;
+    ffn_tool_act_arity(glu, bwd, &n_out, &n_in);
     struct ffn__case c = {.act = act, .glu = glu, .bwd = bwd};
     for (int k = 0; k < n_out; k++) c.out[k] = ffn_tensor_vec(d->out[k], dt, n);
     for (int k = 0; k < n_in; k++) c.in[k] = ffn_tensor_vec(d->in[k], dt, n);
@@ -320,9 +301,9 @@ static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtyp
     double t_host[FFN__HOST_CALLS];
     ffn_benchcu_flush(d->s, d->flush, d->flush_bytes, d->sink);
     for (int k = 0; k < FFN__HOST_CALLS; k++) {
-        const double t0 = ffn__now();
+        const double t0 = ffn_tool_now();
         ffn__case_run(d->ctx, &c);
-        t_host[k] = ffn__now() - t0;
+        t_host[k] = ffn_tool_now() - t0;
     }
     if ((e = cudaStreamSynchronize(d->s))) return ffn__cuda_fail("host calls", e);
     const double med = ffn__median(t_op, reps), cmed = ffn__median(t_cp, reps);

@@ -18,28 +18,15 @@
 #include "oracle.h"
 #include "tools.h"
 #include "tools_cuda.h"
+#include "ulp_cli.h"
 
 #define FFN__CHUNK ((int64_t)1 << 26)  // inputs per chunk (5 buffers of 256 MiB at most)
 #define FFN__BLOCKS 1056               // metric blocks (132 SMs × 8)
-#define FFN__DEFAULT_STRIDE 4093u
-
-static const char *const ffn__out_names[FFN_OP_COUNT][2] = {
-    {"y", ""}, {"dx", ""}, {"h", ""}, {"dgate", "dup"}};
 
 struct ffn__opts {
-    bool act[FFN_ACT_COUNT], glu[FFN_ACT_COUNT];
-    bool fwd, bwd;
-    bool dtype[FFN_DTYPE_COUNT];
-    bool accurate, all, json;
-    uint32_t stride;
+    struct ffn_ulp_sel sel;
     int device;
 };
-
-static double ffn__now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void ffn__usage(FILE *f) {
     fprintf(
@@ -62,76 +49,30 @@ static void ffn__usage(FILE *f) {
         "  --stride N    the f32 strided sweep's step\n"
         "  --device D    CUDA device ordinal (default 0)\n"
         "  --json        one JSON object per row (the CPU tool's fields, isa \"cuda\")\n",
-        FFN__DEFAULT_STRIDE);
+        FFN_ULP_DEFAULT_STRIDE);
 }
 
 static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
     memset(op, 0, sizeof *op);
-    op->fwd = op->bwd = true;
-    op->stride = FFN__DEFAULT_STRIDE;
-    bool any_op = false, any_dt = false;
+    ffn_ulp_sel_init(&op->sel);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const int taken = ffn_ulp_sel_option(&op->sel, argc, argv, &i);
+        if (taken < 0) return 2;
+        if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ffn__usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--backend") && v) {
-            i++;
-        } else if (!strncmp(a, "--backend=", 10)) {
-        } else if (!strcmp(a, "--op") && v) {
-            enum ffn_act act;
-            bool found = ffn_act_from_name(v, &act) == FFN_STATUS_OK;
-            if (found) op->act[act] = true;
-            for (int k = 0; k < FFN_ACT_COUNT && !found; k++)
-                if (!strcmp(v, ffn_glu_name((enum ffn_act)k))) op->glu[k] = found = true;
-            if (!found) {
-                fprintf(stderr, "ffn ulp: unknown op '%s'\n", v);
-                return 2;
-            }
-            any_op = true;
-            i++;
-        } else if (!strcmp(a, "--dir") && v) {
-            if (strcmp(v, "fwd") && strcmp(v, "bwd")) {
-                fprintf(stderr, "ffn ulp: --dir takes fwd or bwd, not '%s'\n", v);
-                return 2;
-            }
-            op->fwd = !strcmp(v, "fwd");
-            op->bwd = !op->fwd;
-            i++;
-        } else if (!strcmp(a, "--dtype") && v) {
-            enum ffn_dtype dt;
-            if (ffn_dtype_from_name(v, &dt) != FFN_STATUS_OK) {
-                fprintf(stderr, "ffn ulp: unknown dtype '%s'\n", v);
-                return 2;
-            }
-            op->dtype[dt] = any_dt = true;
-            i++;
-        } else if (!strcmp(a, "--stride") && v) {
-            op->stride = (uint32_t)strtoul(v, NULL, 10);
-            if (!op->stride) {
-                fprintf(stderr, "ffn ulp: --stride must be ≥ 1\n");
-                return 2;
-            }
-            i++;
         } else if (!strcmp(a, "--device") && v) {
             op->device = atoi(v);
             i++;
-        } else if (!strcmp(a, "--accurate")) {
-            op->accurate = true;
-        } else if (!strcmp(a, "--all")) {
-            op->all = true;
-        } else if (!strcmp(a, "--json")) {
-            op->json = true;
         } else {
             fprintf(stderr, "ffn ulp --backend cuda: unknown or incomplete option '%s' (--help)\n",
                     a);
             return 2;
         }
     }
-    if (!any_op)
-        for (int k = 0; k < FFN_ACT_COUNT; k++) op->act[k] = op->glu[k] = true;
-    if (!any_dt)
-        for (int k = 0; k < FFN_DTYPE_COUNT; k++) op->dtype[k] = true;
+    ffn_ulp_sel_finish(&op->sel);
     return -1;
 }
 
@@ -149,16 +90,12 @@ struct ffn__dev {
 
 static enum ffn_status ffn__call(const struct ffn__dev *d, enum ffn_op op, enum ffn_act act,
                                  enum ffn_dtype dt, int64_t n) {
-    const struct ffn_tensor tx = ffn_tensor_vec(d->x, dt, n), t1 = ffn_tensor_vec(d->m1, dt, n),
-                            t2 = ffn_tensor_vec(d->m2, dt, n);
-    const struct ffn_tensor o0 = ffn_tensor_vec(d->out[0], dt, n),
-                            o1 = ffn_tensor_vec(d->out[1], dt, n);
-    switch (op) {
-    case FFN_OP_ACT_FWD: return ffn_act_forward(d->ctx, act, &o0, &tx);
-    case FFN_OP_ACT_BWD: return ffn_act_backward(d->ctx, act, &o0, &tx, &t1);
-    case FFN_OP_GLU_FWD: return ffn_glu_forward(d->ctx, act, &o0, &tx, &t1);
-    default: return ffn_glu_backward(d->ctx, act, &o0, &o1, &tx, &t1, &t2);
-    }
+    const struct ffn_tensor out[2] = {ffn_tensor_vec(d->out[0], dt, n),
+                                      ffn_tensor_vec(d->out[1], dt, n)};
+    const struct ffn_tensor in[3] = {ffn_tensor_vec(d->x, dt, n), ffn_tensor_vec(d->m1, dt, n),
+                                     ffn_tensor_vec(d->m2, dt, n)};
+    return ffn_tool_act_call(d->ctx, act, op >= FFN_OP_GLU_FWD,
+                             op == FFN_OP_ACT_BWD || op == FFN_OP_GLU_BWD, out, in);
 }
 
 static void ffn__merge(struct ffn_ulpcu_stat *into, const struct ffn_ulpcu_stat *s) {
@@ -170,23 +107,16 @@ static void ffn__merge(struct ffn_ulpcu_stat *into, const struct ffn_ulpcu_stat 
     into->n += s->n, into->n_cr += s->n_cr, into->n_over += s->n_over;
 }
 
-static void ffn__json_float(double v) {
-    if (isfinite(v))
-        printf("%.9g", v);
-    else
-        printf("\"%s\"", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
 // Sweeps one row; prints it. Returns 0 (within the bound), 1 (not) or 2 (an error).
 static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_oracle * or,
                     enum ffn_op kop, enum ffn_act act, enum ffn_dtype dt) {
     const int n_out = kop == FFN_OP_GLU_BWD ? 2 : 1;
-    const int64_t total = dt != FFN_DTYPE_F32 ? 65536 : op->all ? (int64_t)1 << 32 : d->n_list;
-    const float *list = dt == FFN_DTYPE_F32 && !op->all ? d->list : NULL;
+    const int64_t total = dt != FFN_DTYPE_F32 ? 65536 : op->sel.all ? (int64_t)1 << 32 : d->n_list;
+    const float *list = dt == FFN_DTYPE_F32 && !op->sel.all ? d->list : NULL;
     struct ffn_ulpcu_stat st[2];
     memset(st, 0, sizeof st);
     st[0].i_max = st[1].i_max = -1;
-    const double t0 = ffn__now();
+    const double t0 = ffn_tool_now();
     for (int64_t i0 = 0; i0 < total; i0 += FFN__CHUNK) {
         const int64_t n = total - i0 < FFN__CHUNK ? total - i0 : FFN__CHUNK;
         int e = ffn_ulpcu_gen(d->stream, kop, dt, list, (uint64_t)i0, n, d->x, d->m1, d->m2);
@@ -198,8 +128,9 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
             fprintf(stderr, "ffn ulp: %s\n", ffn_ctx_last_error(d->ctx));
             return 2;
         }
-        e = ffn_ulpcu_metric(d->stream, kop, act, dt, op->accurate, d->x, d->m1, d->m2, d->out[0],
-                             n_out > 1 ? d->out[1] : NULL, n, (uint64_t)i0, d->dstats, FFN__BLOCKS);
+        e = ffn_ulpcu_metric(d->stream, kop, act, dt, op->sel.accurate, d->x, d->m1, d->m2,
+                             d->out[0], n_out > 1 ? d->out[1] : NULL, n, (uint64_t)i0, d->dstats,
+                             FFN__BLOCKS);
         if (!e)
             e = cudaMemcpyAsync(d->hstats, d->dstats, 2 * FFN__BLOCKS * sizeof *d->hstats,
                                 cudaMemcpyDeviceToHost, d->stream);
@@ -212,10 +143,10 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
             for (int b = 0; b < FFN__BLOCKS; b++)
                 ffn__merge(&st[o], &d->hstats[o * FFN__BLOCKS + b]);
     }
-    const double secs = ffn__now() - t0;
+    const double secs = ffn_tool_now() - t0;
     const char *name = kop >= FFN_OP_GLU_FWD ? ffn_glu_name(act) : ffn_act_name(act);
     const char *dir = kop == FFN_OP_ACT_FWD || kop == FFN_OP_GLU_FWD ? "fwd" : "bwd";
-    const double bound = ffn_ulp_bound(kop, act, op->accurate);
+    const double bound = ffn_ulp_bound(kop, act, op->sel.accurate);
     int status = 0;
     for (int o = 0; o < n_out; o++) {
         struct ffn_ulpcu_stat *s = &st[o];
@@ -235,28 +166,29 @@ static int ffn__row(const struct ffn__opts *op, struct ffn__dev *d, struct ffn_o
         if (!pass) status = 1;
         const double mean = s->n ? s->sum / (double)s->n : 0,
                      cr = s->n ? (double)s->n_cr / (double)s->n : 0;
-        if (op->json) {
+        if (op->sel.json) {
             printf(
                 "{\"op\":\"%s\",\"dir\":\"%s\",\"out\":\"%s\",\"dtype\":\"%s\",\"isa\":\"cuda\","
                 "\"kernel_isa\":\"cuda\",\"backend\":\"cuda\",\"device\":\"%s\",\"accurate\":%s,"
                 "\"all\":%s,\"n_inputs\":%lld,\"max_ulp\":",
-                name, dir, ffn__out_names[kop][o], ffn_dtype_name(dt), d->name,
-                op->accurate ? "true" : "false", op->all ? "true" : "false", (long long)s->n);
-            ffn__json_float(max);
+                name, dir, ffn_ulp_out_name(kop, o), ffn_dtype_name(dt), d->name,
+                op->sel.accurate ? "true" : "false", op->sel.all ? "true" : "false",
+                (long long)s->n);
+            ffn_ulp_json_float(max);
             printf(",\"mean_ulp\":%.6g,\"cr_frac\":%.6f,\"x_at_max\":", mean, cr);
-            ffn__json_float(s->x);
+            ffn_ulp_json_float(s->x);
             printf(",\"n_over\":%lld,\"seconds\":%.3f,\"bound\":%g,\"pass\":%s}\n",
                    (long long)s->n_over, secs, bound, pass ? "true" : "false");
         } else {
             printf("%-12s %-4s %-6s %-5s %-22s %11lld %10.3f %9.4f %7.2f %16.9g %6g  %s\n", name,
-                   dir, ffn__out_names[kop][o], ffn_dtype_name(dt), "cuda", (long long)s->n, max,
+                   dir, ffn_ulp_out_name(kop, o), ffn_dtype_name(dt), "cuda", (long long)s->n, max,
                    mean, 100 * cr, (double)s->x, bound, pass ? "ok" : "FAIL");
             if (s->n_over)
                 printf("    %lld inputs above the bound (by the double reference)\n",
                        (long long)s->n_over);
         }
     }
-    if (op->all && dt == FFN_DTYPE_F32 && !op->json)
+    if (op->sel.all && dt == FFN_DTYPE_F32 && !op->sel.json)
         fprintf(stderr, "%s %s f32: %lld inputs in %.1f s\n", name, dir, (long long)total, secs);
     fflush(stdout);
     return status;
@@ -276,7 +208,7 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
     struct ffn_ctx_opts co = FFN_CTX_OPTS_INIT;
     co.backend = FFN_BACKEND_CUDA;
     co.device = op.device;
-    co.accuracy = op.accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
+    co.accuracy = op.sel.accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;
     if (cudaSetDevice(op.device) != cudaSuccess || cudaStreamCreate(&d.stream) != cudaSuccess) {
         fprintf(stderr, "ffn ulp: CUDA device %d: %s\n", op.device,
                 cudaGetErrorString(cudaGetLastError()));
@@ -293,13 +225,9 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
 
     // The f32 set of the CPU tool: every stride-th pattern, then the hard regions.
     float *hl = NULL;
-    if (!op.all && op.dtype[FFN_DTYPE_F32]) {
-        const int64_t ns = ffn_inputs_strided(NULL, 0, op.stride, 0), nh = ffn_inputs_hard(NULL, 0);
-        d.n_list = ns + nh;
-        hl = malloc((size_t)d.n_list * sizeof *hl);
+    if (!op.sel.all && op.sel.dtype[FFN_DTYPE_F32]) {
+        hl = ffn_ulp_f32_list(op.sel.stride, &d.n_list);
         if (!hl) return 2;
-        ffn_inputs_strided(hl, ns, op.stride, 0);
-        ffn_inputs_hard(hl + ns, nh);
     }
     bool ok = true;
     for (int k = 0; k < 3; k++)
@@ -323,30 +251,27 @@ int ffn_cmd_ulp_cuda(int argc, char **argv) {
     }
     struct ffn_oracle or ;
     ffn_oracle_init(& or);
-    if (!op.json) {
+    if (!op.sel.json) {
         printf("ffn ulp --backend cuda: %s (device %d); f32: %s; contexts %s\n", d.name, op.device,
-               op.all ? "all 2^32 inputs" : "strided sweep + hard regions",
-               op.accurate ? "FFN_ACCURACY_HIGH" : "FFN_ACCURACY_DEFAULT");
-        printf("%-12s %-4s %-6s %-5s %-22s %11s %10s %9s %7s %16s %6s\n", "op", "dir", "out",
-               "dtype", "isa", "n_inputs", "max_ulp", "mean_ulp", "cr%", "x_at_max", "bound");
+               op.sel.all ? "all 2^32 inputs" : "strided sweep + hard regions",
+               op.sel.accurate ? "FFN_ACCURACY_HIGH" : "FFN_ACCURACY_DEFAULT");
+        ffn_ulp_print_columns();
     }
     int status = 0;
     for (int glu = 0; glu < 2 && status != 2; glu++)
         for (int a = 0; a < FFN_ACT_COUNT && status != 2; a++) {
-            if (!(glu ? op.glu[a] : op.act[a])) continue;
+            if (!(glu ? op.sel.glu[a] : op.sel.act[a])) continue;
             for (int dir = 0; dir < 2 && status != 2; dir++) {
-                if (!(dir ? op.bwd : op.fwd)) continue;
+                if (!(dir ? op.sel.bwd : op.sel.fwd)) continue;
                 for (int t = 0; t < FFN_DTYPE_COUNT && status != 2; t++) {
-                    if (!op.dtype[t]) continue;
+                    if (!op.sel.dtype[t]) continue;
                     const int r = ffn__row(&op, &d, & or, (enum ffn_op)(glu * 2 + dir),
                                            (enum ffn_act)a, (enum ffn_dtype)t);
                     if (r > status) status = r;
                 }
             }
         }
-    if (!op.json && status != 2)
-        printf("%s\n", status ? "ffn ulp: some kernels exceed their bound (FAIL rows)"
-                              : "ffn ulp: every kernel within its bound");
+    if (!op.sel.json && status != 2) ffn_ulp_print_verdict(status);
     ffn_oracle_clear(& or);
     ffn_ctx_destroy(d.ctx);
     cudaFree(d.x), cudaFree(d.m1), cudaFree(d.m2), cudaFree(d.out[0]), cudaFree(d.out[1]);
