@@ -230,7 +230,7 @@ static void ffn__copy2d(void *d, int64_t d0, int64_t d1, const void *s, int64_t 
 // Replaces *op (R x C, the matrix as the GEMM reads it) by a copy in scratch `slot` with strides
 // (d0, d1); d0/d1 are the fast layout's (R-major: C, 1; C-major: 1, R).
 static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c,
-                                        int slot, struct ffn_mm_op *op, int64_t R, int64_t C,
+                                        int slot, struct ffn_cpu_mat *op, int64_t R, int64_t C,
                                         int64_t d0, int64_t d1) {
     const size_t esz = ffn_dtype_size(op->dt), bytes = (size_t)(R * C) * esz;
     if (bytes > c->tcap[slot]) {
@@ -249,25 +249,20 @@ static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ff
 }
 
 enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
-                           int64_t N, int64_t K, const struct ffn_mm_op *A_in,
-                           const struct ffn_mm_op *B_in, const struct ffn_mm_op *C,
+                           int64_t N, int64_t K, const struct ffn_cpu_mat *A_in,
+                           const struct ffn_cpu_mat *B_in, const struct ffn_cpu_mat *C,
                            const float *bias, bool accumulate, const char **impl_out) {
     if (M == 0 || N == 0) return FFN_STATUS_OK;
     // A few rows with bf16 weights: the skinny GEMM, when it applies ($FFN_BLOCK_SKINNY=0: never).
-    {
-        const struct ffn_cpu_mat a = {A_in->p, A_in->dt, A_in->s0, A_in->s1},
-                                 b = {B_in->p, B_in->dt, B_in->s0, B_in->s1},
-                                 o = {C->p, C->dt, C->s0, C->s1};
-        bool done = false;
-        const enum ffn_status st =
-            ffn_cpu_gemm_skinny(ctx, fn, M, N, K, &a, &b, &o, bias, accumulate, &done);
-        if (st || done) {
-            if (done && impl_out) *impl_out = FFN_SKINNY_IMPL;
-            return st;
-        }
+    bool done = false;
+    const enum ffn_status sk =
+        ffn_cpu_gemm_skinny(ctx, fn, M, N, K, A_in, B_in, C, bias, accumulate, &done);
+    if (sk || done) {
+        if (done && impl_out) *impl_out = FFN_SKINNY_IMPL;
+        return sk;
     }
-    struct ffn_mm_op a_op = *A_in, b_op = *B_in;
-    const struct ffn_mm_op *A = &a_op, *B = &b_op;
+    struct ffn_cpu_mat a_op = *A_in, b_op = *B_in;
+    const struct ffn_cpu_mat *A = &a_op, *B = &b_op;
     // By default only f32 operands: in bf16 (AMX) the slow forms cost 0-40 % more, and a copy
     // of a 2-byte operand cost more than it saved (gpt2-small, 4096 tokens: 0.42 -> 0.57 s).
     if (K > 1 && (c->relayout_min == 2 || (A->dt == FFN_DTYPE_F32 && B->dt == FFN_DTYPE_F32))) {
@@ -354,9 +349,9 @@ bool ffn_mm_has_dtype(struct ffn_mm_cache *c, enum ffn_dtype dt) {
 }
 
 enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
-                           int64_t N, int64_t K, const struct ffn_mm_op *A,
-                           const struct ffn_mm_op *B, const struct ffn_mm_op *C, const float *bias,
-                           bool accumulate, const char **impl_out) {
+                           int64_t N, int64_t K, const struct ffn_cpu_mat *A,
+                           const struct ffn_cpu_mat *B, const struct ffn_cpu_mat *C,
+                           const float *bias, bool accumulate, const char **impl_out) {
     (void)c, (void)M, (void)N, (void)K, (void)A, (void)B, (void)C, (void)bias, (void)accumulate;
     (void)impl_out;
     return ffn_error(ctx, FFN_STATUS_UNSUPPORTED, "%s: this build has no oneDNN", fn);

@@ -74,54 +74,54 @@ static void ffn__convert(ffn_ctx_t ctx, int64_t rows, int64_t cols, void *dst, e
 // that dtype, else a dense converted copy in buf.
 static enum ffn_status ffn__as(ffn_ctx_t ctx, const char *fn, const struct ffn_tensor *t,
                                enum ffn_dtype want, struct ffn_blk_buf *buf,
-                               struct ffn_mm_op *out) {
+                               struct ffn_cpu_mat *out) {
     if (t->dtype == want) {
-        *out = (struct ffn_mm_op){t->data, want, t->rows > 1 ? t->row_stride : t->cols, 1};
+        *out = (struct ffn_cpu_mat){t->data, want, t->rows > 1 ? t->row_stride : t->cols, 1};
         return FFN_STATUS_OK;
     }
     enum ffn_status st = ffn__reserve(ctx, fn, buf, (size_t)(t->rows * t->cols) * ffn__esz(want));
     if (st) return st;
     ffn__convert(ctx, t->rows, t->cols, buf->p, want, t->cols, t->data, t->dtype, t->row_stride);
-    *out = (struct ffn_mm_op){buf->p, want, t->cols, 1};
+    *out = (struct ffn_cpu_mat){buf->p, want, t->cols, 1};
     return FFN_STATUS_OK;
 }
 
 // Rows [r0, r0 + rows) of a row-major operand.
-static struct ffn_mm_op ffn__rows(const struct ffn_mm_op *a, int64_t r0) {
-    struct ffn_mm_op o = *a;
+static struct ffn_cpu_mat ffn__rows(const struct ffn_cpu_mat *a, int64_t r0) {
+    struct ffn_cpu_mat o = *a;
     o.p = (const char *)a->p + (size_t)(r0 * a->s0) * ffn__esz(a->dt);
     return o;
 }
 
-static struct ffn_mm_op ffn__transpose(struct ffn_mm_op a) {
+static struct ffn_cpu_mat ffn__transpose(struct ffn_cpu_mat a) {
     const int64_t t = a.s0;
     a.s0 = a.s1, a.s1 = t;
     return a;
 }
 
 // The weight w as the GEMM operand of "x·W" (logical [K, N]), or transposed ([N, K]).
-static struct ffn_mm_op ffn__wop(const struct ffn_block *b, const struct ffn_blk_mat *w,
-                                 bool transpose) {
+static struct ffn_cpu_mat ffn__wop(const struct ffn_block *b, const struct ffn_blk_mat *w,
+                                   bool transpose) {
     const struct ffn_blk_stored *s = &b->op[w->which];
     int64_t st[2];
     ffn_blk_mat_strides(w, s->ld, st);
     const void *p = (const char *)s->p + (size_t)(w->row0 * s->ld) * ffn__esz(s->dtype);
-    const struct ffn_mm_op o = {p, s->dtype, st[0], st[1]};
+    const struct ffn_cpu_mat o = {p, s->dtype, st[0], st[1]};
     return transpose ? ffn__transpose(o) : o;
 }
 
 // C (f32 or bf16, row-major: s1 = 1) = A·B (+ bias) (+ C): directly when oneDNN writes C's
 // dtype from these inputs, else through the f32 staging buffer W (rounded once to C's dtype).
 static enum ffn_status ffn__mm(ffn_ctx_t ctx, const char *fn, struct ffn_block *b, int64_t M,
-                               int64_t N, int64_t K, const struct ffn_mm_op *A,
-                               const struct ffn_mm_op *B, const struct ffn_mm_op *C,
+                               int64_t N, int64_t K, const struct ffn_cpu_mat *A,
+                               const struct ffn_cpu_mat *B, const struct ffn_cpu_mat *C,
                                const float *bias, bool acc, const char **impl) {
     if (C->dt == FFN_DTYPE_F32 || A->dt == C->dt)
         return ffn_mm_run(ctx, fn, b->mm, M, N, K, A, B, C, bias, acc, impl);
     enum ffn_status st = ffn__reserve(ctx, fn, &b->W, (size_t)(M * N) * sizeof(float));
     if (st) return st;
     if (acc) ffn__convert(ctx, M, N, b->W.p, FFN_DTYPE_F32, N, C->p, C->dt, C->s0);
-    const struct ffn_mm_op w = {b->W.p, FFN_DTYPE_F32, N, 1};
+    const struct ffn_cpu_mat w = {b->W.p, FFN_DTYPE_F32, N, 1};
     if ((st = ffn_mm_run(ctx, fn, b->mm, M, N, K, A, B, &w, bias, acc, impl))) return st;
     ffn__convert(ctx, M, N, (void *)C->p, C->dt, C->s0, b->W.p, FFN_DTYPE_F32, N);
     return FFN_STATUS_OK;
@@ -264,13 +264,13 @@ static struct ffn_blk_buf *ffn__xbuf(struct ffn_block *b, enum ffn_dtype dt) {
 // P = x · W_first for rows [r0, r0 + rows) of x into rows [pr0, pr0 + rows) of P (f32, plane
 // stride ps): one GEMM per plane.
 static enum ffn_status ffn__first(ffn_ctx_t ctx, const char *fn, struct ffn_block *b,
-                                  const struct ffn_mm_op *xop, int64_t r0, int64_t rows, float *P,
+                                  const struct ffn_cpu_mat *xop, int64_t r0, int64_t rows, float *P,
                                   int64_t ps, int64_t pr0, const char **impl) {
     const struct ffn_block_plan *pl = &b->plan;
-    const struct ffn_mm_op a = ffn__rows(xop, r0);
+    const struct ffn_cpu_mat a = ffn__rows(xop, r0);
     for (int k = 0; k < pl->n_seg; k++) {
-        const struct ffn_mm_op w = ffn__wop(b, &pl->seg[k].w, false);
-        const struct ffn_mm_op c = {P + k * ps + pr0 * pl->p_ld, FFN_DTYPE_F32, pl->p_ld, 1};
+        const struct ffn_cpu_mat w = ffn__wop(b, &pl->seg[k].w, false);
+        const struct ffn_cpu_mat c = {P + k * ps + pr0 * pl->p_ld, FFN_DTYPE_F32, pl->p_ld, 1};
         enum ffn_status st = ffn_mm_run(ctx, fn, b->mm, rows, pl->seg[k].n, pl->spec.d_model, &a,
                                         &w, &c, NULL, false, k == 0 ? impl : NULL);
         if (st) return st;
@@ -303,7 +303,7 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
     const enum ffn_dtype hdt = b->op[FFN_BLK_DOWN].dtype, xdt = b->op[pl->seg[0].w.which].dtype;
     struct ffn_blk_threads thr;
     ffn_blk_threads_enter(ctx, &thr);
-    struct ffn_mm_op xop;
+    struct ffn_cpu_mat xop;
     if ((st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * p_rows * ld) * sizeof(float))) ||
         (st = ffn__reserve(
              ctx, fn, &b->H,
@@ -312,8 +312,8 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
         (keep && !keep_p && (st = ffn__reserve(ctx, fn, &b->S, (size_t)(np * T * ld) * 2))) ||
         (st = ffn__as(ctx, fn, x, xdt, ffn__xbuf(b, xdt), &xop)))
         goto out;
-    const struct ffn_mm_op yop = {y->data, y->dtype, y->rows > 1 ? y->row_stride : d, 1};
-    const struct ffn_mm_op wd = ffn__wop(b, &pl->down, false);
+    const struct ffn_cpu_mat yop = {y->data, y->dtype, y->rows > 1 ? y->row_stride : d, 1};
+    const struct ffn_cpu_mat wd = ffn__wop(b, &pl->down, false);
     for (int64_t r0 = 0; r0 < T; r0 += R) {
         const int64_t rows = T - r0 < R ? T - r0 : R;
         const int64_t pr0 = keep_p ? r0 : 0;
@@ -327,8 +327,8 @@ enum ffn_status ffn_cpu_block_forward(ffn_ctx_t ctx, ffn_block_t b, const struct
         // then skips one elementwise pass over [T, d_ff].
         char *Ht = (char *)b->H.p + (size_t)((keep ? r0 : 0) * m) * ffn__esz(hdt);
         ffn__act_rows(ctx, b, rows, &P, true, keep && !keep_p ? &S : NULL, Ht, hdt);
-        const struct ffn_mm_op hop = {Ht, hdt, m, 1};
-        const struct ffn_mm_op yt = ffn__rows(&yop, r0);
+        const struct ffn_cpu_mat hop = {Ht, hdt, m, 1};
+        const struct ffn_cpu_mat yt = ffn__rows(&yop, r0);
         if ((st = ffn__mm(ctx, fn, b, rows, d, m, &hop, &wd, &yt, b->bias[FFN_BLK_DOWN], false,
                           NULL)))
             goto out;
@@ -368,11 +368,11 @@ static void ffn__zero_grads(const struct ffn_block *b, const struct ffn_block_gr
 // orientation at G (dtype gdt, leading dimension ldg): [out, in] (trans) holds dWᵀ = Dᵀ · X, so
 // each orientation is one GEMM with a row-major output.
 static enum ffn_status ffn__dw(ffn_ctx_t ctx, const char *fn, struct ffn_block *b, int64_t T,
-                               int64_t K, int64_t N, const struct ffn_mm_op *X,
-                               const struct ffn_mm_op *D, bool trans, void *G, enum ffn_dtype gdt,
+                               int64_t K, int64_t N, const struct ffn_cpu_mat *X,
+                               const struct ffn_cpu_mat *D, bool trans, void *G, enum ffn_dtype gdt,
                                int64_t ldg, bool acc) {
-    const struct ffn_mm_op c = {G, gdt, ldg, 1};
-    const struct ffn_mm_op xt = ffn__transpose(*X), dt = ffn__transpose(*D);
+    const struct ffn_cpu_mat c = {G, gdt, ldg, 1};
+    const struct ffn_cpu_mat xt = ffn__transpose(*X), dt = ffn__transpose(*D);
     if (trans) return ffn__mm(ctx, fn, b, N, K, T, &dt, X, &c, NULL, acc, NULL);
     return ffn__mm(ctx, fn, b, K, N, T, &xt, D, &c, NULL, acc, NULL);
 }
@@ -416,7 +416,7 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
         (size_t)(T * m) * (ffn__esz(hdt) > ffn__esz(sd) ? ffn__esz(hdt) : ffn__esz(sd));
     struct ffn_blk_threads thr;
     ffn_blk_threads_enter(ctx, &thr);
-    struct ffn_mm_op xop, dyop;
+    struct ffn_cpu_mat xop, dyop;
     // (A SAVE forward reserved H for this already: h kept there is not lost.)
     if ((st = ffn__reserve(ctx, fn, &b->H, hbytes)) ||
         (recompute && (st = ffn__reserve(ctx, fn, &b->P, (size_t)(np * T * ld) * sizeof(float)))) ||
@@ -437,7 +437,7 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
     // Down projection: h = act(P) again (cheap, elementwise), dW_down = hᵀ·dy, db_down = Σ dy.
     if (g->down) {
         if (!b->saved_h) ffn__act_rows(ctx, b, T, &Ps, false, NULL, b->H.p, hdt);
-        const struct ffn_mm_op hop = {b->H.p, hdt, m, 1};
+        const struct ffn_cpu_mat hop = {b->H.p, hdt, m, 1};
         if ((st = ffn__dw(ctx, fn, b, T, m, d, &hop, &dyop, pl->down.trans, g->down, gdt,
                           pl->down_grad_ld, g->accumulate)))
             goto out;
@@ -450,11 +450,11 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
 
     // dh = dy · W_downᵀ per row tile (in the saved P's dtype), turned into dP while it is hot.
     const struct ffn__pbuf D = {in_place ? Ps.p : b->D.p, fdt, T * ld};
-    const struct ffn_mm_op wdt = ffn__wop(b, &pl->down, true);
+    const struct ffn_cpu_mat wdt = ffn__wop(b, &pl->down, true);
     const int64_t R = ffn_block_tile_rows(b, T);
     for (int64_t r0 = 0; r0 < T; r0 += R) {
         const int64_t rows = T - r0 < R ? T - r0 : R;
-        const struct ffn_mm_op a = ffn__rows(&dyop, r0), c = {b->H.p, sd, m, 1};
+        const struct ffn_cpu_mat a = ffn__rows(&dyop, r0), c = {b->H.p, sd, m, 1};
         if ((st = ffn__mm(ctx, fn, b, rows, m, d, &a, &wdt, &c, NULL, false, NULL))) goto out;
         const struct ffn__pbuf Pt = {ffn__at(&Ps, 0, r0, ld, 0), sd, Ps.ps};
         const struct ffn__pbuf Dt = {ffn__at(&D, 0, r0, ld, 0), fdt, D.ps};
@@ -478,7 +478,7 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
         const struct ffn_blk_seg *s = &pl->seg[k];
         char *gw = ffn_block_grad_member(g, s->w.which, false);
         if (!gw) continue;
-        const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
+        const struct ffn_cpu_mat dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
         if ((st =
                  ffn__dw(ctx, fn, b, T, d, s->n, &xop, &dp, s->w.trans,
                          gw + (size_t)s->grad_off * ffn__esz(gdt), gdt, s->grad_ld, g->accumulate)))
@@ -489,12 +489,12 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t b,
     if (dx) {
         const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32;
         if (stage && (st = ffn__reserve(ctx, fn, &b->Z, (size_t)(T * d) * sizeof(float)))) goto out;
-        const struct ffn_mm_op c =
-            stage ? (struct ffn_mm_op){b->Z.p, FFN_DTYPE_F32, d, 1}
-                  : (struct ffn_mm_op){dx->data, dx->dtype, dx->rows > 1 ? dx->row_stride : d, 1};
+        const struct ffn_cpu_mat c =
+            stage ? (struct ffn_cpu_mat){b->Z.p, FFN_DTYPE_F32, d, 1}
+                  : (struct ffn_cpu_mat){dx->data, dx->dtype, dx->rows > 1 ? dx->row_stride : d, 1};
         for (int k = 0; k < np; k++) {
-            const struct ffn_mm_op dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
-            const struct ffn_mm_op wt = ffn__wop(b, &pl->seg[k].w, true);
+            const struct ffn_cpu_mat dp = {ffn__at(&D, k, 0, ld, 0), fdt, ld, 1};
+            const struct ffn_cpu_mat wt = ffn__wop(b, &pl->seg[k].w, true);
             if ((st = ffn__mm(ctx, fn, b, T, d, pl->seg[k].n, &dp, &wt, &c, NULL, k > 0, NULL)))
                 goto out;
         }

@@ -13,6 +13,7 @@
 #define FFN_BLOCK_IMPL_H
 
 #include "core/core_impl.h"
+#include "cpu/cpu_impl.h"
 
 // -------------------------------------------------------------------------------------------
 // The plan (backend-neutral)
@@ -174,12 +175,8 @@ static inline void ffn_blk_mat_strides(const struct ffn_blk_mat *w, int64_t ld, 
 // Fewer rows than this per GEMM call cost the matrix engines more than the cache saves.
 #define FFN_BLOCK_TILE_MIN_ROWS ((int64_t)64)
 
-// A matrix operand of one GEMM: element (i, j) at p + (i·s0 + j·s1)·dtype_size.
-struct ffn_mm_op {
-    const void *p;
-    enum ffn_dtype dt;
-    int64_t s0, s1;
-};
+// A matrix operand of one GEMM is the cpu layer's struct ffn_cpu_mat (cpu/cpu_impl.h): element
+// (i, j) at p + (i·s0 + j·s1)·dtype_size.
 
 struct ffn_mm_cache;  // oneDNN primitives of one block, by shape (block_dnnl.c)
 
@@ -249,9 +246,9 @@ void ffn_mm_cache_destroy(struct ffn_mm_cache *c);
 // otherwise the caller stages through f32). Runs on ffn_ctx_threads(ctx) threads. impl_out,
 // when not NULL, receives oneDNN's implementation name (static storage).
 enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c, int64_t M,
-                           int64_t N, int64_t K, const struct ffn_mm_op *A,
-                           const struct ffn_mm_op *B, const struct ffn_mm_op *C, const float *bias,
-                           bool accumulate, const char **impl_out);
+                           int64_t N, int64_t K, const struct ffn_cpu_mat *A,
+                           const struct ffn_cpu_mat *B, const struct ffn_cpu_mat *C,
+                           const float *bias, bool accumulate, const char **impl_out);
 // True when oneDNN has a matmul for operands of this dtype on this CPU (asked, not assumed:
 // oneDNN 2.6 has none for f16, and none for bf16 on a CPU without AVX-512).
 bool ffn_mm_has_dtype(struct ffn_mm_cache *c, enum ffn_dtype dt);
