@@ -12,10 +12,14 @@
 // created.
 struct ffn_cpu_state {
     struct ffn_cpu_kernels kernels;  // filled for ctx->isa
-    bool avx512_bf16;  // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
-    int skinny_max;    // most rows of A the skinny GEMM takes (0: off; $FFN_BLOCK_SKINNY[_ROWS])
+    bool avx512_bf16;   // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
+    int skinny_max;     // most rows of A the skinny GEMM takes (0: off; $FFN_BLOCK_SKINNY[_ROWS])
+    float *skinny_a;    // the skinny GEMM's packed A, grown on demand (one call at a time: a
+    size_t skinny_cap;  // context is not used by two threads at once), floats
 };
 
+// The state of a CPU context; NULL for a context of another backend.
+struct ffn_cpu_state *ffn_cpu_state(ffn_ctx_t ctx);
 // The kernel table of a CPU context; NULL for a context of another backend.
 const struct ffn_cpu_kernels *ffn_cpu_kernel_table(ffn_ctx_t ctx);
 

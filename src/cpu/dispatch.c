@@ -89,12 +89,12 @@ static bool ffn__contiguous(const struct ffn_tensor *t) {
 
 // --- the CPU backend's state and kernels ---------------------------------------------------------
 
-static struct ffn_cpu_state *ffn__state(ffn_ctx_t ctx) {
+struct ffn_cpu_state *ffn_cpu_state(ffn_ctx_t ctx) {
     return ctx && ctx->backend == FFN_BACKEND_CPU ? (struct ffn_cpu_state *)ctx->be_state : NULL;
 }
 
 const struct ffn_cpu_kernels *ffn_cpu_kernel_table(ffn_ctx_t ctx) {
-    const struct ffn_cpu_state *s = ffn__state(ctx);
+    const struct ffn_cpu_state *s = ffn_cpu_state(ctx);
     return s ? &s->kernels : NULL;
 }
 
@@ -122,7 +122,7 @@ static struct ffn_cpu_kernel ffn__kernel(const struct ffn_cpu_state *s, enum ffn
 
 struct ffn_cpu_kernel ffn_cpu_kernel_get(ffn_ctx_t ctx, enum ffn_kop op, enum ffn_act act,
                                          enum ffn_dtype in, enum ffn_dtype out, bool stream) {
-    return ffn__kernel(ffn__state(ctx), op, act, in, out, ctx->accuracy == FFN_ACCURACY_HIGH,
+    return ffn__kernel(ffn_cpu_state(ctx), op, act, in, out, ctx->accuracy == FFN_ACCURACY_HIGH,
                        ctx->bf16_parity && op == FFN_KOP_GLU_FWD, stream);
 }
 
@@ -135,7 +135,7 @@ static enum ffn_status ffn__cpu_elementwise(ffn_ctx_t ctx, const struct ffn_ew_c
     j.in_es = ffn_dtype_size(c->in);
     j.out_es = ffn_dtype_size(c->out);
     const uint64_t bytes = (uint64_t)(ref->rows * ref->cols) * (n_out * j.out_es + n_in * j.in_es);
-    j.k = ffn__kernel(ffn__state(ctx), c->op, c->act, c->in, c->out, c->accurate, c->parity,
+    j.k = ffn__kernel(ffn_cpu_state(ctx), c->op, c->act, c->in, c->out, c->accurate, c->parity,
                       bytes >= FFN_STREAM_MIN_BYTES);
     if (!j.k.fn)
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no kernel for %s", c->fn,
@@ -173,7 +173,7 @@ static bool ffn__cpu_available(char *why, size_t why_size) {
 // the integer rounding on such a CPU too), and the skinny GEMM's row limit.
 static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *opts) {
     (void)opts;
-    struct ffn_cpu_state *s = malloc(sizeof *s);
+    struct ffn_cpu_state *s = calloc(1, sizeof *s);
     if (!s)
         return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
                          "ffn_ctx_create: out of memory for the CPU kernel table");
@@ -194,12 +194,14 @@ static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *o
 }
 
 static void ffn__cpu_free(ffn_ctx_t ctx) {
-    free(ctx->be_state);
+    struct ffn_cpu_state *s = ctx->be_state;
+    if (s) free(s->skinny_a);
+    free(s);
     ctx->be_state = NULL;
 }
 
 static enum ffn_isa ffn__cpu_kernel_isa(ffn_ctx_t ctx, enum ffn_kop op, enum ffn_act act) {
-    return ffn__state(ctx)->kernels.isa[op][act];
+    return ffn_cpu_state(ctx)->kernels.isa[op][act];
 }
 
 const struct ffn_backend_i ffn_backend_cpu = {

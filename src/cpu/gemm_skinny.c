@@ -3,7 +3,8 @@
 // matrix-vector product bound by reading B once: 2 FLOPs per 2-byte weight. oneDNN 2.6's brgemm
 // reaches 0.36-0.45 of a STREAM triad there on AMD EPYC Zen 4 (docs/blocks.md, "One token: the
 // skinny GEMM"); these kernels stream the weights at memory speed. This file decides when they
-// apply, packs A into the f32 layout the kernels read (M·K elements: small beside B's K·N) and
+// apply, packs A into the f32 layout the kernels read (M·K elements, small beside B's K·N, in the
+// context's scratch: no allocation per call once it has grown) and
 // splits the columns over threads; the kernels are in x86_avx512/gemv_avx512.c (contract:
 // kernels.h).
 //
@@ -21,11 +22,6 @@
 
 // Weights (K·N) below which one thread runs the whole GEMM (a parallel region costs ~1-2 us).
 #define FFN_SKINNY_PAR_MIN ((int64_t)1 << 16)
-
-static const struct ffn_cpu_state *ffn__state(ffn_ctx_t ctx) {
-    return ctx && ctx->backend == FFN_BACKEND_CPU ? (const struct ffn_cpu_state *)ctx->be_state
-                                                  : NULL;
-}
 
 static float ffn__a(const struct ffn_cpu_mat *A, int64_t m, int64_t k) {
     const int64_t i = m * A->s0 + k * A->s1;
@@ -53,7 +49,7 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
                                     bool *done) {
     *done = false;
 #ifdef FFN_HAVE_X86_KERNELS
-    const struct ffn_cpu_state *s = ffn__state(ctx);
+    struct ffn_cpu_state *s = ffn_cpu_state(ctx);
     if (!s || M < 1 || M > s->skinny_max || N < 1 || K < 1) return FFN_STATUS_OK;
     if (B->dt != FFN_DTYPE_BF16 || (A->dt != FFN_DTYPE_F32 && A->dt != FFN_DTYPE_BF16) ||
         (C->dt != FFN_DTYPE_F32 && C->dt != FFN_DTYPE_BF16) || (C->s1 != 1 && N > 1))
@@ -62,11 +58,17 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     const bool ba = B->s0 == 1 || K == 1;
     if (!ba && B->s1 != 1 && N > 1) return FFN_STATUS_OK;
     const int64_t ld = ba ? (K + 31) / 32 * 32 : (K + 15) / 16 * 16;
-    float *ap = aligned_alloc(64, (size_t)(M * ld) * sizeof(float));
-    if (!ap)
-        return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
-                         "%s: out of memory for a %zu-byte packed GEMM operand", fn,
-                         (size_t)(M * ld) * sizeof(float));
+    const size_t need = (size_t)(M * ld);  // a multiple of 16 floats: 64-byte rows
+    if (need > s->skinny_cap) {
+        float *q = aligned_alloc(64, need * sizeof(float));
+        if (!q)
+            return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
+                             "%s: out of memory for a %zu-byte packed GEMM operand", fn,
+                             need * sizeof(float));
+        free(s->skinny_a);
+        s->skinny_a = q, s->skinny_cap = need;
+    }
+    float *ap = s->skinny_a;
     ffn__pack_a(ap, ld, A, M, K, ba);
     const struct ffn_skinny g = {.M = M,
                                  .N = N,
@@ -101,7 +103,6 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
             if (n0 < n1) kern(&g, n0, n1);
         }
     }
-    free(ap);
     *done = true;
 #else
     (void)ctx, (void)fn, (void)M, (void)N, (void)K, (void)A, (void)B, (void)C, (void)bias,
