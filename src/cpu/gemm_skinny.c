@@ -23,12 +23,6 @@
 // Weights (K·N) below which one thread runs the whole GEMM (a parallel region costs ~1-2 us).
 #define FFN_SKINNY_PAR_MIN ((int64_t)1 << 16)
 
-static float ffn__a(const struct ffn_cpu_mat *A, int64_t m, int64_t k) {
-    const int64_t i = m * A->s0 + k * A->s1;
-    return A->dt == FFN_DTYPE_F32 ? ((const float *)A->p)[i]
-                                  : ffn_bf16_to_f32(((const uint16_t *)A->p)[i]);
-}
-
 // A as the kernels read it (kernels.h, struct ffn_skinny): "ba" in 32-k chunks, even k then odd
 // k, zero padded to ld (a multiple of 32); "ab" row by row (ld = K rounded up to 16).
 static void ffn__pack_a(float *dst, int64_t ld, const struct ffn_cpu_mat *A, int64_t M, int64_t K,
@@ -38,7 +32,8 @@ static void ffn__pack_a(float *dst, int64_t ld, const struct ffn_cpu_mat *A, int
         memset(d, 0, (size_t)ld * sizeof(float));
         for (int64_t k = 0; k < K; k++) {
             const int64_t c = k / 32, i = k % 32;
-            d[ba ? c * 32 + (i % 2) * 16 + i / 2 : k] = ffn__a(A, m, k);
+            d[ba ? c * 32 + (i % 2) * 16 + i / 2 : k] =
+                ffn_load_f32(A->p, A->dt, m * A->s0 + k * A->s1);
         }
     }
 }

@@ -29,17 +29,6 @@ static double rnd(void) {  // uniform in [-1, 1)
     return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-static float ld16(const void *p, enum ffn_dtype dt, int64_t i) {
-    return dt == FFN_DTYPE_F32 ? ((const float *)p)[i] : ffn_bf16_to_f32(((const uint16_t *)p)[i]);
-}
-
-static void st16(void *p, enum ffn_dtype dt, int64_t i, float v) {
-    if (dt == FFN_DTYPE_F32)
-        ((float *)p)[i] = v;
-    else
-        ((uint16_t *)p)[i] = ffn_f32_to_bf16(v);
-}
-
 // --- the GEMM itself ---------------------------------------------------------------------------
 
 struct gcase {
@@ -59,13 +48,13 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
     float *bias = malloc((size_t)N * sizeof(float)), *c0 = malloc((size_t)(M * N) * sizeof(float));
     rng = SEED + (uint64_t)(M * 131 + N * 7 + K);
     for (int64_t m = 0; m < M; m++)
-        for (int64_t k = 0; k < K; k++) st16(A, c->adt, m * c->lda + k, (float)rnd());
+        for (int64_t k = 0; k < K; k++) ffn_store_f32(A, c->adt, m * c->lda + k, (float)rnd());
     for (int64_t i = 0; i < N * K; i++) B[i] = ffn_f32_to_bf16((float)rnd());
     for (int64_t n = 0; n < N; n++) bias[n] = (float)rnd();
     for (int64_t m = 0; m < M; m++)
         for (int64_t n = 0; n < N; n++) {
-            st16(C, c->cdt, m * ldc + n, (float)rnd());
-            c0[m * N + n] = ld16(C, c->cdt, m * ldc + n);
+            ffn_store_f32(C, c->cdt, m * ldc + n, (float)rnd());
+            c0[m * N + n] = ffn_load_f32(C, c->cdt, m * ldc + n);
         }
     // B(k, n) at B[k·s0 + n·s1].
     const int64_t s0 = c->ba ? 1 : N, s1 = c->ba ? K : 1;
@@ -82,13 +71,13 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
         for (int64_t n = 0; n < N; n++) {
             double s = 0, mag = 0;
             for (int64_t k = 0; k < K; k++) {
-                const double p = (double)ld16(A, c->adt, m * c->lda + k) *
+                const double p = (double)ffn_load_f32(A, c->adt, m * c->lda + k) *
                                  (double)ffn_bf16_to_f32(B[k * s0 + n * s1]);
                 s += p, mag += fabs(p);
             }
             if (c->bias) s += bias[n], mag += fabs(bias[n]);
             if (c->acc) s += c0[m * N + n], mag += fabs(c0[m * N + n]);
-            const float got = ld16(C, c->cdt, m * ldc + n);
+            const float got = ffn_load_f32(C, c->cdt, m * ldc + n);
             // f32 FMA sums: (K + 2)·u of the magnitudes (a 2x margin); a bf16 C: its rounding.
             const double tol =
                 2.0 * (double)(K + 2) * U32 * mag + (c->cdt == FFN_DTYPE_BF16 ? fabs(s) / 256 : 0);
@@ -103,7 +92,7 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
     // Columns of C past N (its padding) untouched.
     for (int64_t m = 0; m < M; m++)
         for (int64_t n = N; n < ldc; n++)
-            if (ld16(C, c->cdt, m * ldc + n) != 0.0f) {
+            if (ffn_load_f32(C, c->cdt, m * ldc + n) != 0.0f) {
                 FAIL("C padding written at [%" PRId64 "][%" PRId64 "]", m, n);
                 break;
             }
