@@ -180,7 +180,8 @@ FFN_VINLINE void ffn__pipe(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
 // The whole vectors from i on, stored as st0/st1: ffn_stream_ways() interleaved sub-ranges of
 // units, then the vectors left. Returns where the whole vectors end. `big`: a call too big for
 // the caches (cfg->stream, as a compile-time constant); in a smaller one a vocabulary may walk
-// fewer sub-ranges (FFN_V_CACHE_WAYS, per op kind) or run the pre stage ahead for some op kinds
+// fewer sub-ranges (FFN_V_CACHE_WAYS per op kind; FFN_V_CACHE_WAYS_PLAIN for the activations
+// without a pre stage, ReLU and identity) or run the pre stage ahead for some op kinds
 // only (FFN_V_CACHE_AHEAD). bf16 to bf16 walks pairs; streamed, a vector first brings the output to
 // the alignment of a pair's non-temporal store, and a second output not aligned alike is stored
 // plainly.
@@ -196,7 +197,8 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
         i += FFN_VL;
     }
     int ways = ffn_stream_ways(kop == FFN_KOP_ACT_FWD ? 2 : kop == FFN_KOP_GLU_BWD ? 5 : 3);
-    const int cache_ways = FFN_V_CACHE_WAYS >> 4 * kop & 0xf;
+    const int cache_ways =
+        (pre == ffn__pre_none ? FFN_V_CACHE_WAYS_PLAIN : FFN_V_CACHE_WAYS) >> 4 * kop & 0xf;
     if (!big && cache_ways && ways > cache_ways) ways = cache_ways;
     ahead = ahead && (big || (FFN_V_CACHE_AHEAD >> kop & 1));
     const int64_t len = ffn__unit_len(eo);
@@ -265,7 +267,8 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
 }
 
 // Whether a vocabulary walks calls in cache differently (fewer sub-ranges, no pre stage ahead).
-#define FFN_V_CACHE_DIFFERS (FFN_V_CACHE_WAYS != 0 || FFN_V_CACHE_AHEAD != 0xf)
+#define FFN_V_CACHE_DIFFERS \
+    (FFN_V_CACHE_WAYS != 0 || FFN_V_CACHE_WAYS_PLAIN != 0 || FFN_V_CACHE_AHEAD != 0xf)
 
 // The accurate tier of a forward and the gated forward in parity mode (bf16 or f16 out) are
 // loops of their own: every flag of the vector code is a compile-time constant. (cfg->accurate

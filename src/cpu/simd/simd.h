@@ -12,9 +12,11 @@
 //              operations, are one instruction each (then a general form may serve every lane);
 //              FFN_V_FEW_TESTS: 1 where a mask test costs a vector move and a branch (the x·σ
 //              gated backward then tests its rare and NaN lanes at once);
-//              FFN_V_CACHE_WAYS, FFN_V_CACHE_AHEAD: how a call in cache is walked (sub-ranges,
-//              4 bits per op kind, bits 4k..4k+3 for enum ffn_kop k: 0 = as when streaming; the
-//              op kinds, bits 1 << enum ffn_kop, whose pre stage runs a vector ahead: 0xf = all)
+//              FFN_V_CACHE_WAYS, FFN_V_CACHE_WAYS_PLAIN, FFN_V_CACHE_AHEAD: how a call in cache
+//              is walked (sub-ranges, 4 bits per op kind, bits 4k..4k+3 for enum ffn_kop k: 0 =
+//              as when streaming; _PLAIN: those of the activations without a pre stage, ReLU
+//              and identity; the op kinds, bits 1 << enum ffn_kop, whose pre stage runs a vector
+//              ahead: 0xf = all)
 //   tables     FFN_V_LUT_FAST: entries of the largest table one lookup instruction reads (8 or
 //              32: 2^z takes a 16-entry table where that is one lookup, else an 8-entry one with
 //              one more polynomial term; the GeLU-erf fast path has a table for 8 and for 32)

@@ -32,6 +32,13 @@
 #ifndef FFN_V_CACHE_WAYS  // (a -D of an experiment: bench/ab.sh AB_NEW_CFLAGS)
 #    define FFN_V_CACHE_WAYS 0x1211
 #endif
+// ReLU and identity (no pre stage: a load, a conversion or a max, a store) walk three: with one
+// range the loop's overhead is half a cycle of a 4-cycle vector (same-process A/B at n = 16384,
+// AMD EPYC Zen 5: one/three sub-ranges, ReLU forward f32 0.81/1.03-1.10, identity forward f16
+// 0.98/1.03-1.13 of the separate AVX2 kernels).
+#ifndef FFN_V_CACHE_WAYS_PLAIN
+#    define FFN_V_CACHE_WAYS_PLAIN 0x1213
+#endif
 #ifndef FFN_V_CACHE_AHEAD
 #    define FFN_V_CACHE_AHEAD (1 << FFN_KOP_GLU_FWD)
 #endif

@@ -17,6 +17,7 @@
 #define FFN_V_FEW_TESTS 0   // kortest: a mask test costs next to nothing
 // Calls in cache walk sub-ranges with the pre stage ahead as streaming calls do.
 #define FFN_V_CACHE_WAYS 0
+#define FFN_V_CACHE_WAYS_PLAIN 0
 #define FFN_V_CACHE_AHEAD 0xf  // every op kind (bit 1 << enum ffn_kop)
 
 typedef __m512 ffn__vf;
