@@ -203,8 +203,15 @@ static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm
 // FFN_MM_RELAYOUT_MIN (measured, gpt2-small f32 fwd+bwd: 16 tokens 1.25x slower with copies,
 // 256 tokens 1.06x faster, 4096 tokens 1.5x faster). Weights are never modified.
 // Copies the R x C matrix at s (element (i, j) at s[i·s0 + j·s1]) to d with strides (d0, d1).
+// The inner loop runs along the destination's contiguous index: written in order, the copy of
+// a 2048 x 5632 f32 matrix to column-major takes 18 ms instead of 74, and llama-like f32
+// forward + backward at 256 tokens 0.36 s instead of 0.46 (AMD EPYC Zen 5, docs/blocks.md).
 static void ffn__copy2d(void *d, int64_t d0, int64_t d1, const void *s, int64_t s0, int64_t s1,
                         int64_t R, int64_t C, size_t esz) {
+    if (d0 == 1 && d1 != 1) {  // column-major destination: copy the transposed view row by row
+        int64_t t = d0;
+        d0 = d1, d1 = t, t = s0, s0 = s1, s1 = t, t = R, R = C, C = t;
+    }
     enum { TB = 32 };
     const int64_t nbi = (R + TB - 1) / TB, nbj = (C + TB - 1) / TB;
 #    ifdef _OPENMP
