@@ -203,11 +203,19 @@ static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm
 // FFN_MM_RELAYOUT_MIN (measured, gpt2-small f32 fwd+bwd: 16 tokens 1.25x slower with copies,
 // 256 tokens 1.06x faster, 4096 tokens 1.5x faster). Weights are never modified.
 // Copies the R x C matrix at s (element (i, j) at s[i·s0 + j·s1]) to d with strides (d0, d1).
-// The inner loop runs along the destination's contiguous index: written in order, the copy of
-// a 2048 x 5632 f32 matrix to column-major takes 18 ms instead of 74, and llama-like f32
-// forward + backward at 256 tokens 0.36 s instead of 0.46 (AMD EPYC Zen 5, docs/blocks.md).
-static void ffn__copy2d(void *d, int64_t d0, int64_t d1, const void *s, int64_t s0, int64_t s1,
-                        int64_t R, int64_t C, size_t esz) {
+// An f32 transpose goes to the CPU layer's (8 x 8 register blocks: a 2048 x 5632 matrix to
+// column-major in a few ms, element by element 18-74 ms, AMD EPYC Zen 5); anything else runs
+// 32 x 32 tiles, the inner loop along the destination's contiguous index.
+static void ffn__copy2d(ffn_ctx_t ctx, void *d, int64_t d0, int64_t d1, const void *s, int64_t s0,
+                        int64_t s1, int64_t R, int64_t C, size_t esz) {
+    if (esz == 4 && s1 == 1 && d0 == 1) {  // row-major source, column-major destination
+        ffn_cpu_transpose_f32(ctx, d, d1, s, s0, R, C);
+        return;
+    }
+    if (esz == 4 && s0 == 1 && d1 == 1) {  // column-major source, row-major destination
+        ffn_cpu_transpose_f32(ctx, d, d0, s, s1, C, R);
+        return;
+    }
     if (d0 == 1 && d1 != 1) {  // column-major destination: copy the transposed view row by row
         int64_t t = d0;
         d0 = d1, d1 = t, t = s0, s0 = s1, s1 = t, t = R, R = C, C = t;
@@ -249,7 +257,7 @@ static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ff
         c->tbuf[slot] = q;
         c->tcap[slot] = bytes;
     }
-    ffn__copy2d(c->tbuf[slot], d0, d1, op->p, op->s0, op->s1, R, C, esz);
+    ffn__copy2d(ctx, c->tbuf[slot], d0, d1, op->p, op->s0, op->s1, R, C, esz);
     op->p = c->tbuf[slot];
     op->s0 = d0, op->s1 = d1;
     return FFN_STATUS_OK;

@@ -84,6 +84,13 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
                                     const struct ffn_cpu_mat *C, const float *bias, bool acc,
                                     bool *done);
 
+// d[j·ldd + i] = s[i·lds + j] for i < R, j < C: an f32 transpose (bit copies), the layout change
+// of a GEMM operand (block_dnnl.c). In 8 x 8 register blocks on an AVX2 or AVX-512 context,
+// else element by element; on ffn_ctx_threads(ctx) threads from 2^16 elements on, each taking
+// whole 16-row strips of the source. Source and destination must not overlap.
+void ffn_cpu_transpose_f32(ffn_ctx_t ctx, float *d, int64_t ldd, const float *s, int64_t lds,
+                           int64_t R, int64_t C);
+
 // The reference definitions in double, ffn_ref_act / ffn_ref_dact, are public (ffn.h).
 
 // --- element access by dtype (scalar paths) -----------------------------------------------------

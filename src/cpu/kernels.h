@@ -122,4 +122,9 @@ struct ffn_skinny {
 void ffn_bf16_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
 void ffn_bf16_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
 
+// d[j·ldd + i] = s[i·lds + j] for the source rows i in [r0, r1) and the columns j in [0, C): an
+// f32 transpose (bit copies, NaN payloads kept), source and destination not overlapping.
+void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
+                             int64_t r0, int64_t r1);
+
 #endif  // FFN_CPU_KERNELS_H

@@ -1,0 +1,47 @@
+// transpose.c — the CPU layer's f32 transpose (cpu_impl.h): the layout change of a GEMM operand
+// that oneDNN 2.6 runs slowly as it lies (block_dnnl.c, docs/blocks.md "Operand layouts"). The
+// x86 kernel transposes 8 x 8 blocks in registers (x86_avx2/transpose_avx2.c): a 2048 x 5632
+// matrix to column-major in a few ms, where an element-by-element loop takes 18-74 ms.
+#ifdef _OPENMP
+#    include <omp.h>
+#endif
+
+#include "cpu/cpu_impl.h"
+
+// Elements below which one thread transposes the whole matrix (a parallel region costs ~1-2 us).
+#define FFN_TRANSPOSE_PAR_MIN ((int64_t)1 << 16)
+
+static void ffn__transpose_rows(bool simd, float *d, int64_t ldd, const float *s, int64_t lds,
+                                int64_t C, int64_t r0, int64_t r1) {
+#ifdef FFN_HAVE_X86_KERNELS
+    if (simd) {
+        ffn_f32_transpose__avx2(d, ldd, s, lds, C, r0, r1);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (int64_t i = r0; i < r1; i++)
+        for (int64_t j = 0; j < C; j++) d[j * ldd + i] = s[i * lds + j];
+}
+
+void ffn_cpu_transpose_f32(ffn_ctx_t ctx, float *d, int64_t ldd, const float *s, int64_t lds,
+                           int64_t R, int64_t C) {
+    const bool simd = ctx->isa == FFN_ISA_AVX2 || ctx->isa == FFN_ISA_AVX512;
+    const int nt = ctx->n_threads;
+    if (nt <= 1 || R * C < FFN_TRANSPOSE_PAR_MIN || R <= 16) {
+        ffn__transpose_rows(simd, d, ldd, s, lds, C, 0, R);
+        return;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
+#else
+        const int64_t t = 0, tn = 1;
+#endif
+        const int64_t ns = (R + 15) / 16;  // 16-row strips
+        const int64_t i0 = ns * t / tn * 16, i1 = ns * (t + 1) / tn * 16;
+        if (i0 < R) ffn__transpose_rows(simd, d, ldd, s, lds, C, i0, i1 < R ? i1 : R);
+    }
+}

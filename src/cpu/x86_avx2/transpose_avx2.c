@@ -1,0 +1,52 @@
+// transpose_avx2.c — the f32 transpose of the CPU layer (ffn_cpu_transpose_f32, transpose.c) in
+// 8 x 8 blocks of AVX registers: eight row loads, three rounds of shuffles, eight stores. Source
+// rows go two blocks at a time (16 rows), so each destination row receives 64 contiguous bytes
+// per pass: whole cache lines where it is 64-byte aligned. Rows and columns left over are copied
+// one element at a time. Contract: kernels.h.
+#include <immintrin.h>
+
+#include "cpu/kernels.h"
+
+static inline void ffn__tr8x8(float *d, int64_t ldd, const float *s, int64_t lds) {
+    const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + lds),
+                 r2 = _mm256_loadu_ps(s + 2 * lds), r3 = _mm256_loadu_ps(s + 3 * lds),
+                 r4 = _mm256_loadu_ps(s + 4 * lds), r5 = _mm256_loadu_ps(s + 5 * lds),
+                 r6 = _mm256_loadu_ps(s + 6 * lds), r7 = _mm256_loadu_ps(s + 7 * lds);
+    // Pairs of rows interleaved, then groups of four, then the 128-bit halves exchanged.
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
+                 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)),
+                 u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)),
+                 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)),
+                 u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2)),
+                 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)),
+                 u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + ldd, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
+                             int64_t r0, int64_t r1) {
+    int64_t i = r0;
+    for (; i + 16 <= r1; i += 16) {
+        int64_t j = 0;
+        for (; j + 8 <= C; j += 8) {
+            ffn__tr8x8(d + j * ldd + i, ldd, s + i * lds + j, lds);
+            ffn__tr8x8(d + j * ldd + i + 8, ldd, s + (i + 8) * lds + j, lds);
+        }
+        for (; j < C; j++)
+            for (int64_t a = i; a < i + 16; a++) d[j * ldd + a] = s[a * lds + j];
+    }
+    for (; i < r1; i++)
+        for (int64_t j = 0; j < C; j++) d[j * ldd + i] = s[i * lds + j];
+}
