@@ -6,6 +6,9 @@
 #define FFN_CPU_IMPL_H
 
 #include "cpu/kernels.h"
+#ifdef _OPENMP
+#    include <omp.h>
+#endif
 
 // --- the CPU backend -----------------------------------------------------------------------------
 // ctx->be_state of a CPU context, made by the backend's init (dispatch.c) when the context is
@@ -83,6 +86,18 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
                                     const struct ffn_cpu_mat *A, const struct ffn_cpu_mat *B,
                                     const struct ffn_cpu_mat *C, const float *bias, bool acc,
                                     bool *done);
+
+// The share of the calling thread of an OpenMP team in [0, n) split in whole blocks of blk:
+// [*lo, *hi), empty when *lo >= *hi (outside a parallel region: all of it).
+static inline void ffn_cpu_share(int64_t n, int64_t blk, int64_t *lo, int64_t *hi) {
+#ifdef _OPENMP
+    const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
+#else
+    const int64_t t = 0, tn = 1;
+#endif
+    const int64_t nb = (n + blk - 1) / blk, b0 = nb * t / tn, b1 = nb * (t + 1) / tn;
+    *lo = b0 * blk, *hi = b1 * blk < n ? b1 * blk : n;
+}
 
 // d[j·ldd + i] = s[i·lds + j] for i < R, j < C: an f32 transpose (bit copies), the layout change
 // of a GEMM operand (block_dnnl.c). In 8 x 8 register blocks on an AVX2 or AVX-512 context,

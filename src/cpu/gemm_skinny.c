@@ -14,9 +14,6 @@
 // the same bits for any thread count. No parallel region below FFN_SKINNY_PAR_MIN weights.
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#    include <omp.h>
-#endif
 
 #include "cpu/cpu_impl.h"
 
@@ -87,14 +84,8 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     } else {
 #    pragma omp parallel num_threads(nt)
         {
-#    ifdef _OPENMP
-            const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-#    else
-            const int64_t t = 0, tn = 1;
-#    endif
-            const int64_t nb = (N + blk - 1) / blk;
-            const int64_t b0 = nb * t / tn, b1 = nb * (t + 1) / tn;
-            const int64_t n0 = b0 * blk, n1 = b1 * blk < N ? b1 * blk : N;
+            int64_t n0, n1;
+            ffn_cpu_share(N, blk, &n0, &n1);
             if (n0 < n1) kern(&g, n0, n1);
         }
     }

@@ -2,9 +2,6 @@
 // that oneDNN 2.6 runs slowly as it lies (block_dnnl.c, docs/blocks.md "Operand layouts"). The
 // x86 kernel transposes 8 x 8 blocks in registers (x86_avx2/transpose_avx2.c): a 2048 x 5632
 // matrix to column-major in a few ms, where an element-by-element loop takes 18-74 ms.
-#ifdef _OPENMP
-#    include <omp.h>
-#endif
 
 #include "cpu/cpu_impl.h"
 
@@ -35,13 +32,8 @@ void ffn_cpu_transpose_f32(ffn_ctx_t ctx, float *d, int64_t ldd, const float *s,
     }
 #pragma omp parallel num_threads(nt)
     {
-#ifdef _OPENMP
-        const int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-#else
-        const int64_t t = 0, tn = 1;
-#endif
-        const int64_t ns = (R + 15) / 16;  // 16-row strips
-        const int64_t i0 = ns * t / tn * 16, i1 = ns * (t + 1) / tn * 16;
-        if (i0 < R) ffn__transpose_rows(simd, d, ldd, s, lds, C, i0, i1 < R ? i1 : R);
+        int64_t i0, i1;
+        ffn_cpu_share(R, 16, &i0, &i1);  // whole 16-row strips
+        if (i0 < i1) ffn__transpose_rows(simd, d, ldd, s, lds, C, i0, i1);
     }
 }

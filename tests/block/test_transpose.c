@@ -33,11 +33,11 @@ static bool one(ffn_ctx_t ctx, int64_t R, int64_t C, int64_t lds, int64_t ldd) {
     ffn_cpu_transpose_f32(ctx, (float *)d, ldd, (const float *)s, lds, R, C);
     int64_t bad = 0;
     for (int64_t j = 0; j < C; j++)
-        for (int64_t i = 0; i < ldd; i++)
-            bad += d[j * ldd + i] != (i < R ? s[i * lds + j] : pad);
+        for (int64_t i = 0; i < ldd; i++) bad += d[j * ldd + i] != (i < R ? s[i * lds + j] : pad);
     free(s), free(d);
-    CHECK(bad == 0, "%s, %d threads, R %" PRId64 " C %" PRId64 " lds %" PRId64 " ldd %" PRId64
-                    ": %" PRId64 " elements wrong",
+    CHECK(bad == 0,
+          "%s, %d threads, R %" PRId64 " C %" PRId64 " lds %" PRId64 " ldd %" PRId64 ": %" PRId64
+          " elements wrong",
           ffn_isa_name(ffn_ctx_isa(ctx)), ffn_ctx_threads(ctx), R, C, lds, ldd, bad);
     return bad == 0;
 }
