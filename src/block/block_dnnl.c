@@ -203,8 +203,8 @@ static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm
 // FFN_MM_RELAYOUT_MIN (measured, gpt2-small f32 fwd+bwd: 16 tokens 1.25x slower with copies,
 // 256 tokens 1.06x faster, 4096 tokens 1.5x faster). Weights are never modified.
 // Copies the R x C matrix at s (element (i, j) at s[i·s0 + j·s1]) to d with strides (d0, d1).
-// An f32 transpose goes to the CPU layer's (8 x 8 register blocks: a 2048 x 5632 matrix to
-// column-major in a few ms, element by element 18-74 ms, AMD EPYC Zen 5); anything else runs
+// An f32 transpose goes to the CPU layer's (8 x 8 register blocks; element by element, a
+// 2048 x 5632 matrix to column-major took 18-74 ms on AMD EPYC Zen 5); anything else runs
 // 32 x 32 tiles, the inner loop along the destination's contiguous index.
 static void ffn__copy2d(ffn_ctx_t ctx, void *d, int64_t d0, int64_t d1, const void *s, int64_t s0,
                         int64_t s1, int64_t R, int64_t C, size_t esz) {
