@@ -202,51 +202,14 @@ static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm
 // fast layout when the GEMM is big enough to repay the copy: M, N and K all at least
 // FFN_MM_RELAYOUT_MIN (measured, gpt2-small f32 fwd+bwd: 16 tokens 1.25x slower with copies,
 // 256 tokens 1.06x faster, 4096 tokens 1.5x faster). Weights are never modified.
-// Copies the R x C matrix at s (element (i, j) at s[i·s0 + j·s1]) to d with strides (d0, d1).
-// An f32 transpose goes to the CPU layer's (8 x 8 register blocks; element by element, a
-// 2048 x 5632 matrix to column-major took 18-74 ms on AMD EPYC Zen 5); anything else runs
-// 32 x 32 tiles, the inner loop along the destination's contiguous index.
-static void ffn__copy2d(ffn_ctx_t ctx, void *d, int64_t d0, int64_t d1, const void *s, int64_t s0,
-                        int64_t s1, int64_t R, int64_t C, size_t esz) {
-    if (esz == 4 && s1 == 1 && d0 == 1) {  // row-major source, column-major destination
-        ffn_cpu_transpose_f32(ctx, d, d1, s, s0, R, C);
-        return;
-    }
-    if (esz == 4 && s0 == 1 && d1 == 1) {  // column-major source, row-major destination
-        ffn_cpu_transpose_f32(ctx, d, d0, s, s1, C, R);
-        return;
-    }
-    if (d0 == 1 && d1 != 1) {  // column-major destination: copy the transposed view row by row
-        int64_t t = d0;
-        d0 = d1, d1 = t, t = s0, s0 = s1, s1 = t, t = R, R = C, C = t;
-    }
-    enum { TB = 32 };
-    const int64_t nbi = (R + TB - 1) / TB, nbj = (C + TB - 1) / TB;
-#    ifdef _OPENMP
-#        pragma omp parallel for schedule(static) if (R * C >= (1 << 16))
-#    endif
-    for (int64_t b = 0; b < nbi * nbj; b++) {
-        const int64_t i0 = b / nbj * TB, j0 = b % nbj * TB;
-        const int64_t i1 = i0 + TB < R ? i0 + TB : R, j1 = j0 + TB < C ? j0 + TB : C;
-        if (esz == 4) {
-            const float *sp = s;
-            float *dp = d;
-            for (int64_t i = i0; i < i1; i++)
-                for (int64_t j = j0; j < j1; j++) dp[i * d0 + j * d1] = sp[i * s0 + j * s1];
-        } else {
-            const uint16_t *sp = s;
-            uint16_t *dp = d;
-            for (int64_t i = i0; i < i1; i++)
-                for (int64_t j = j0; j < j1; j++) dp[i * d0 + j * d1] = sp[i * s0 + j * s1];
-        }
-    }
-}
+// The copy is a transpose of the operand as it lies, by the CPU layer (ffn_cpu_transpose: 8 x 8
+// register blocks for f32; element by element, a 2048 x 5632 f32 matrix to column-major took
+// 18-74 ms on AMD EPYC Zen 5).
 
-// Replaces *op (R x C, the matrix as the GEMM reads it) by a copy in scratch `slot` with strides
-// (d0, d1); d0/d1 are the fast layout's (R-major: C, 1; C-major: 1, R).
+// Replaces *op (R x C, the matrix as the GEMM reads it, column- or row-major) by a copy in
+// scratch `slot` in the other layout: column-major becomes row-major, row-major column-major.
 static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c,
-                                        int slot, struct ffn_cpu_mat *op, int64_t R, int64_t C,
-                                        int64_t d0, int64_t d1) {
+                                        int slot, struct ffn_cpu_mat *op, int64_t R, int64_t C) {
     const size_t esz = ffn_dtype_size(op->dt), bytes = (size_t)(R * C) * esz;
     if (bytes > c->tcap[slot]) {
         void *q = malloc(bytes);
@@ -257,9 +220,14 @@ static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ff
         c->tbuf[slot] = q;
         c->tcap[slot] = bytes;
     }
-    ffn__copy2d(ctx, c->tbuf[slot], d0, d1, op->p, op->s0, op->s1, R, C, esz);
+    if (op->s0 == 1) {  // column-major: its C stored rows become the rows of d
+        ffn_cpu_transpose(ctx, c->tbuf[slot], C, op->p, op->s1, C, R, esz);
+        op->s0 = C, op->s1 = 1;
+    } else {  // row-major: its R rows become the columns of d
+        ffn_cpu_transpose(ctx, c->tbuf[slot], R, op->p, op->s0, R, C, esz);
+        op->s0 = 1, op->s1 = R;
+    }
     op->p = c->tbuf[slot];
-    op->s0 = d0, op->s1 = d1;
     return FFN_STATUS_OK;
 }
 
@@ -284,11 +252,11 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
         enum ffn_status st;
         // src transposed (column-major M x K, M > 1): copy to row-major M x K.
         if (M > 1 && A->s1 != 1 && A->s0 == 1 && N >= c->relayout_min && K >= c->relayout_min &&
-            (st = ffn__mm_relayout(ctx, fn, c, 0, &a_op, M, K, K, 1)))
+            (st = ffn__mm_relayout(ctx, fn, c, 0, &a_op, M, K)))
             return st;
         // weights row-major K x N (N > 1): copy to column-major ("ba", B stored [N][K]).
         if (N > 1 && B->s1 == 1 && B->s0 != 1 && M >= c->relayout_min && K >= c->relayout_min &&
-            (st = ffn__mm_relayout(ctx, fn, c, 1, &b_op, K, N, 1, K)))
+            (st = ffn__mm_relayout(ctx, fn, c, 1, &b_op, K, N)))
             return st;
     }
     struct ffn_mm_key k;

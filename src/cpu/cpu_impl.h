@@ -99,12 +99,13 @@ static inline void ffn_cpu_share(int64_t n, int64_t blk, int64_t *lo, int64_t *h
     *lo = b0 * blk, *hi = b1 * blk < n ? b1 * blk : n;
 }
 
-// d[j·ldd + i] = s[i·lds + j] for i < R, j < C: an f32 transpose (bit copies), the layout change
-// of a GEMM operand (block_dnnl.c). In 8 x 8 register blocks on an AVX2 or AVX-512 context,
-// else element by element; on ffn_ctx_threads(ctx) threads from 2^16 elements on, each taking
-// whole 16-row strips of the source. Source and destination must not overlap.
-void ffn_cpu_transpose_f32(ffn_ctx_t ctx, float *d, int64_t ldd, const float *s, int64_t lds,
-                           int64_t R, int64_t C);
+// d[j·ldd + i] = s[i·lds + j] for i < R, j < C, elements of esz bytes (4 or 2): a transpose
+// (bit copies), the layout change of a GEMM operand (block_dnnl.c). f32 in 8 x 8 register blocks
+// on an AVX2 or AVX-512 context, else element by element; on ffn_ctx_threads(ctx) threads from
+// 2^16 elements on, each taking whole 16-row strips of the source. Source and destination must
+// not overlap.
+void ffn_cpu_transpose(ffn_ctx_t ctx, void *d, int64_t ldd, const void *s, int64_t lds, int64_t R,
+                       int64_t C, size_t esz);
 
 // The reference definitions in double, ffn_ref_act / ffn_ref_dact, are public (ffn.h).
 

@@ -1,4 +1,4 @@
-// transpose_avx2.c — the f32 transpose of the CPU layer (ffn_cpu_transpose_f32, transpose.c) in
+// transpose_avx2.c — the f32 transpose of the CPU layer (ffn_cpu_transpose, transpose.c) in
 // 8 x 8 blocks of AVX registers: eight row loads, three rounds of shuffles, eight stores. Source
 // rows go two blocks at a time (16 rows), so each destination row receives 64 contiguous bytes
 // per pass: whole cache lines where it is 64-byte aligned. Rows and columns left over are copied
