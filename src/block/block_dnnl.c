@@ -220,10 +220,10 @@ static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ff
         c->tbuf[slot] = q;
         c->tcap[slot] = bytes;
     }
-    if (op->s0 == 1) {  // column-major: its C stored rows become the rows of d
+    if (op->s0 == 1) {  // column-major (C stored lines of R elements) to row-major
         ffn_cpu_transpose(ctx, c->tbuf[slot], C, op->p, op->s1, C, R, esz);
         op->s0 = C, op->s1 = 1;
-    } else {  // row-major: its R rows become the columns of d
+    } else {  // row-major (R stored lines of C elements) to column-major
         ffn_cpu_transpose(ctx, c->tbuf[slot], R, op->p, op->s0, R, C, esz);
         op->s0 = 1, op->s1 = R;
     }
