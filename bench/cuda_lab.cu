@@ -3,11 +3,14 @@
 // `ffn bench act --backend cuda` (a read of 2× the L2 before each timed call, CUDA events, medians
 // over reps, the copy of as many bytes in the same run); the accuracy of the special-function
 // unit's ex2.approx and rcp.approx over every f32 input of their ranges; the cost of three
-// exponentials inside a SiLU-backward-like bf16 kernel with the data in L2 and in memory.
-//   nvcc -O3 -arch=sm_90 -o cuda_lab bench/cuda_lab.cu && ./cuda_lab [mem|ulp|math|all]
+// exponentials inside a SiLU-backward-like bf16 kernel with the data in L2 and in memory; bf16
+// kernels on the special-function unit's ex2.approx and rcp.approx (the 16-bit tier's form,
+// act_math.h) against a copy, for what a 16-bit call can reach (lean).
+//   nvcc -O3 -arch=sm_90 -o cuda_lab bench/cuda_lab.cu && ./cuda_lab [mem|ulp|math|lean|all]
 // Standalone: not linked into libffn; prints one table per part.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,6 +485,176 @@ static void part_math(void) {
     cudaFree(x), cudaFree(dy), cudaFree(dx), cudaFree(cs), cudaFree(cd), cudaFree(rc);
 }
 
+// --- lean 16-bit math: the cost of act in f32 with ex2.approx / rcp.approx for bf16 outputs ----
+// One pass, 256 threads, U = 2 chunks of 8 bf16 a thread. op: 0 gelu_tanh fwd, 1 silu fwd,
+// 2 swiglu fwd, 3 geglu_tanh fwd, 4 gelu_tanh bwd, 5 silu bwd, 6 swiglu bwd, 7 gelu_erf fwd,
+// 8 geglu_erf fwd, 9 copy-like (x -> x).
+__device__ __forceinline__ float l_ex2(float z) {
+    float e;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
+    return e;
+}
+__device__ __forceinline__ float l_rcp(float d) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+    return r;
+}
+#define L_KL 0x1.26aec2p+1f
+#define L_ML 0x1.a5a7dp-4f
+#define L_K 0x1.988454p+0f
+#define L_M3 0x1.b6676cp-3f
+#define L_L2E 0x1.715476p+0f
+template <int OP>
+__device__ __forceinline__ void l_elem(float x, float a, float b, float &y0, float &y1, int &rare) {
+    if (OP == 0 || OP == 3 || OP == 4) {  // tanh-GeLU: e = 2^(-x(KL + ML x^2)), r = 1/(1+e)
+        const float x2 = x * x;
+        const float e = l_ex2(-x * fmaf(x2, L_ML, L_KL));
+        const float r = l_rcp(1.0f + e);
+        rare |= !(x >= -9.0f);
+        if (OP == 0) y0 = x * r;
+        if (OP == 3) y0 = (x * r) * a;
+        if (OP == 4) {
+            const float d = r * fmaf(x * fmaf(x2, L_M3, L_K), e * r, 1.0f);
+            y0 = d * a;
+        }
+    } else if (OP == 1 || OP == 2 || OP == 5 || OP == 6) {  // SiLU
+        const float e = l_ex2(-x * L_L2E);
+        const float r = l_rcp(1.0f + e);
+        rare |= !(fabsf(x) < 80.0f);
+        if (OP == 1) y0 = x * r;
+        if (OP == 2) y0 = (x * r) * a;
+        if (OP == 5) y0 = (r * fmaf(x, e * r, 1.0f)) * a;
+        if (OP == 6) {
+            y0 = (r * fmaf(x, e * r, 1.0f)) * (a * b);
+            y1 = (x * r) * b;
+        }
+    } else if (OP == 7 || OP == 8) {  // erf-GeLU: x * 0.5 erfc(-x/sqrt2)
+        const float p = 0.5f * erfcf(x * -0x1.6a09e6p-1f);
+        rare |= !(x >= -13.0f);
+        y0 = OP == 7 ? x * p : (x * p) * a;
+    } else {
+        y0 = x;
+    }
+}
+template <int OP>
+__global__ void __launch_bounds__(256) k_lean(const uint4 *x, const uint4 *a, const uint4 *b,
+                                              uint4 *y0, uint4 *y1, int64_t n16, int *rare_count) {
+    constexpr int NI = OP == 6 ? 3 : (OP == 2 || OP == 3 || OP == 4 || OP == 5 || OP == 8) ? 2 : 1;
+    constexpr int U = 2;
+    int rare = 0;
+    const int64_t base = (int64_t)blockIdx.x * blockDim.x * U + threadIdx.x;
+    uint4 v[3][U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int64_t i = base + u * blockDim.x;
+        if (i < n16) {
+            v[0][u] = x[i];
+            if (NI > 1) v[1][u] = a[i];
+            if (NI > 2) v[2][u] = b[i];
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int64_t i = base + u * blockDim.x;
+        if (i >= n16) continue;
+        const uint32_t w0[4] = {v[0][u].x, v[0][u].y, v[0][u].z, v[0][u].w};
+        const uint32_t w1[4] = {v[1][u].x, v[1][u].y, v[1][u].z, v[1][u].w};
+        const uint32_t w2[4] = {v[2][u].x, v[2][u].y, v[2][u].z, v[2][u].w};
+        uint32_t o0[4], o1[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            float p0, p1, q0 = 0, q1 = 0;
+            l_elem<OP>(__uint_as_float(w0[k] << 16), __uint_as_float(w1[k] << 16),
+                       __uint_as_float(w2[k] << 16), p0, q0, rare);
+            l_elem<OP>(__uint_as_float(w0[k] & 0xffff0000u), __uint_as_float(w1[k] & 0xffff0000u),
+                       __uint_as_float(w2[k] & 0xffff0000u), p1, q1, rare);
+            const __nv_bfloat162 h = __floats2bfloat162_rn(p0, p1);
+            o0[k] = *(const uint32_t *)&h;
+            const __nv_bfloat162 g = __floats2bfloat162_rn(q0, q1);
+            o1[k] = *(const uint32_t *)&g;
+        }
+        y0[i] = make_uint4(o0[0], o0[1], o0[2], o0[3]);
+        if (OP == 6) y1[i] = make_uint4(o1[0], o1[1], o1[2], o1[3]);
+    }
+    if (rare) atomicAdd(rare_count, 1);
+}
+
+template <int OP>
+static double run_lean(const uint4 *x, const uint4 *a, const uint4 *b, uint4 *y0, uint4 *y1,
+                       int64_t n, int *rc) {
+    const int64_t n16 = n / 8, grid = (n16 + 511) / 512;
+    return timeit([&] { k_lean<OP><<<(unsigned)grid, 256, 0, g_s>>>(x, a, b, y0, y1, n16, rc); },
+                  20, false);
+}
+
+static void part_lean(void) {
+    const int64_t n = 117440512;
+    printf("\n== lean bf16 math (ex2.approx, rcp.approx), one pass, n = %lld, N(0,1) inputs\n",
+           (long long)n);
+    uint16_t *h = (uint16_t *)malloc(n * 2);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u1 = ((s >> 11) + 1) * 0x1p-53;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u2 = (s >> 11) * 0x1p-53;
+        const double r = sqrt(-2 * log(u1));
+        const float v[2] = {(float)(r * cos(6.283185307179586 * u2)),
+                            (float)(r * sin(6.283185307179586 * u2))};
+        for (int k = 0; k < 2; k++) {
+            uint32_t w;
+            memcpy(&w, &v[k], 4);
+            h[i + k] = (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
+        }
+    }
+    uint4 *in[3], *out[2];
+    for (int k = 0; k < 3; k++) {
+        CK(cudaMalloc(&in[k], n * 2));
+        CK(cudaMemcpy(in[k], h, n * 2, cudaMemcpyHostToDevice));
+    }
+    for (int k = 0; k < 2; k++) CK(cudaMalloc(&out[k], n * 2));
+    int *rc;
+    CK(cudaMalloc(&rc, 4));
+    uint4 *cs, *cd;
+    CK(cudaMalloc(&cs, n * 5));
+    CK(cudaMalloc(&cd, n * 5));
+    const char *names[] = {"gelu_tanh fwd", "silu fwd",       "swiglu fwd", "geglu_tanh fwd",
+                           "gelu_tanh bwd", "silu bwd",       "swiglu bwd", "gelu_erf fwd",
+                           "geglu_erf fwd", "copy kernel 1-1"};
+    const int bytes[] = {4, 4, 6, 6, 6, 6, 10, 4, 6, 4};
+    for (int rep = 0; rep < 2; rep++)
+        for (int op = 0; op < 10; op++) {
+            const int64_t cb = n * bytes[op] / 2;
+            const double tc =
+                timeit([&] { cudaMemcpyAsync(cd, cs, (size_t)cb, cudaMemcpyDeviceToDevice, g_s); },
+                       20, false);
+            CK(cudaMemset(rc, 0, 4));
+            double us = 0;
+            switch (op) {
+            case 0: us = run_lean<0>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 1: us = run_lean<1>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 2: us = run_lean<2>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 3: us = run_lean<3>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 4: us = run_lean<4>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 5: us = run_lean<5>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 6: us = run_lean<6>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 7: us = run_lean<7>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            case 8: us = run_lean<8>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            default: us = run_lean<9>(in[0], in[1], in[2], out[0], out[1], n, rc); break;
+            }
+            int r = 0;
+            CK(cudaMemcpy(&r, rc, 4, cudaMemcpyDeviceToHost));
+            printf(
+                "  %-16s %9.2f us %8.1f GB/s  copy %9.2f us  ratio %.3f  (threads with a rare "
+                "lane: %d)\n",
+                names[op], us, (double)n * bytes[op] / us * 1e-3, tc, tc / us, r);
+        }
+    free(h);
+    for (int k = 0; k < 3; k++) cudaFree(in[k]);
+    for (int k = 0; k < 2; k++) cudaFree(out[k]);
+    cudaFree(rc), cudaFree(cs), cudaFree(cd);
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     cudaDeviceProp p;
@@ -500,5 +673,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "ulp") || !strcmp(what, "all")) part_ulp();
     if (!strcmp(what, "mem") || !strcmp(what, "all")) part_mem();
     if (!strcmp(what, "math") || !strcmp(what, "all")) part_math();
+    if (!strcmp(what, "lean") || !strcmp(what, "all")) part_lean();
     return 0;
 }

@@ -35,7 +35,8 @@
 //     ffn_ctx_destroy(ctx);
 //
 // Numerical contract (docs/numerics.md has the measured tables): arithmetic in f32 at least,
-// bf16/f16 results rounded to nearest-even from the f32 result; f32 forward within 2 ulp
+// bf16/f16 results rounded to nearest-even from the f32 result (CUDA's default tier: computed for
+// the 16-bit output, within 0.52 ulp, at most one ulp from that rounding); f32 forward within 2 ulp
 // (SiLU, ReLU, SwiGLU, ReGLU) or 4 ulp (GeLUs, GeGLU; 2 ulp with FFN_ACCURACY_HIGH) of the
 // correctly rounded value; backward within 8 ulp away from the zeros of the derivative;
 // NaN in -> NaN out; act(+inf) = +inf, act(-inf) = -0 for GeLU/SiLU; no input clamping.

@@ -15,7 +15,7 @@
 # Then, on the GPU machine: OUT=<a folder> ./run.sh (about 5-7 minutes on an H200).
 # BUILD (default build-cuda) and JOBS (default 2) can be set; the bundle's size is checked
 # against 30 MiB. LEAN=1 keeps only what the element-wise groups need (ffn, test_cuda,
-# test_cuda_math, cuda_lab: tests' kernel steps, ulp, bench, var, glut, flat, lab, sass), each
+# test_cuda_math, cuda_lab: tests' kernel steps, ulp, bench, var, flat, lab, sass), each
 # binary carrying the kernels' fatbin.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -16,9 +16,9 @@
 # STEPS picks what runs: space- or comma-separated group names or step names (shell patterns
 # allowed). Groups: tests (the CUDA kernel tests), python (the package on CUDA tensors), tp (NCCL),
 # ulp (exhaustive sweeps), bench, torch, blocks (block tests, block benchmarks, PyTorch blocks),
-# and the design groups var, glut (the gated forward's table against the direct kernel; the
-# copy with random data), flat (the flat kernel's forms: tests under each, every op against the
-# copy; flat-summary.txt), lab, sass. Default: all but the design groups. The block steps'
+# and the design groups var (block sizes, the lookup table's partition, the copy with random
+# data), flat (the flat kernel's forms: tests under each, every op against the copy;
+# flat-summary.txt), lab, sass. Default: all but the design groups. The block steps'
 # files are block-tests.log, bench-block.jsonl (stderr: block-tools.log), bench-block-torch.jsonl
 # (block-torch.log) and block-summary.txt (its table printed last).
 set -u
@@ -149,7 +149,8 @@ if want torch; then
         --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
 fi
 
-# --- variants of the flat kernel's block size and the lookup table's partition (design) ---------
+# --- variants of the flat kernel's block size, the lookup table's partition (accurate tier), and a
+# device copy with random data against the kernels (design) ----------------------------------------
 if want var; then
     for b in 128 512; do
         step bench_b$b 30 bench-b$b.jsonl tools.log env FFN_CUDA_BLOCK=$b "$here/bin/ffn" bench \
@@ -159,33 +160,8 @@ if want var; then
     for m in 0 1; do
         step bench_lut$m 30 bench-lut$m.jsonl tools.log env FFN_CUDA_LUT=1 FFN_CUDA_LUT_MODE=$m \
             "$here/bin/ffn" bench act --backend cuda --json --unary --dir fwd --dtype bf16 \
-            --n 1572864,16777216,117440512
+            --accurate --n 1572864,16777216,117440512
     done
-fi
-
-# --- the 16-bit gated forwards: through the table of act(gate) (the default from 2^25 elements on)
-# against the direct kernel, every size; the copy's speed with random data (design) ----------
-if want glut; then
-    # The 16-bit gated forwards and unary backwards through their tables, every gate / x.
-    step ulp_glut 60 ulp-glut.jsonl tools.log env FFN_CUDA_GLU_LUT=1 "$here/bin/ffn" ulp \
-        --backend cuda --op swiglu --op geglu_tanh --op geglu_erf --op quick_geglu --op glu \
-        --dir fwd --json
-    step ulp_glut_bwd 60 ulp-glut.jsonl tools.log env FFN_CUDA_GLU_LUT=1 "$here/bin/ffn" ulp \
-        --backend cuda --op silu --op gelu_tanh --op gelu_erf --op quick_gelu --op sigmoid \
-        --dir bwd --json
-    for v in 0 1; do
-        step bench_glut$v 60 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v "$here/bin/ffn" \
-            bench act --backend cuda --json --dir fwd --glu --op swiglu --op geglu_tanh \
-            --op geglu_erf --op quick_geglu --op glu --dtype bf16 --dtype f16 \
-            --n 1572864,16777216,117440512
-        step bench_glut_bwd$v 60 bench-glut$v.jsonl tools.log env FFN_CUDA_GLU_LUT=$v \
-            "$here/bin/ffn" bench act --backend cuda --json --dir bwd --unary --op silu \
-            --op gelu_tanh --op gelu_erf --op quick_gelu --op sigmoid --dtype bf16 --dtype f16 \
-            --n 1572864,16777216,117440512
-    done
-    step bench_glut_t1024 30 bench-glut-t1024.jsonl tools.log env FFN_CUDA_GLU_LUT=1 \
-        FFN_CUDA_GLUT_THREADS=1024 "$here/bin/ffn" bench act --backend cuda --json --glu \
-        --dir fwd --dtype bf16 --dtype f16 --n 16777216,117440512
     step bench_copy_random 60 bench-copy.jsonl tools.log env FFN_BENCH_COPY_SRC=random \
         "$here/bin/ffn" bench act --backend cuda --json --dir fwd --op identity --op relu \
         --op silu --op gelu_tanh --op swiglu --op bilinear --dtype f32 --dtype bf16 \
@@ -211,7 +187,7 @@ if want flat; then
     step flat_big 60 tests.log tests.log "$here/bin/test_cuda" --big
     for f in $flat_forms; do
         step flat_bench_${f/,/_} 40 bench-flat-${f/,/_}.jsonl tools.log env FFN_CUDA_FLAT_FORM=$f \
-            FFN_CUDA_LUT=0 FFN_CUDA_GLU_LUT=0 "$here/bin/ffn" bench act --backend cuda --json
+            FFN_CUDA_LUT=0 "$here/bin/ffn" bench act --backend cuda --json
     done
     step flat_bench_default 40 bench-flat-default.jsonl tools.log "$here/bin/ffn" bench act \
         --backend cuda --json
@@ -220,10 +196,11 @@ fi
 # --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------
 if want lab && [ -x "$here/bin/cuda_lab" ]; then
     step lab 120 lab.txt lab.txt "$here/bin/cuda_lab" all
-    # The 16-bit forwards through their lookup tables at every size (the default uses them from
-    # 2^25 elements on): where the table pays.
+    # The accurate tier's 16-bit forwards through their lookup tables at every size (the default
+    # uses them from 2^23 elements on): where the table pays.
     step bench_lut 60 bench-lut.jsonl tools.log env FFN_CUDA_LUT=1 "$here/bin/ffn" bench act \
-        --backend cuda --json --unary --dir fwd --dtype bf16 --n 1572864,16777216,117440512
+        --backend cuda --json --unary --dir fwd --dtype bf16 --accurate \
+        --n 1572864,16777216,117440512
 fi
 if want sass; then
     if command -v cuobjdump >/dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
@@ -253,17 +230,7 @@ step block_bench_algos8 60 bench-block-algos8.jsonl block-tools.log env FFN_CUDA
     "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
 step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
     "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
-# The element-wise passes: GPT-2's GeLU forward (25M elements) without the 16-bit lookup table
-# (from 2^25 elements, the former default; 2^23 now), the crossover of table and math for the
-# 16-bit forwards, and LLaMA's SwiGLU forward with bf16_parity.
-step block_bench_lut25 40 bench-block-lut25.jsonl block-tools.log env FFN_CUDA_LUT=33554432 \
-    "$here/bin/ffn" bench block --backend cuda --json --stages --shape gpt2-small
-step block_act_lut_math 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=0 \
-    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
-    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
-step block_act_lut_table 30 bench-block-act.jsonl block-tools.log env FFN_CUDA_LUT=1 \
-    "$here/bin/ffn" bench act --backend cuda --json --op gelu_tanh --unary --dir fwd \
-    --dtype bf16 --n 2097152,4194304,8388608,16777216,25165824
+# LLaMA's SwiGLU forward with bf16_parity.
 step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
     --backend cuda --json --stages --parity --shape llama3-8b
 # dx of LLaMA's two planes accumulated in bf16 (rounded twice) instead of staged in f32.
@@ -299,21 +266,12 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== GEMMs one by one: ffn (the heuristic's first, or FFN_CUDA_GEMM_ALGOS candidates timed) vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-        if [ -s "$OUT/bench-block-act.jsonl" ]; then
-            echo "== GeLU-tanh bf16 forward: the kernel's math (FFN_CUDA_LUT=0) then the table (=1)"
-            python3 -c 'import json,sys
-for l in open(sys.argv[1]):
-    r = json.loads(l) if l.startswith("{") else {}
-    if "op" in r and "seconds" in r:
-        print("%-9s n=%9d %8.2f us %7.0f GB/s %.3f of copy" % (r["op"], r["n"],
-              r["seconds"] * 1e6, r["gbps"], r["ratio"]))' "$OUT/bench-block-act.jsonl" 2>&1
-        fi
-        for v in algos8 algos32 lut25 parity dx2; do
+        for v in algos8 algos32 parity dx2; do
             [ -s "$OUT/bench-block-$v.jsonl" ] || continue
             echo "== GEMMs one by one and stages, variant $v"
             python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
                 "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-            echo "== ffn rows, variant $v (algos8/32: FFN_CUDA_GEMM_ALGOS; lut25: FFN_CUDA_LUT=2^25; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
+            echo "== ffn rows, variant $v (algos8/32: FFN_CUDA_GEMM_ALGOS; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
             python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}
@@ -333,37 +291,15 @@ for l in open(sys.argv[1]):
     } >"$OUT/block-summary.txt"
     cat "$OUT/block-summary.txt"
 fi
-# The variants of the glut group, one line a row: GB/s and the ratio to the same-run copy.
-if [ -s "$OUT/bench-glut1.jsonl" ] || [ -s "$OUT/ulp-glut.jsonl" ] ||
-    [ -s "$OUT/bench-copy.jsonl" ]; then
-    python3 - "$OUT" <<'PY' | tee "$OUT/glut-summary.txt"
+# The var group's copy with random data, one line a row: GB/s and the ratio to the same-run copy.
+if [ -s "$OUT/bench-copy.jsonl" ]; then
+    python3 - "$OUT" <<'PY' | tee "$OUT/copy-summary.txt"
 import json, os, sys
 def rows(name):
     p = os.path.join(sys.argv[1], name)
     if not os.path.exists(p):
         return []
     return [json.loads(l) for l in open(p) if l.startswith("{") and '"op"' in l]
-print("== ulp through the tables (FFN_CUDA_GLU_LUT=1; every gate / x): gated fwd, unary bwd")
-for r in rows("ulp-glut.jsonl"):
-    if r["dtype"] != "f32":
-        print("%-12s %-3s %-5s max %.4f (bound %g) cr %.6f %s" % (r["op"], r["dir"], r["dtype"],
-              r["max_ulp"], r["bound"], r["cr_frac"], "ok" if r["pass"] else "FAIL"))
-print("== 16-bit gated fwd / unary bwd: direct kernel (FFN_CUDA_GLU_LUT=0) vs table (=1)")
-key = lambda r: (r["op"] + " " + r["dir"], r["dtype"], r["n"])
-off = {key(r): r for r in rows("bench-glut0.jsonl")}
-on = {key(r): r for r in rows("bench-glut1.jsonl")}
-for k in sorted(off):
-    a, b = off[k], on.get(k)
-    if b:
-        print("%-16s %-5s %10d | direct %7.1f %.3f | table %7.1f %.3f" % (k + (a["gbps"],
-              a["ratio"], b["gbps"], b["ratio"])))
-t = {key(r): r for r in rows("bench-glut-t1024.jsonl")}
-if t:
-    print("== the table with 1024 threads a block (FFN_CUDA_GLUT_THREADS=1024) vs 512")
-    for k in sorted(t):
-        if k in on:
-            print("%-16s %-5s %10d | 512: %7.1f %.3f | 1024: %7.1f %.3f" % (k + (on[k]["gbps"],
-                  on[k]["ratio"], t[k]["gbps"], t[k]["ratio"])))
 print("== the copy with random data (FFN_BENCH_COPY_SRC=random): GB/s, copy GB/s, ratio")
 for r in rows("bench-copy.jsonl"):
     print("%-12s %-3s %-5s %10d | %7.1f %7.1f %.3f" % (r["op"], r["dir"], r["dtype"], r["n"],
@@ -402,7 +338,7 @@ forms = [f for f in forms if B[f]]
 if not forms:
     sys.exit(0)
 keys = sorted(set().union(*[set(B[f]) for f in forms]))
-print("== ratio to the same-run copy, direct kernel (FFN_CUDA_LUT=0 FFN_CUDA_GLU_LUT=0) under each")
+print("== ratio to the same-run copy, direct kernel (FFN_CUDA_LUT=0) under each")
 print("   form U,W; default = the defaults (tables on, the rule's form); * = best form")
 print("%-12s %-3s %-4s %9s |" % ("op", "dir", "dt", "n") + "".join(" %5s" % f for f in forms) +
       " | best  default")

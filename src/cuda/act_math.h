@@ -396,10 +396,14 @@ FFN_CM struct ffn_cm_res ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm
 
 // --- tanh-GeLU: x·σ(A), A = x·(K + M·x²), K = √(8/π), M = 0.044715·K -----------------------------
 // exp(-A) = 2^(-x·(KL + ML·x²)) with KL, ML the constants times log2(e), as float pairs.
-//   ACT (x ≥ -3.5) / ACT_MUL (x ≥ -4.5, |x| ≥ 2^-100; both finite): x/(1 + e) as a compensated
+//   ACT / ACT_MUL (x ≥ -4.5; ACT_MUL also |x| ≥ 2^-100; both finite): x/(1 + e) as a compensated
 //     quotient (the AVX-512 kernel divides: ≤ 3.52 ulp, a combine one rounding more), e from x
 //     clamped at 9 (beyond, 1 + e = 1 exactly), the argument's error terms (the AVX-512
-//     ffn__gelu_fast_e, the same bits; the combine keeps those that grow as |x|³).
+//     ffn__gelu_fast_e, the same bits; the combine keeps those that grow as |x|³, and so does
+//     ACT below -3.5, where the AVX-512 forward takes its general form: selected per lane, so a
+//     lane at or above -3.5 keeps the AVX-512 bits). The range is the combine's, not the AVX-512
+//     forward's -3.5: on the GPU a rare lane stalls its warp, and 1 in 4,300 N(0,1) inputs below
+//     -3.5 put one in 3 % of the warps of an f32 call (GeLU-tanh forward 0.87 of a device copy).
 //   DACT_MUL / BOTH (x ≥ -3.5; BOTH: x not subnormal): act' = inv·(1 + x·A'·e·inv),
 //     A' = K + 3M·x², inv = 1/(1 + e).
 // The accurate tier's forward, and every other lane: the reference.
@@ -410,14 +414,16 @@ FFN_CM struct ffn_cm_res ffn_cm_sigmoid(const struct ffn_cm_tabs *T, enum ffn_cm
 #define FFN_CM_K_HI 0x1.988454p+0f   // √(8/π)
 #define FFN_CM_M3_HI 0x1.b6676cp-3f  // 3·0.044715·√(8/π)
 
-FFN_CM float ffn_cm_gelu_fast_e(const struct ffn_cm_tabs *T, float xc, float x2, bool full) {
+// full: 0 the short argument, 1 the full one, 2 the full one below -3.5 (per lane).
+FFN_CM float ffn_cm_gelu_fast_e(const struct ffn_cm_tabs *T, float xc, float x2, int full) {
     const float q = fmaf(x2, FFN_CM_ML_HI, FFN_CM_KL_HI);
     const float d = (FFN_CM_KL_HI - q) + FFN_CM_KL_LO;
     float ql = fmaf(x2, FFN_CM_ML_HI, d);
     if (full) {
         const float x2l = fmaf(xc, xc, -x2);
-        ql = fmaf(x2, FFN_CM_ML_LO, ql);
-        ql = fmaf(x2l, FFN_CM_ML_HI, ql);
+        float qf = fmaf(x2, FFN_CM_ML_LO, ql);
+        qf = fmaf(x2l, FFN_CM_ML_HI, qf);
+        ql = full == 1 || xc < -3.5f ? qf : ql;
     }
     const float t = fmaf(-xc, q, FFN_EXP2_MAGIC);
     const float n = t - FFN_EXP2_MAGIC;
@@ -431,7 +437,7 @@ FFN_CM struct ffn_cm_res ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_
     const bool fwd = mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL;
     const float w = 9.0f < x ? 9.0f : x;  // NaN stays (a rare lane)
     const float x2 = w * w;
-    const float e = ffn_cm_gelu_fast_e(T, w, x2, mode == FFN_CM_ACT_MUL);
+    const float e = ffn_cm_gelu_fast_e(T, w, x2, mode == FFN_CM_ACT_MUL ? 1 : mode == FFN_CM_ACT);
     struct ffn_cm_res o;
     if (fwd) {
         // x/(1 + e) compensated (e < 2^24 for x ≥ -4.5), and for a combine one final rounding of
@@ -439,8 +445,8 @@ FFN_CM struct ffn_cm_res ffn_cm_gelu_tanh(const struct ffn_cm_tabs *T, enum ffn_
         // (inf - inf in the residual).
         const bool act_only = mode == FFN_CM_ACT;
         o.y0 = o.y1 = ffn_cm_quot_fin(ffn_cm_quot_comp(x, e, true), a, mode);
-        o.rare = acc || !(x >= (act_only ? -3.5f : -4.5f) && x <= 0x1.fffffep127f) ||
-                 (!act_only && fabsf(x) < 0x1p-100f);
+        o.rare =
+            acc || !(x >= -4.5f && x <= 0x1.fffffep127f) || (!act_only && fabsf(x) < 0x1p-100f);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float inv = ffn_cm_rcp(1.0f + e);
@@ -540,6 +546,122 @@ FFN_CM struct ffn_cm_res ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
     return o;
 }
 
+// --- the 16-bit tier: the fast lanes of an output stored in bf16 or f16 --------------------------
+// An output rounded to bf16 (8 significant bits) or f16 (11) needs act in f32 to about 2^-14, not
+// to an ulp of f32: the f32 fast lanes' compensated quotients, split arguments and exponential
+// table (about 30 instructions an element) make a 16-bit call compute-bound on the GPU, where an
+// element of a bf16 forward has the time of about 60 lane-instructions at a device copy's speed.
+// So for a bf16 / f16 output (default tier, not parity) the activations take
+// e = 2^z from the special-function unit (ex2.approx.ftz.f32: relative error below 2^-22) and
+// r = 1/(1 + e) from its reciprocal (rcp.approx.ftz.f32: 1 ulp), about 8 instructions:
+//   tanh-GeLU z = -x·(KL + ML·x²); SiLU z = -x·log2 e; quick-GeGLU z = -1.702·x·log2 e;
+//   sigmoid z = -x·log2 e; erf-GeLU: a rational fit of erfc around one exponential (below);
+//   act = x·r (sigmoid: r); act' = r·(1 + k·x·A'·e·r) (x·σ(kx) family: A' = 1, tanh-GeLU:
+//   A' = K + 3M·x²; sigmoid: σ' = (e·r)·r); products as the f32 lanes form them.
+// Error: z carries three roundings (|z|·2^-23 absolute, ≤ 2^-16 for |z| ≤ 128), ex2.approx 2^-22,
+// 1 + e, the reciprocal and each product one rounding of f32: act within ~2^-15 relative (the
+// backward's two terms each; the ulp metric measures act' against its larger term), so a bf16
+// or f16 output is within 0.5 + 2^-4 ulp before the bounds (2 / 4 forward, 8 backward) are
+// reached. Fast lanes: x ≥ -9 (tanh-GeLU, its argument from x clamped at 9; +inf included),
+// |x| < 80 (SiLU, sigmoid), |x| < 47 (quick-GeLU): e ≤ 2^116, so 1/(1 + e) is normal; in a
+// product also
+// |x| ≥ 2^-100 (act normal: its rounding keeps the relative error a large multiplier needs).
+// NaN and the rest: the reference, as in every tier. The outputs differ from the f32 lanes'
+// rounded ones in the last bit where the value lies within ~2^-15 ulp of a rounding midpoint:
+// both are within the bounds, measured over every 16-bit input (test_cuda_math on the host, where
+// the two approximations are exp2f and 1/x; `ffn ulp --backend cuda --all` on the device).
+FFN_CM float ffn_cm_ex2_approx(float z) {
+#ifdef __CUDA_ARCH__
+    float e;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
+    return e;
+#else
+    return exp2f(z);
+#endif
+}
+
+// Whether act has a 16-bit tier: every one with a transcendental (ReLU and identity are exact).
+FFN_CM bool ffn_cm_has_tier16(enum ffn_act act) {
+    return act != FFN_ACT_RELU && act != FFN_ACT_IDENTITY;
+}
+
+// erf-GeLU's 16-bit tier: Φ(-s), s = |x|, as erfc(s/√2)/2 in the form of Numerical Recipes' erfcc,
+// erfc(z) = t·exp(-z² + P(t)), t = 1/(1 + z/2), with a degree-5 P fitted on s ≤ 12
+// (tools/fit/fit_erfc16.py: within 2^-16.8 in the exponent, so relative in erfc), z² = s²/2 (one
+// rounding) and exp(v) = 2^(v·log2 e) from ex2.approx: Φ(-s) within ~2^-16 relative down to
+// s = 12 (Φ = 1.8e-33); gelu = x·Φ(-s) (x < 0) or x·(1 - Φ(-s)) (x ≥ 0, no cancellation:
+// Φ(-s) ≤ 1/2); gelu' = Φ(x) + x·φ(x), φ(x) = 2^(-s²/2·log2 e)/√(2π). Fast lanes x ∈ [-12, +inf)
+// (an infinite x: the reference). Beyond s = 12 on the positive side P is extrapolated, but
+// Φ(-s) stays far below 2^-25 there, so 1 - Φ(-s) = 1.
+#define FFN_CM_ERFC16_P0 -0x1.44488ap+0f
+#define FFN_CM_ERFC16_P1 0x1.051d9cp+0f
+#define FFN_CM_ERFC16_P2 0x1.f9c3a4p-3f
+#define FFN_CM_ERFC16_P3 0x1.f372e2p-2f
+#define FFN_CM_ERFC16_P4 -0x1.70c32cp-1f
+#define FFN_CM_ERFC16_P5 0x1.dbbf62p-3f
+FFN_CM struct ffn_cm_res ffn_cm_tier16_erf(enum ffn_cm_mode mode, float x, float a, float b) {
+    const float s = fabsf(x), q = s * s;
+    const float t = ffn_cm_rcp_approx(fmaf(s, 0x1.6a09e6p-2f, 1.0f));  // 1/(1 + s/(2√2))
+    float p = fmaf(FFN_CM_ERFC16_P5, t, FFN_CM_ERFC16_P4);
+    p = fmaf(p, t, FFN_CM_ERFC16_P3);
+    p = fmaf(p, t, FFN_CM_ERFC16_P2);
+    p = fmaf(p, t, FFN_CM_ERFC16_P1);
+    p = fmaf(p, t, FFN_CM_ERFC16_P0);
+    const float v = fmaf(q, -0.5f, p);                                     // -z² + P(t)
+    const float phin = 0.5f * t * ffn_cm_ex2_approx(v * FFN_CM_LOG2E_HI);  // Φ(-s)
+    const bool pos = !(x < 0.0f);
+    const float G = pos ? 1.0f - phin : phin;  // Φ(x)
+    const float act = x * G;
+    struct ffn_cm_res o;
+    bool rare = !(x >= -12.0f && x <= 0x1.fffffep127f);
+    if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
+        o.y0 = o.y1 = mode == FFN_CM_ACT ? act : act * a;
+        rare = rare || (mode == FFN_CM_ACT_MUL && s < 0x1p-100f);
+    } else {
+        const bool both = mode == FFN_CM_BOTH;
+        const float phi = 0x1.988454p-2f * ffn_cm_ex2_approx(q * (-0.5f * FFN_CM_LOG2E_HI));
+        const float d = fmaf(x, phi, G);  // 1/√(2π) = 0x1.988454p-2
+        o.y0 = d * (both ? a * b : a);
+        o.y1 = both ? act * b : o.y0;
+        rare = rare || (both && s < 0x1p-100f);
+    }
+    o.rare = rare;
+    return o;
+}
+
+FFN_CM struct ffn_cm_res ffn_cm_tier16(enum ffn_act act, enum ffn_cm_mode mode, float x, float a,
+                                       float b) {
+    if (act == FFN_ACT_GELU_ERF) return ffn_cm_tier16_erf(mode, x, a, b);
+    const bool gelu = act == FFN_ACT_GELU_TANH, sig = act == FFN_ACT_SIGMOID;
+    const bool qg = act == FFN_ACT_QUICK_GELU;
+    // tanh-GeLU's argument from x clamped at 9 (as the f32 lanes: 1 + e = 1 beyond, and x² stays
+    // finite); NaN stays (a rare lane).
+    const float w = gelu && 9.0f < x ? 9.0f : x;
+    const float x2 = w * w;
+    const float z = gelu ? -w * fmaf(x2, FFN_CM_ML_HI, FFN_CM_KL_HI)
+                         : -x * (qg ? FFN_CM_QG_L2E_HI : FFN_CM_LOG2E_HI);
+    const float e = ffn_cm_ex2_approx(z);
+    const float r = ffn_cm_rcp_approx(1.0f + e);
+    const float v = sig ? r : x * r;  // act
+    struct ffn_cm_res o;
+    const float lim = qg ? FFN_CM_QG_FAST_LIM : FFN_CM_SILU_FAST_LIM;
+    bool rare = gelu ? !(x >= -9.0f) : !(fabsf(x) < lim);
+    if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
+        o.y0 = o.y1 = mode == FFN_CM_ACT ? v : v * a;
+        rare = rare || (mode == FFN_CM_ACT_MUL && fabsf(x) < 0x1p-100f);
+    } else {
+        const bool both = mode == FFN_CM_BOTH;
+        const float er = e * r;
+        const float kx = gelu ? w * fmaf(x2, FFN_CM_M3_HI, FFN_CM_K_HI) : qg ? FFN_CM_QG_K * x : x;
+        const float d = sig ? er * r : r * fmaf(kx, er, 1.0f);
+        o.y0 = d * (both ? a * b : a);
+        o.y1 = both ? v * b : o.y0;
+        rare = rare || (both && fabsf(x) < 0x1p-100f);
+    }
+    o.rare = rare;
+    return o;
+}
+
 // --- one element of an op ------------------------------------------------------------------------
 
 // The fast lane of activation act in mode `mode`, and whether the lane is rare.
@@ -582,14 +704,17 @@ FFN_CM enum ffn_cm_mode ffn_cm_mode_of(int op, bool parity) {
                      : FFN_CM_BOTH;
 }
 
-// The fast lane of one element of op family `op`, in f32 before the output's rounding to `out`:
-// inputs x (x or gate), a (dy or up), b (dh); rare: the outputs are to be replaced by
+// The fast lane of one element of op family `op`, in f32 before the output's rounding to `out`
+// (the 16-bit tier for a bf16 / f16 out): inputs x (x or gate), a (dy or up), b (dh); rare: the
+// outputs are to be replaced by
 // ffn_cm_elem_ref's. parity: gated forward with a 16-bit output,
 // h = round(round(act(gate))·round(up)).
 FFN_CM struct ffn_cm_res ffn_cm_elem_fast(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
                                           bool acc, bool parity, enum ffn_dtype out, float x,
                                           float a, float b) {
     const enum ffn_cm_mode mode = ffn_cm_mode_of(op, parity);
+    if (out != FFN_DTYPE_F32 && !acc && !parity && ffn_cm_has_tier16(act))
+        return ffn_cm_tier16(act, mode, x, a, mode == FFN_CM_BOTH ? b : a);
     struct ffn_cm_res o = ffn_cm_act_fast(T, act, mode, acc, x, a, mode == FFN_CM_BOTH ? b : a);
     if (op == 2 && parity) o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);
     return o;
@@ -617,44 +742,6 @@ FFN_CM struct ffn_cm_out ffn_cm_elem(const struct ffn_cm_tabs *T, int op, enum f
 // Whether act's math reads the tables (ReLU and identity do not).
 FFN_CM bool ffn_cm_uses_tabs(enum ffn_act act) {
     return act != FFN_ACT_RELU && act != FFN_ACT_IDENTITY;
-}
-
-// --- the 16-bit gated forward through a table of act(gate) ---------------------------------------
-// For a bf16 / f16 gate, act(g) takes 65,536 values: the table holds each once, as the reference's
-// act(g) (double, cpu/scalar/act_ref.h) rounded to a 24-bit float: f32's sign and exponent and
-// the top 15 bits of its fraction (16 significant bits), rounded to nearest (the half-ulp of f32
-// bits added, then the low 8 bits dropped; the carry may bump the exponent, which is right). Then
-// h = round16(a·up) in f32: a shift, a byte move, a product and the final conversion an element.
-//   Error: |a - act(g)| ≤ |act(g)|·(2^-16 + 2^-24), the product adds 2^-24 relative (or 2^-150
-//   absolute below f32's normal range), the final rounding half an ulp of the 16-bit output:
-//   ≤ 0.5 + 2^-8 ulp for a bf16 output (8 significant bits), ≤ 0.5 + 2^-5 for f16 (11 bits), far
-//   inside the bounds (2 and 4 ulp); test_cuda_math measures it over every gate.
-//   Rare entries (stored as 0, decoded exponent field 0): act(g) zero, not finite, or below f32's
-//   normal range (there its rounding would lose the relative accuracy a large up needs), and an
-//   entry that rounds to infinity. Their lanes take the reference (ffn_cm_act_ref): NaN, ±inf and
-//   ±0 gates among them, so the special values are the reference's; a special up (±inf, NaN, ±0)
-//   times a normal finite a gives the IEEE product the reference's double product gives.
-FFN_CM uint32_t ffn_cm_glut_entry(double act) {
-    const float f = (float)act;
-    const uint32_t b = ffn_cm_bits(f), ex = b & 0x7f800000u;
-    if (ex == 0 || ex == 0x7f800000u) return 0;
-    const uint32_t r = b + 0x80u;  // round to nearest at bit 8 (ties away: the rest is exact)
-    if ((r & 0x7f800000u) == 0x7f800000u) return 0;
-    return r >> 8;
-}
-
-// The table's act(g) as f32 (the entry's 24 bits above 8 zero bits); the exponent field is 0 for
-// a rare entry.
-FFN_CM float ffn_cm_glut_act(uint32_t entry) { return ffn_cm_float(entry << 8); }
-FFN_CM bool ffn_cm_glut_rare(uint32_t entry) { return (entry & 0x7f8000u) == 0; }
-
-// h (in f32, before the output's rounding) of gate g, up u, through the entry of g; with
-// deriv, the same for the 16-bit backward dx = act'(x)·dy from a table of act'(x) (same encoding,
-// same error: its bound is 8 ulp).
-FFN_CM float ffn_cm_glut_h(enum ffn_act act, bool deriv, uint32_t entry, float g, float u) {
-    if (ffn_cm_glut_rare(entry))
-        return ffn_cm_act_ref(act, deriv ? FFN_CM_DACT_MUL : FFN_CM_ACT_MUL, g, u, u).y0;
-    return ffn_cm_glut_act(entry) * u;
 }
 
 #endif  // FFN_CUDA_ACT_MATH_H

@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/core_impl.h"
+#include "cuda/act_math.h"  // ffn_cm_has_tier16
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_impl.h"
 
@@ -23,10 +24,11 @@
 
 typedef CUresult (*ffn__mem_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
 
-// Elements from which a 16-bit forward goes through its lookup table (lut.cu): the table's copy
-// into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside the call: at
-// 2^23 bf16 elements the kernel's own math takes ~16 µs (H200: 0.60 of a copy at 16M elements,
-// where the table reads 0.90 at 117M), the table ~7 µs + 3 µs.
+// Elements from which an accurate-tier 16-bit forward goes through its lookup table (lut.cu): the
+// table's copy into every SM's shared memory (132 × 128 KiB from L2, ~3 µs) must be small beside
+// the call: at 2^23 bf16 elements the reference's double math takes far longer than the table's
+// ~7 µs + 3 µs (the default tier's math, measured then, 0.60 of a copy at 16M elements where the
+// table read 0.90 at 117M).
 // $FFN_CUDA_LUT=0 turns the tables off, =N uses them from N elements on (1: always; tests).
 #define FFN_CUDA_LUT_MIN ((int64_t)1 << 23)
 
@@ -49,13 +51,6 @@ struct ffn_cuda_state {
     int flat_occ[3][FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];
     int lut_mode;       // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;  // the apply kernel's shared-memory limit raised
-    // Tables of act(gate) for the 16-bit gated forward and of act'(x) for the 16-bit backward,
-    // built at first use: [act][gate / x f16][act'].
-    uint8_t *glut[FFN_ACT_COUNT][2][2];
-    int64_t glut_min;             // elements from which a gated forward uses its table
-    int glut_threads;             // threads per block of the apply kernel ($FFN_CUDA_GLUT_THREADS)
-    bool glut_smem_set[2][2][2];  // the apply kernels' shared-memory limits raised:
-                                  // [in f16][out f16][512 threads]
 };
 
 static struct ffn_cuda_state *ffn__state(ffn_ctx_t ctx) {
@@ -182,14 +177,6 @@ static enum ffn_status ffn__cuda_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *
     const long long lut_v = lut && *lut ? strtoll(lut, NULL, 10) : -1;
     s->lut_min = lut_v == 0 ? INT64_MAX : lut_v > 0 ? lut_v : FFN_CUDA_LUT_MIN;
     s->no_flat = flat && flat[0] == '0';
-    // $FFN_CUDA_GLU_LUT: the gated forward's tables, as $FFN_CUDA_LUT (unset: its threshold).
-    const char *glut = getenv("FFN_CUDA_GLU_LUT");
-    const long long glut_v = glut && *glut ? strtoll(glut, NULL, 10) : -1;
-    s->glut_min = glut_v == 0 ? INT64_MAX : glut_v > 0 ? glut_v : s->lut_min;
-    // 512 (default: 80 registers a thread, no spills; 1024 threads cap them at 64 and spill) or
-    // 1024, for measurements.
-    const char *gt = getenv("FFN_CUDA_GLUT_THREADS");
-    s->glut_threads = gt && atoi(gt) == 1024 ? 1024 : 512;
     const char *blk = getenv("FFN_CUDA_BLOCK"), *lm = getenv("FFN_CUDA_LUT_MODE");
     const int bv = blk ? atoi(blk) : 0;
     s->flat_threads =
@@ -230,9 +217,6 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
         uint16_t **t = &s->lut[0][0][0][0];
         for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0][0]; i++)
             if (t[i]) (void)cudaFree(t[i]);
-        uint8_t **g = &s->glut[0][0][0];
-        for (size_t i = 0; i < sizeof s->glut / sizeof s->glut[0][0][0]; i++)
-            if (g[i]) (void)cudaFree(g[i]);
         (void)cudaStreamDestroy(s->lut_stream);
         ffn_cuda_leave(ctx->device, prev);
     }
@@ -337,8 +321,8 @@ static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u) {
 // w = 0 one pass (as many blocks as the chunks need), w > 0 that many waves of resident blocks
 // (occupancy × SMs × w) looping over the views. By op, 16-bit dtype or f32, and the weight of the
 // activation's math: none (ReLU, identity: bytes moved at the copy's speed in one pass), light
-// (the σ family) or heavy (tanh- and erf-GeLU), whose math takes longer than the loads of the
-// next chunk, which a loop keeps in flight.
+// (the σ family; tanh-GeLU's 16-bit tier) or heavy (erf-GeLU; tanh-GeLU in f32), whose math takes
+// longer than the loads of the next chunk, which a loop keeps in flight.
 struct ffn__flat_form {
     signed char u, w;
 };
@@ -347,21 +331,25 @@ struct ffn__flat_form {
 // n >= 16M). Geometric means of the ratio to a device copy, f32, one pass of one chunk -> the rule:
 // forward light 0.78 -> 0.90, heavy 0.76 -> 0.89; backward light 0.91 -> 0.99, heavy 0.89 ->
 // 0.98; gated forward light 0.90 -> 1.00, heavy 0.88 -> 0.99; 16-bit gated backward heavy 0.74 ->
-// 0.88 (the 16-bit forwards mostly run through their tables). ReLU and identity stay one pass.
+// 0.88. ReLU and identity stay one pass. The 16-bit tier (bf16 and f16, 117M, ratio to a copy):
+// forward, light: 0.77-0.81 in one pass of one chunk, 0.92-0.95 with four (looping grids
+// 0.88-0.91); heavy (erf): 0.87 one pass of four, 0.89-0.90 four chunks in four waves; gated
+// forward 1.00 with one chunk in one wave (two chunks: 0.97); backward 0.99-1.00 likewise.
 static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
     // [op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
-    [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {2, 4}, {2, 1}}},
+    [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {4, 0}, {4, 4}}},
     [FFN_KOP_ACT_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
-    [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {2, 1}, {1, 1}}},
+    [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
     [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
 };
 
 static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
                                                const struct ffn_ew_call *c) {
     if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
-    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY        ? 0
-                     : c->act == FFN_ACT_GELU_TANH || c->act == FFN_ACT_GELU_ERF ? 2
-                                                                                 : 1;
+    const bool tier16 = c->out != FFN_DTYPE_F32 && !c->accurate && ffn_cm_has_tier16(c->act);
+    const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY                     ? 0
+                     : c->act == FFN_ACT_GELU_ERF || (c->act == FFN_ACT_GELU_TANH && !tier16) ? 2
+                                                                                              : 1;
     return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
 }
 
@@ -393,40 +381,6 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
     const void *build = ffn__kernel(-1, act, 0, 1);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
-        cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
-        (void)cudaGetLastError();
-        (void)cudaFree(tab);
-        return NULL;
-    }
-    *slot = tab;
-    return tab;
-}
-
-// The table of act(gate) of a 16-bit gated forward (act, gate dtype), or of act'(x) of a 16-bit
-// backward (deriv), built at its first use as ffn__lut's tables are (NULL: not now; the caller
-// runs the kernel). The device of ctx is current.
-static const uint8_t *ffn__glut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype in, bool deriv) {
-    struct ffn_cuda_state *s = ffn__state(ctx);
-    uint8_t **slot = &s->glut[act][in == FFN_DTYPE_F16][deriv];
-    if (*slot) return *slot;
-    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing((cudaStream_t)ctx->stream, &cs) != cudaSuccess ||
-        cs != cudaStreamCaptureStatusNone) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    uint8_t *tab = NULL;
-    if ((!s->lut_stream &&
-         cudaStreamCreateWithFlags(&s->lut_stream, cudaStreamNonBlocking) != cudaSuccess) ||
-        cudaMalloc((void **)&tab, FFN_CUDA_GLUT_BYTES) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    int in_i = (int)in, act_i = (int)act, deriv_i = deriv;
-    void *params[] = {&tab, &in_i, &act_i, &deriv_i};
-    const dim3 grid = {65536 / 256, 1, 1}, block = {256, 1, 1};
-    if (cudaLaunchKernel(ffn_cuda_glut_build(), grid, block, params, 0, s->lut_stream) !=
-            cudaSuccess ||
         cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
         (void)cudaGetLastError();
         (void)cudaFree(tab);
@@ -503,9 +457,11 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
         return FFN_STATUS_OK;
     }
 
-    // A large contiguous 16-bit forward of a transcendental activation: through its table.
+    // A large contiguous 16-bit forward of a transcendental activation in the accurate tier (the
+    // reference's outputs, in double): through its table. The default tier's 16-bit math
+    // (act_math.h) runs at the memory's speed by itself.
     const bool in16 = c->in != FFN_DTYPE_F32, out16 = c->out != FFN_DTYPE_F32;
-    if (c->op == FFN_KOP_ACT_FWD && in16 && out16 && a.rows == 1 && vec && !bytes &&
+    if (c->op == FFN_KOP_ACT_FWD && in16 && out16 && c->accurate && a.rows == 1 && vec && !bytes &&
         a.cols >= s->lut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
         const uint16_t *tab = ffn__lut(ctx, c->act, c->accurate, c->in, c->out);
         if (tab) {
@@ -524,44 +480,6 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
             const dim3 grid = {(unsigned)s->sm_count, 1, 1}, block = {FFN_CUDA_LUT_THREADS, 1, 1};
             if (e == cudaSuccess)
                 e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_LUT_SMEM,
-                                     (cudaStream_t)ctx->stream);
-            ffn_cuda_leave(ctx->device, prev);
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                return ffn_cuda_error(ctx, c->fn, "the kernel launch", e);
-            }
-            return FFN_STATUS_OK;
-        }
-    }
-
-    // A large contiguous 16-bit gated forward (not parity) or backward of a transcendental
-    // activation, default tier: through the table of act(gate) or act'(x) (lut.cu; within the
-    // same bounds, not the same bits).
-    const bool glut_op =
-        (c->op == FFN_KOP_GLU_FWD && !(a.flags & FFN_CUDA_PAR)) || c->op == FFN_KOP_ACT_BWD;
-    if (glut_op && in16 && out16 && a.rows == 1 && vec && !bytes && !c->accurate &&
-        a.cols >= s->glut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
-        const bool deriv = c->op == FFN_KOP_ACT_BWD;
-        const uint8_t *tab = ffn__glut(ctx, c->act, c->in, deriv);
-        if (tab) {
-            const void *apply = ffn_cuda_glut_apply((int)c->in, (int)c->out, s->glut_threads);
-            bool *set = &s->glut_smem_set[c->in == FFN_DTYPE_F16][c->out == FFN_DTYPE_F16]
-                                         [s->glut_threads == 512];
-            e = cudaSuccess;
-            if (!*set) {
-                e = cudaFuncSetAttribute(apply, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         FFN_CUDA_GLUT_BYTES);
-                *set = e == cudaSuccess;
-            }
-            const void *g = a.in[0], *u = a.in[1];
-            void *h = a.out[0];
-            int64_t n = a.cols;
-            int act_i = (int)c->act, deriv_i = deriv;
-            void *params[] = {(void *)&tab, (void *)&g, (void *)&u, &h, &n, &act_i, &deriv_i};
-            const dim3 grid = {(unsigned)s->sm_count, 1, 1};
-            const dim3 block = {(unsigned)s->glut_threads, 1, 1};
-            if (e == cudaSuccess)
-                e = cudaLaunchKernel(apply, grid, block, params, FFN_CUDA_GLUT_BYTES,
                                      (cudaStream_t)ctx->stream);
             ffn_cuda_leave(ctx->device, prev);
             if (e != cudaSuccess) {

@@ -73,25 +73,13 @@ const void *ffn_cuda_ew_sigmoid(int op, int kind, int u);
 const void *ffn_cuda_ew_identity(int op, int kind, int u);
 const void *ffn_cuda_ew_quick_gelu(int op, int kind, int u);
 
-// A 16-bit forward through its lookup table (lut.cu): every block copies the 128 KiB table into
+// An accurate-tier 16-bit forward through its lookup table (lut.cu): every block copies the 128 KiB table into
 // shared memory, then maps 8 elements per 16-byte access, 4 accesses in flight per thread.
 // Contiguous views, 16-byte aligned; y may be x.
 #define FFN_CUDA_LUT_THREADS 1024
 #define FFN_CUDA_LUT_SMEM (65536 * 2)
 const void *ffn_cuda_lut_apply(void);  // (const uint16_t *tab, const uint16_t *x, uint16_t *y,
                                        //  int64_t n, int mode)
-
-// A 16-bit gated forward through a table of act(gate) (lut.cu, act_math.h ffn_cm_glut_*): 65,536
-// entries of 24 bits (the high 16 bits of each, then the low 8), built once per (act, gate dtype)
-// by ffn_cuda_glut_build (uint8_t *tab, int in_dt, int act, int deriv; 65,536 threads; deriv:
-// of act'(x), for the 16-bit backward dx = act'(x)·dy), applied by
-// ffn_cuda_glut_apply(in_dt, out_dt, threads) (const uint8_t *tab, const uint16_t *gate,
-// const uint16_t *up, uint16_t *h, int64_t n, int act, int deriv), one block an SM of
-// `threads` (512, or 1024 with at most 64 registers a thread): contiguous views, 16-byte
-// aligned; h may be gate or up.
-#define FFN_CUDA_GLUT_BYTES (65536 * 3)
-const void *ffn_cuda_glut_build(void);
-const void *ffn_cuda_glut_apply(int in_dt, int out_dt, int threads);
 
 #ifdef __cplusplus
 }

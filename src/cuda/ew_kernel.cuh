@@ -323,7 +323,8 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
         if (c + u * bt < nch)
 #pragma unroll
             for (int k = 0; k < NI; k++) cur[u][k] = in[k][c + u * bt];
-    if (TABS) {
+    // The 16-bit tier reads no table (uniform across the block: the barrier is safe).
+    if (TABS && (DT == FFN_DTYPE_F32 || acc || PAR || !ffn_cm_has_tier16(act))) {
         ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp(act),
                          ffn_cm_uses_erf(act));
         __syncthreads();

@@ -10,11 +10,6 @@
 //   - parity mode (16-bit outputs): h = round(round(act(gate))·round(up)), equal to the
 //     reference's parity value, or to the product of a neighbour of its round(act(gate)) (act
 //     within its f32 bound but across a midpoint of the output type), equal in ≥ 99.9% of inputs.
-//   - the 16-bit gated forward through its table of act(gate), and the 16-bit backward through its
-//     table of act'(x) (ffn_cm_glut_*, lut.cu): every gate / x
-//     of bf16 / f16 × 32 ups (specials: ±0, ±inf, NaN, the largest, the smallest normal and
-//     subnormal; plain values; 16 random ones, log-uniform over the type's range), every
-//     (in, out) pair: within the bound; for special inputs (NaN, ±inf, ±0) the reference's bits.
 // Every error above a bound, or above 0.5 ulp and a maximum so far, is confirmed by MPFR, so the
 // reported maxima are exact. The GPU tests (test_cuda.c) then check that the device computes
 // these same bits.
@@ -198,98 +193,6 @@ static void ffn__parity(const float *list, int64_t n, enum ffn_act act, enum ffn
           ffn_glu_name(act), ffn_dtype_name(dt), (long long)diff, (long long)n);
 }
 
-// The gated forward through the table of act(gate), gate and up of dtype in, h of dtype out.
-static void ffn__glut(enum ffn_act act, enum ffn_dtype in, enum ffn_dtype out, bool deriv) {
-    const enum ffn_kop op = deriv ? FFN_KOP_ACT_BWD : FFN_KOP_GLU_FWD;
-    const bool bf = in == FFN_DTYPE_BF16;
-    const float inf = INFINITY;
-    const float fixed[16] = {0.0f,
-                             -0.0f,
-                             inf,
-                             -inf,
-                             NAN,
-                             bf ? ffn_bf16_to_f32(0x7f7f) : 65504.0f,
-                             bf ? ffn_bf16_to_f32(0x0080) : ffn_f16_to_f32(0x0400),
-                             bf ? ffn_bf16_to_f32(0x0001) : ffn_f16_to_f32(0x0001),
-                             1.0f,
-                             -0.75f,
-                             2.5f,
-                             0.0078125f,
-                             3.0f,
-                             -1.5f,
-                             1.0f / 256,
-                             -96.0f};
-    const double bound = ffn_ulp_bound(op, act, false);
-    uint32_t *ent = malloc(65536 * sizeof *ent);
-    for (int i = 0; i < 65536; i++) {
-        const float g = bf ? ffn_bf16_to_f32((uint16_t)i) : ffn_f16_to_f32((uint16_t)i);
-        ent[i] = ffn_cm_glut_entry(deriv ? ffn_ref_dact_eval(act, (double)g)
-                                         : ffn_ref_act_eval(act, (double)g));
-    }
-    int64_t n = 0, n_over = 0, n_special = 0, n_rare = 0, n_diff = 0;
-    double mx = 0;
-    float g_at = 0, u_at = 0;
-#pragma omp parallel reduction(+ : n, n_over, n_special, n_rare, n_diff)
-    {
-        struct ffn_oracle or ;
-        ffn_oracle_init(& or);
-        double lmx = 0;
-        float lg = 0, lu = 0;
-#pragma omp for schedule(dynamic, 1024)
-        for (int i = 0; i < 65536; i++) {
-            const float g = bf ? ffn_bf16_to_f32((uint16_t)i) : ffn_f16_to_f32((uint16_t)i);
-            uint64_t seed = 0x91a70000ull + (uint64_t)i * 0x9e3779b97f4a7c15ull;
-            n_rare += ffn_cm_glut_rare(ent[i]);
-            for (int k = 0; k < 32; k++) {
-                const float u = ffn_cm_round_to(
-                    in, k < 16 ? fixed[k]
-                               : ffn_test_logrand(&seed, bf ? -120.0 : -20.0, bf ? 120.0 : 15.0));
-                const float got = ffn_cm_round_to(out, ffn_cm_glut_h(act, deriv, ent[i], g, u));
-                // The reference: act(g)·up (act'(x)·dy) in double, rounded to f32, then to the
-                // output's type.
-                const double av = deriv ? ffn_ref_dact_eval(act, g) : ffn_ref_act_eval(act, g);
-                const float ref = ffn_cm_round_to(out, (float)(av * (double)u));
-                n++;
-                n_diff += !ffn_test_same(got, ref);
-                // Special inputs (NaN, ±inf, ±0 gate or up): the reference's bits. Else the
-                // bound (a result rounding to 0 or past the largest value is measured too).
-                const bool special = !isfinite(g) || g == 0 || !isfinite(u) || u == 0;
-                if (special) {
-                    const bool same = ffn_test_same(got, ref);
-                    n_special += !same;
-                    if (!same)
-                        FAIL("glut %s %s->%s: g=%.9g u=%g got %.9g, ref %.9g", ffn_glu_name(act),
-                             ffn_dtype_name(in), ffn_dtype_name(out), g, u, got, ref);
-                    continue;
-                }
-                double exact = av * (double)u;
-                double err = ffn_ulp_error(op, 0, act, out, got, exact, g, u, 1.0f);
-                if (err > bound || (err > 0.5 && err > lmx)) {
-                    exact = ffn_oracle_eval(& or, act, deriv, g, u, 1.0f, NULL);
-                    err = ffn_ulp_error(op, 0, act, out, got, exact, g, u, 1.0f);
-                }
-                n_over += err > bound;
-                if (err > lmx) lmx = err, lg = g, lu = u;
-            }
-        }
-#pragma omp critical
-        if (lmx > mx) mx = lmx, g_at = lg, u_at = lu;
-        ffn_oracle_clear(& or);
-    }
-    free(ent);
-    printf(
-        "%-12s %s %-4s>%-4s def   %s %9lld %9.4f %6g  x=%.9g m=(%g, 1)  "
-        "%lld rare inputs, %lld differ from the reference's bits\n",
-        deriv ? ffn_act_name(act) : ffn_glu_name(act), deriv ? "bwd dx   " : "fwd h    ",
-        ffn_dtype_name(in), ffn_dtype_name(out), deriv ? "dact-table" : "gate-table", (long long)n,
-        mx, bound, g_at, u_at, (long long)n_rare, (long long)n_diff);
-    CHECK(n_over == 0 && n_special == 0,
-          "glut %s%s %s->%s: max %.4f ulp (bound %g), %lld over, %lld special values "
-          "differ",
-          ffn_glu_name(act), deriv ? " bwd" : "", ffn_dtype_name(in), ffn_dtype_name(out), mx,
-          bound, (long long)n_over, (long long)n_special);
-}
-
 static int ffn__parse(int argc, char **argv, struct ffn__opts *op) {
     memset(op, 0, sizeof *op);
     op->stride = 65521;
@@ -359,11 +262,6 @@ int main(int argc, char **argv) {
             ffn__parity(b16, 65536, act, FFN_DTYPE_BF16, tier == 1);
             ffn__parity(h16, 65536, act, FFN_DTYPE_F16, tier == 1);
         }
-        if (ffn_cm_uses_tabs(act))
-            for (int in = FFN_DTYPE_BF16; in <= FFN_DTYPE_F16; in++)
-                for (int out = FFN_DTYPE_BF16; out <= FFN_DTYPE_F16; out++)
-                    for (int deriv = 0; deriv < 2; deriv++)
-                        ffn__glut(act, (enum ffn_dtype)in, (enum ffn_dtype)out, deriv);
         fflush(stdout);
     }
     free(f32), free(b16), free(h16);

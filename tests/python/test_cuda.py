@@ -3,17 +3,18 @@
 # CPU kernels on the same inputs:
 # - every op x activation x dtype (f32 on 133,010 inputs; bf16 and f16 on all 65,536 patterns):
 #   the f32 results (f32 outputs, and 16-bit inputs with out_dtype="f32") within the contract's
-#   bound of the oracle and of the CPU's results; each 16-bit output is the round-to-nearest-even
-#   of the kernel's own f32 result, bit for bit (the contract), so the GPU's and the CPU's 16-bit
-#   outputs are equal wherever their f32 results are, and one ulp apart at most elsewhere;
+#   bound of the oracle and of the CPU's results; each CPU 16-bit output is the round-to-nearest-
+#   even of the kernel's own f32 result, bit for bit (the contract), and each GPU one is that or
+#   one ulp from it, on at most 1 % of the inputs (the GPU's 16-bit tier: math sized for a 16-bit
+#   output), so the GPU's and the CPU's 16-bit outputs are one ulp apart at most;
 #   against torch's float64 ops on the GPU, and its own bf16 / f16 ops; accuracy="high";
 #   bf16_parity against PyTorch's eager rounding;
 # - torch's current stream: work ordered on a non-default stream (a spin kernel keeps it busy
 #   while ffn queues behind a copy, and a torch op reads ffn's output), the stream switched per
 #   call, nothing waited for on the host; a context with its own stream; a CUDA graph capture;
 # - strided and non-contiguous tensors (bitwise equal to contiguous copies), fused gate/up halves,
-#   refused layouts and copy=True; in place; the 16-bit lookup-table path (n >= 2^25) bitwise
-#   equal to the kernels; conversions against torch's;
+#   refused layouts and copy=True; in place; the accurate tier's 16-bit lookup-table path
+#   (n >= 2^25) bitwise equal to the kernels; conversions against torch's;
 # - autograd (ffn.torch.act / glu / GatedActivation) against torch autograd in float64 on the
 #   GPU, also on a non-default stream;
 # - errors: the library's messages, outputs untouched; CPU and CUDA operands mixed; contexts of
@@ -195,7 +196,8 @@ class TestOpsAgainstCpuAndOracle(CudaCase):
             with self.subTest(op=op, dtype=dt, act=a):
                 g32 = _call(op, a, tdev, out_dtype="f32")
                 c32 = _call(op, a, tcpu, out_dtype="f32")
-                for k, (ref, bound) in enumerate(_oracle(op, a, *vals)):
+                oracle = _oracle(op, a, *vals)
+                for k, (ref, bound) in enumerate(oracle):
                     self.assertEqual(g32[k].device, DEV)
                     self.assertEqual(g32[k].dtype, torch.float32)
                     with np.errstate(invalid="ignore"):
@@ -217,23 +219,42 @@ class TestOpsAgainstCpuAndOracle(CudaCase):
                 c16 = _call(op, a, tcpu)
                 for k in range(len(g16)):
                     self.assertEqual(g16[k].dtype, tdt)
+                    with np.errstate(invalid="ignore"):
+                        m = finite & (np.abs(oracle[k][0]) <= FLT_MAX)
                     self.check16("%s %s %s out %d" % (op, a, dt, k), g16[k], g32[k], c16[k],
-                                 c32[k])
+                                 c32[k], oracle[k], m)
 
-    def check16(self, what, g16, g32, c16, c32):
-        """The contract for 16-bit outputs, on the GPU and the CPU: round(own f32 result)."""
+    def check16(self, what, g16, g32, c16, c32, oracle, m):
+        """The contract for 16-bit outputs: round(own f32 result) on the CPU; on the GPU (the
+        16-bit tier of the default accuracy) that, or on <= 1 % of elements another value within
+        the contract's bound in ulps of the 16-bit type (oracle: the reference and its f32
+        bound, m: where it applies)."""
         gb, cb = bits(g16), bits(c16)
+        tier16 = np.zeros(gb.shape, dtype=bool)  # the GPU's own 16-bit values (checked apart)
         for side, r16, r32 in (("cuda", g16, g32), ("cpu", c16, c32)):
             rounded = r32.to(r16.dtype)  # torch's own RNE, on the tensor's device
             nan = np.isnan(f64(r16)) & np.isnan(f64(rounded))
             bad = (bits(r16) != bits(rounded)) & ~nan
+            if side == "cuda" and bad.any():
+                self.assertLessEqual(int(bad.sum()), bad.size // 100, "%s: cuda 16-bit output "
+                                     "differs from the rounding of its f32 result at %d elements"
+                                     % (what, int(bad.sum())))
+                # The f32 bound (absolute, in ulps of f32 at the reference's scale) in ulps of the
+                # 16-bit type: 2^16 (bf16) or 2^13 (f16) times larger, at least one subnormal ulp.
+                bf = r16.dtype == torch.bfloat16
+                ref, bound = oracle
+                w = bad & m
+                tol = np.maximum(bound[w] * (2.0**16 if bf else 2.0**13), 2.0**-133 if bf else
+                                 2.0**-24)
+                self.assertWithin(what + " cuda 16-bit vs oracle", f64(r16)[w], ref[w], tol,
+                                  show=np.flatnonzero(w))
+                tier16 = bad
+                continue
             self.assertFalse(bad.any(), "%s: %s 16-bit output is not the rounding of its f32 "
                              "result at %d elements, first %s" % (
                                  what, side, int(bad.sum()), np.flatnonzero(bad)[:5]))
         nan = np.isnan(f64(g16)) & np.isnan(f64(c16))
-        diff = (gb != cb) & ~nan
-        same32 = host(g32).numpy().view(np.uint32) == host(c32).numpy().view(np.uint32)
-        self.assertFalse((diff & same32).any(), what + ": equal f32 results, different 16-bit")
+        diff = (gb != cb) & ~nan & ~tier16
         if diff.any():
             self.assertLessEqual(int(ffntest.storage_ulps(gb[diff], cb[diff], "").max()), 1,
                                  what)
@@ -545,17 +566,19 @@ class TestLayouts(CudaCase):
         torch.testing.assert_close(x[:, 20:], self.fused[:, 20:], rtol=0, atol=0)
 
     def test_lookup_table_path(self):
-        # A contiguous 16-bit forward of >= 2^23 elements goes through the library's table of
-        # the kernel's own outputs: every pattern, 513 times, equals one pass of the kernel.
+        # A contiguous 16-bit forward of >= 2^23 elements with accuracy="high" goes through the
+        # library's table of the kernel's own outputs: every pattern, 513 times, equals one pass
+        # of the kernel.
         self.gpu_only()
+        c = self.cuda_ctx(accuracy="high")
         for dt in (torch.bfloat16, torch.float16):
             small = dev(ffntest.all_bits16(), dt)
             big = small.repeat(513)
             self.assertGreaterEqual(big.numel(), 1 << 25)
             for a in ("silu", "gelu_tanh", "gelu_erf"):
                 with self.subTest(dtype=dt, act=a):
-                    yb = ffn.act(big, a).view(513, -1).view(torch.int16)
-                    ys = ffn.act(small, a).view(torch.int16)
+                    yb = ffn.act(big, a, ctx=c).view(513, -1).view(torch.int16)
+                    ys = ffn.act(small, a, ctx=c).view(torch.int16)
                     self.assertTrue(bool((yb == ys).all()))
 
 
