@@ -550,11 +550,12 @@ FFN_CM struct ffn_cm_res ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
 // An output rounded to bf16 (8 significant bits) or f16 (11) needs act in f32 to about 2^-14, not
 // to an ulp of f32: the f32 fast lanes' compensated quotients, split arguments and exponential
 // table (about 30 instructions an element) make a 16-bit call compute-bound on the GPU, where an
-// element of a bf16 forward has the time of about 60 lane-instructions at a device copy's speed.
+// element has the time of about 32 lane-instructions at a device copy's speed (H200, a unary bf16
+// forward: 4 bytes an element; a gated forward about 47).
 // So for a bf16 / f16 output (default tier, not parity) the activations take
 // e = 2^z from the special-function unit (ex2.approx.ftz.f32: relative error below 2^-22) and
 // r = 1/(1 + e) from its reciprocal (rcp.approx.ftz.f32: 1 ulp), about 8 instructions:
-//   tanh-GeLU z = -x·(KL + ML·x²); SiLU z = -x·log2 e; quick-GeGLU z = -1.702·x·log2 e;
+//   tanh-GeLU z = -x·(KL + ML·x²); SiLU z = -x·log2 e; quick-GeLU z = -1.702·x·log2 e;
 //   sigmoid z = -x·log2 e; erf-GeLU: a rational fit of erfc around one exponential (below);
 //   act = x·r (sigmoid: r); act' = r·(1 + k·x·A'·e·r) (x·σ(kx) family: A' = 1, tanh-GeLU:
 //   A' = K + 3M·x²; sigmoid: σ' = (e·r)·r); products as the f32 lanes form them.
@@ -564,8 +565,8 @@ FFN_CM struct ffn_cm_res ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
 // or f16 output is within 0.5 + 2^-4 ulp before the bounds (2 / 4 forward, 8 backward) are
 // reached. Fast lanes: x ≥ -9 (tanh-GeLU, its argument from x clamped at 9; +inf included),
 // |x| < 80 (SiLU, sigmoid), |x| < 47 (quick-GeLU): e ≤ 2^116, so 1/(1 + e) is normal; in a
-// product also
-// |x| ≥ 2^-100 (act normal: its rounding keeps the relative error a large multiplier needs).
+// product also |x| ≥ 2^-100 (act normal: its rounding keeps the relative error a large
+// multiplier needs).
 // NaN and the rest: the reference, as in every tier. The outputs differ from the f32 lanes'
 // rounded ones in the last bit where the value lies within ~2^-15 ulp of a rounding midpoint:
 // both are within the bounds, measured over every 16-bit input (test_cuda_math on the host, where
@@ -580,9 +581,10 @@ FFN_CM float ffn_cm_ex2_approx(float z) {
 #endif
 }
 
-// Whether act has a 16-bit tier: every one with a transcendental (ReLU and identity are exact).
+// Whether act has a 16-bit tier: every one with a transcendental, i.e. every one that reads the
+// tables (ReLU and identity are exact).
 FFN_CM bool ffn_cm_has_tier16(enum ffn_act act) {
-    return act != FFN_ACT_RELU && act != FFN_ACT_IDENTITY;
+    return ffn_cm_uses_exp(act) || ffn_cm_uses_erf(act);
 }
 
 // erf-GeLU's 16-bit tier: Φ(-s), s = |x|, as erfc(s/√2)/2 in the form of Numerical Recipes' erfcc,
@@ -611,18 +613,18 @@ FFN_CM struct ffn_cm_res ffn_cm_tier16_erf(enum ffn_cm_mode mode, float x, float
     const float phin = 0.5f * t * ffn_cm_ex2_approx(v * FFN_CM_LOG2E_HI);  // Φ(-s)
     const bool pos = !(x < 0.0f);
     const float G = pos ? 1.0f - phin : phin;  // Φ(x)
-    const float act = x * G;
+    const float y = x * G;                     // gelu(x)
     struct ffn_cm_res o;
     bool rare = !(x >= -12.0f && x <= 0x1.fffffep127f);
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
-        o.y0 = o.y1 = mode == FFN_CM_ACT ? act : act * a;
+        o.y0 = o.y1 = mode == FFN_CM_ACT ? y : y * a;
         rare = rare || (mode == FFN_CM_ACT_MUL && s < 0x1p-100f);
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float phi = 0x1.988454p-2f * ffn_cm_ex2_approx(q * (-0.5f * FFN_CM_LOG2E_HI));
         const float d = fmaf(x, phi, G);  // 1/√(2π) = 0x1.988454p-2
         o.y0 = d * (both ? a * b : a);
-        o.y1 = both ? act * b : o.y0;
+        o.y1 = both ? y * b : o.y0;
         rare = rare || (both && s < 0x1p-100f);
     }
     o.rare = rare;
@@ -706,8 +708,7 @@ FFN_CM enum ffn_cm_mode ffn_cm_mode_of(int op, bool parity) {
 
 // The fast lane of one element of op family `op`, in f32 before the output's rounding to `out`
 // (the 16-bit tier for a bf16 / f16 out): inputs x (x or gate), a (dy or up), b (dh); rare: the
-// outputs are to be replaced by
-// ffn_cm_elem_ref's. parity: gated forward with a 16-bit output,
+// outputs are to be replaced by ffn_cm_elem_ref's. parity: gated forward with a 16-bit output,
 // h = round(round(act(gate))·round(up)).
 FFN_CM struct ffn_cm_res ffn_cm_elem_fast(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
                                           bool acc, bool parity, enum ffn_dtype out, float x,
