@@ -134,7 +134,9 @@ FFN_CM float ffn_cm_float(uint32_t u) {
 
 // A reciprocal within ~1 ulp for the correction terms of the compensated quotients (the AVX-512
 // kernels use rcp14 there: only the size of the term matters). Device: rcp.approx.ftz.f32; host:
-// the correctly rounded 1/x. Arguments are in [1, 2^117): never subnormal.
+// the correctly rounded 1/x. Arguments are in [1, 2^117) in the f32 lanes: never subnormal (the
+// 16-bit tier's erf-GeLU also passes up to 1 + |x|/(2√2) for any x, whose reciprocal flushing to
+// 0 beyond 2^126 leaves its Φ(-|x|) at 0, as it is in f32).
 FFN_CM float ffn_cm_rcp_approx(float x) {
 #ifdef __CUDA_ARCH__
     float r;
@@ -142,6 +144,18 @@ FFN_CM float ffn_cm_rcp_approx(float x) {
     return r;
 #else
     return 1.0f / x;
+#endif
+}
+
+// 2^z for the 16-bit tier (below): device: ex2.approx.ftz.f32 (relative error below 2^-22, 0 for
+// results below 2^-126); host: exp2f.
+FFN_CM float ffn_cm_ex2_approx(float z) {
+#ifdef __CUDA_ARCH__
+    float e;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
+    return e;
+#else
+    return exp2f(z);
 #endif
 }
 
@@ -571,15 +585,6 @@ FFN_CM struct ffn_cm_res ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
 // rounded ones in the last bit where the value lies within ~2^-15 ulp of a rounding midpoint:
 // both are within the bounds, measured over every 16-bit input (test_cuda_math on the host, where
 // the two approximations are exp2f and 1/x; `ffn ulp --backend cuda --all` on the device).
-FFN_CM float ffn_cm_ex2_approx(float z) {
-#ifdef __CUDA_ARCH__
-    float e;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
-    return e;
-#else
-    return exp2f(z);
-#endif
-}
 
 // Whether act has a 16-bit tier: every one with a transcendental, i.e. every one that reads the
 // tables (ReLU and identity are exact).
