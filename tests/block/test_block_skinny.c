@@ -143,7 +143,8 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
 // subnormals to zero), in both orientations, on 1 and 2 threads, bf16 or f32 weights.
 static void test_specials(ffn_ctx_t ctx, enum ffn_dtype bdt) {
     ffn_check_section(bdt == FFN_DTYPE_F32 ? "specials f32 weights" : "specials bf16 weights", 0);
-    enum { M = 3, N = 40, K = 70 };
+    // K = 80: the last 32-k chunk has 16 valid lanes ("ba" reads past them must be masked off).
+    enum { M = 3, N = 40, K = 80 };
     static float A[M * K], C[M * N];
     static float B[K * N];  // room for f32 weights; bf16 ones use its first half
     // The subnormal weight: the smallest bf16 one, 2^-133; for f32 2^-140 (a·2^-140 is exact for
@@ -163,6 +164,9 @@ static void test_specials(ffn_ctx_t ctx, enum ffn_dtype bdt) {
             ffn_store_f32(B, bdt, 5 * s0 + 21 * s1, INFINITY);
             ffn_store_f32(B, bdt, 6 * s0 + 22 * s1, INFINITY);
             ffn_store_f32(B, bdt, 69 * s0 + 22 * s1, -INFINITY);
+            // Column 30: +inf at k = 0, right after column 29's last weight in "ba" (a lane read
+            // past K would make column 29 NaN: inf times A's zero padding).
+            ffn_store_f32(B, bdt, 0 * s0 + 30 * s1, INFINITY);
             const struct ffn_cpu_mat ma = {A, FFN_DTYPE_F32, K, 1}, mb = {B, bdt, s0, s1},
                                      mc = {C, FFN_DTYPE_F32, N, 1};
             ffn_ctx_set_threads(ctx, thr);
@@ -185,6 +189,9 @@ static void test_specials(ffn_ctx_t ctx, enum ffn_dtype bdt) {
                 CHECK(isnan(C[m * N + 22]), "%s row %d: inf - inf gives %g", ba ? "ba" : "ab", m,
                       C[m * N + 22]);
                 // The other columns are finite and exact: K·a·0.5 (small integers / quarters).
+                CHECK(isinf(C[m * N + 30]) && C[m * N + 29] == (float)K * a * 0.5f,
+                      "%s row %d: +inf weight at k = 0 gives %g, the column before it %g",
+                      ba ? "ba" : "ab", m, C[m * N + 30], C[m * N + 29]);
                 CHECK(C[m * N + 4] == (float)K * a * 0.5f, "%s row %d: plain column %.9g",
                       ba ? "ba" : "ab", m, C[m * N + 4]);
             }
