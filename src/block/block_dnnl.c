@@ -10,8 +10,8 @@
 // created and when it runs. A call sets that to ffn_ctx_threads(ctx) and restores the caller's
 // value after (omp_set_num_threads is per calling thread), as for the activation kernels.
 //
-// Few rows (decode): a GEMM with at most a few rows of A and bf16 weights goes to the CPU layer's
-// skinny GEMM first (cpu/gemm_skinny.c), which streams the weights at memory speed where
+// Few rows (decode): a GEMM with at most a few rows of A and bf16 or f32 weights goes to the CPU
+// layer's skinny GEMM first (cpu/gemm_skinny.c), which streams the weights at memory speed where
 // oneDNN's brgemm reaches 0.36-0.64 of a triad (docs/blocks.md, "One token: the skinny GEMM").
 #include <inttypes.h>
 #include <stdio.h>
@@ -236,7 +236,8 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
                            const struct ffn_cpu_mat *B_in, const struct ffn_cpu_mat *C,
                            const float *bias, bool accumulate, const char **impl_out) {
     if (M == 0 || N == 0) return FFN_STATUS_OK;
-    // A few rows with bf16 weights: the skinny GEMM, when it applies ($FFN_BLOCK_SKINNY=0: never).
+    // A few rows with bf16 or f32 weights: the skinny GEMM, when it applies ($FFN_BLOCK_SKINNY=0:
+    // never).
     bool done = false;
     const enum ffn_status sk =
         ffn_cpu_gemm_skinny(ctx, fn, M, N, K, A_in, B_in, C, bias, accumulate, &done);

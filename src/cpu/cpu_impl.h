@@ -59,7 +59,7 @@ static inline void ffn_cpu_glu_bwd(const struct ffn_cpu_kernel *k, int64_t n, vo
     ((ffn_glu_bwd_fn)k->fn)(&k->cfg, n, dgate, dup, gate, up, dh);
 }
 
-// --- skinny GEMM: few rows, bf16 weights (gemm_skinny.c) ---------------------------------------
+// --- skinny GEMM: few rows, bf16 or f32 weights (gemm_skinny.c) --------------------------------
 // A matrix operand: element (i, j) at p + (i·s0 + j·s1)·dtype_size.
 struct ffn_cpu_mat {
     const void *p;
@@ -76,7 +76,7 @@ struct ffn_cpu_mat {
 
 // C[M, N] = A[M, K]·B[K, N] (+ bias[N], f32) (+ C when acc) by the CPU layer's skinny GEMM when it
 // applies, on ffn_ctx_threads(ctx) threads: a CPU context whose ISA is AVX-512, 1 ≤ M ≤ the
-// context's limit (above), B bf16 contiguous along K (s0 = 1, nn.Linear's [out, in]) or along N
+// context's limit (above), B bf16 or f32 contiguous along K (s0 = 1, nn.Linear's [out, in]) or along N
 // (s1 = 1), A f32 or bf16 with any strides, C f32 or bf16 with s1 = 1. Then *done is true;
 // otherwise *done is false and nothing is touched (the caller runs its general GEMM). Products
 // and sums in f32 by FMA from exactly widened inputs (IEEE: subnormals, infinities and NaNs kept),

@@ -1,10 +1,11 @@
 // gemm_skinny.c — the CPU layer's skinny GEMM: C = A·B (+ bias) (+ C) for a few rows of A and
-// bf16 weights, the shape of decoding one token (or a few) through an FFN block. Such a GEMM is a
-// matrix-vector product bound by reading B once: 2 FLOPs per 2-byte weight. oneDNN 2.6's brgemm
-// reaches 0.36-0.45 of a STREAM triad there on AMD EPYC Zen 4 (docs/blocks.md, "One token: the
-// skinny GEMM"); these kernels stream the weights at memory speed. This file decides when they
-// apply, packs A into the f32 layout the kernels read (M·K elements, small beside B's K·N, in the
-// context's scratch: no allocation per call once it has grown) and
+// bf16 or f32 weights, the shape of decoding one token (or a few) through an FFN block. Such a
+// GEMM is a matrix-vector product bound by reading B once: 2 FLOPs per 2- or 4-byte weight.
+// oneDNN 2.6's brgemm reaches 0.36-0.45 of a STREAM triad there in bf16 on AMD EPYC Zen 4 and
+// 0.44-0.56 in f32 on Zen 5 (docs/blocks.md, "One token: the skinny GEMM"); these kernels stream
+// the weights at memory speed. This file decides when they apply, packs A into the f32 layout the
+// kernels read (M·K elements, small beside B's K·N, in the context's scratch: no allocation per
+// call once it has grown) and
 // splits the columns over threads; the kernels are in x86_avx512/gemv_avx512.c (contract:
 // kernels.h).
 //
@@ -20,16 +21,16 @@
 // Weights (K·N) below which one thread runs the whole GEMM (a parallel region costs ~1-2 us).
 #define FFN_SKINNY_PAR_MIN ((int64_t)1 << 16)
 
-// A as the kernels read it (kernels.h, struct ffn_skinny): "ba" in 32-k chunks, even k then odd
-// k, zero padded to ld (a multiple of 32); "ab" row by row (ld = K rounded up to 16).
+// A as the kernels read it (kernels.h, struct ffn_skinny), zero padded to ld (a multiple of 32):
+// for "ba" with bf16 weights (eo) in 32-k chunks, even k then odd k; otherwise in k order.
 static void ffn__pack_a(float *dst, int64_t ld, const struct ffn_cpu_mat *A, int64_t M, int64_t K,
-                        bool ba) {
+                        bool eo) {
     for (int64_t m = 0; m < M; m++) {
         float *d = dst + m * ld;
         memset(d, 0, (size_t)ld * sizeof(float));
         for (int64_t k = 0; k < K; k++) {
             const int64_t c = k / 32, i = k % 32;
-            d[ba ? c * 32 + (i % 2) * 16 + i / 2 : k] =
+            d[eo ? c * 32 + (i % 2) * 16 + i / 2 : k] =
                 ffn_load_f32(A->p, A->dt, m * A->s0 + k * A->s1);
         }
     }
@@ -43,13 +44,14 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
 #ifdef FFN_HAVE_X86_KERNELS
     struct ffn_cpu_state *s = ffn_cpu_state(ctx);
     if (!s || M < 1 || M > s->skinny_max || N < 1 || K < 1) return FFN_STATUS_OK;
-    if (B->dt != FFN_DTYPE_BF16 || (A->dt != FFN_DTYPE_F32 && A->dt != FFN_DTYPE_BF16) ||
+    if ((B->dt != FFN_DTYPE_BF16 && B->dt != FFN_DTYPE_F32) ||
+        (A->dt != FFN_DTYPE_F32 && A->dt != FFN_DTYPE_BF16) ||
         (C->dt != FFN_DTYPE_F32 && C->dt != FFN_DTYPE_BF16) || (C->s1 != 1 && N > 1))
         return FFN_STATUS_OK;
     // The weights' orientation: contiguous along K ("ba") or along N ("ab"); else not ours.
     const bool ba = B->s0 == 1 || K == 1;
     if (!ba && B->s1 != 1 && N > 1) return FFN_STATUS_OK;
-    const int64_t ld = ba ? (K + 31) / 32 * 32 : (K + 15) / 16 * 16;
+    const int64_t ld = (K + 31) / 32 * 32;
     const size_t need = (size_t)(M * ld);  // a multiple of 16 floats: 64-byte rows
     if (need > s->skinny_cap) {
         float *q = aligned_alloc(64, need * sizeof(float));
@@ -61,13 +63,14 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
         s->skinny_a = q, s->skinny_cap = need;
     }
     float *ap = s->skinny_a;
-    ffn__pack_a(ap, ld, A, M, K, ba);
+    ffn__pack_a(ap, ld, A, M, K, ba && B->dt == FFN_DTYPE_BF16);
     const struct ffn_skinny g = {.M = M,
                                  .N = N,
                                  .K = K,
                                  .A = ap,
                                  .lda = ld,
                                  .B = B->p,
+                                 .bdt = B->dt,
                                  .ldb = ba ? B->s1 : B->s0,
                                  .C = (void *)C->p,
                                  .cdt = C->dt,
@@ -76,7 +79,7 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
                                  .acc = acc,
                                  .cvt = s->avx512_bf16};
     void (*kern)(const struct ffn_skinny *, int64_t, int64_t) =
-        ba ? ffn_bf16_gemv_ba__avx512 : ffn_bf16_gemv_ab__avx512;
+        ba ? ffn_gemv_ba__avx512 : ffn_gemv_ab__avx512;
     const int64_t blk = ba ? 8 : 16;  // column block of the kernel: thread ranges align to it
     const int nt = ctx->n_threads;
     if (nt <= 1 || N * K < FFN_SKINNY_PAR_MIN || N <= blk) {

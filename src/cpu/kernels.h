@@ -94,8 +94,8 @@ void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 
 // --- skinny GEMM kernels (driven by gemm_skinny.c) ----------------------------------------------
 // C[m, n] = Σ_k A[m, k]·B[k, n] (+ bias[n]) (+ C[m, n]) for the M ≤ FFN_SKINNY_MAX_M rows of A
-// and the columns n in [n0, n1) a thread owns, B bf16 (a decode GEMV: reading B is the cost).
-// Each bf16 weight is widened exactly (its 16 bits become the top half of an f32); products and
+// and the columns n in [n0, n1) a thread owns, B bf16 or f32 (a decode GEMV: reading B is the
+// cost). Each bf16 weight is widened exactly (its 16 bits become the top half of an f32); products and
 // sums are f32 FMAs, each sum accumulated over k in one fixed order (lane by lane, then a fixed
 // reduction tree), whatever [n0, n1) is: results do not depend on the thread split. The bias and
 // the old C are added after the sum, in that order; a bf16 C is rounded once (RNE).
@@ -103,13 +103,15 @@ void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 
 struct ffn_skinny {
     int64_t M, N, K;
-    // A as packed f32 (gemm_skinny.c), row m at A + m·lda: "ba" (weights contiguous in k) in
-    // 32-element chunks, each its even-k elements then its odd-k ones, zero padded to a
-    // multiple of 32; "ab" (weights contiguous in n) as is.
+    // A as packed f32 (gemm_skinny.c), row m at A + m·lda (a multiple of 32), zero padded past
+    // K: "ba" (weights contiguous in k) with bf16 weights in 32-element chunks, each its even-k
+    // elements then its odd-k ones; otherwise (f32 weights, or "ab") in k order.
     const float *A;
     int64_t lda;
-    // "ba": weight column n (all k) at B + n·ldb; "ab": weight row k (all n) at B + k·ldb.
-    const uint16_t *B;
+    // bf16 or f32 (bdt), in elements: "ba": weight column n (all k) at B + n·ldb; "ab": weight
+    // row k (all n) at B + k·ldb.
+    const void *B;
+    enum ffn_dtype bdt;
     int64_t ldb;
     void *C;  // f32 or bf16 (cdt), row m at C + m·ldc elements
     enum ffn_dtype cdt;
@@ -119,8 +121,8 @@ struct ffn_skinny {
     bool cvt;           // the CPU has AVX512_BF16 (bf16 stores by vcvtneps2bf16, same bits)
 };
 
-void ffn_bf16_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
-void ffn_bf16_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
+void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
+void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
 
 // d[j·ldd + i] = s[i·lds + j] for the source rows i in [r0, r1) and the columns j in [0, C): an
 // f32 transpose (bit copies, NaN payloads kept), source and destination not overlapping.

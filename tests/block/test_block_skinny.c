@@ -1,10 +1,11 @@
-// test_block_skinny.c — the CPU layer's skinny GEMM (few rows, bf16 weights: cpu/gemm_skinny.c)
-// against a double-precision reference: M = 1..8, both weight orientations, with and without
-// bias and accumulation, K and N with tails, strided rows of A, f32 and bf16 A and C, the same
-// bits on 1 and 2 threads; subnormal, infinite and NaN weights as IEEE arithmetic gives them.
-// Then the block at a few tokens with the path on and off ($FFN_BLOCK_SKINNY): the same outputs
-// within the bf16 tolerance of the block tests, both near the textbook block in double, and the
-// path named in ffn_block_info. Skipped where the context's ISA is not AVX-512.
+// test_block_skinny.c — the CPU layer's skinny GEMM (few rows, bf16 or f32 weights:
+// cpu/gemm_skinny.c) against a double-precision reference, for each weight dtype: M = 1..8, both
+// weight orientations, with and without bias and accumulation, K and N with tails, strided rows
+// of A, f32 and bf16 A and C, the same bits on 1 and 2 threads; subnormal, infinite and NaN
+// weights as IEEE arithmetic gives them. Then the block (bf16 and f32 weights) at a few tokens
+// with the path on and off ($FFN_BLOCK_SKINNY): the same outputs within the bf16 tolerance of the
+// block tests, both near the textbook block in double, and the path named in ffn_block_info.
+// Skipped where the context's ISA is not AVX-512.
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ struct gcase {
     int64_t M, N, K, lda;  // lda: A's row stride (≥ K)
     bool ba;               // weights contiguous in k ([N][K]), else in n ([K][N])
     bool bias, acc;
-    enum ffn_dtype adt, cdt;
+    enum ffn_dtype adt, bdt, cdt;
 };
 
 // Runs one case on ctx with n_threads; compares with the double reference; returns C (f32 bits
@@ -44,12 +45,12 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
     const int64_t M = c->M, N = c->N, K = c->K, ldc = N + 5;
     const size_t as = ffn_dtype_size(c->adt), cs = ffn_dtype_size(c->cdt);
     void *A = calloc((size_t)(M * c->lda), as), *C = calloc((size_t)(M * ldc), cs);
-    uint16_t *B = calloc((size_t)(N * K), 2);
+    void *B = calloc((size_t)(N * K), ffn_dtype_size(c->bdt));
     float *bias = malloc((size_t)N * sizeof(float)), *c0 = malloc((size_t)(M * N) * sizeof(float));
     rng = SEED + (uint64_t)(M * 131 + N * 7 + K);
     for (int64_t m = 0; m < M; m++)
         for (int64_t k = 0; k < K; k++) ffn_store_f32(A, c->adt, m * c->lda + k, (float)rnd());
-    for (int64_t i = 0; i < N * K; i++) B[i] = ffn_f32_to_bf16((float)rnd());
+    for (int64_t i = 0; i < N * K; i++) ffn_store_f32(B, c->bdt, i, (float)rnd());
     for (int64_t n = 0; n < N; n++) bias[n] = (float)rnd();
     for (int64_t m = 0; m < M; m++)
         for (int64_t n = 0; n < N; n++) {
@@ -58,21 +59,21 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
         }
     // B(k, n) at B[k·s0 + n·s1].
     const int64_t s0 = c->ba ? 1 : N, s1 = c->ba ? K : 1;
-    const struct ffn_cpu_mat ma = {A, c->adt, c->lda, 1}, mb = {B, FFN_DTYPE_BF16, s0, s1},
+    const struct ffn_cpu_mat ma = {A, c->adt, c->lda, 1}, mb = {B, c->bdt, s0, s1},
                              mc = {C, c->cdt, ldc, 1};
     ffn_ctx_set_threads(ctx, threads);
     bool done = false;
     const enum ffn_status st = ffn_cpu_gemm_skinny(ctx, "test", M, N, K, &ma, &mb, &mc,
                                                    c->bias ? bias : NULL, c->acc, &done);
-    CHECK(st == FFN_STATUS_OK && done, "M %" PRId64 " N %" PRId64 " K %" PRId64 " %s: ran", M, N, K,
-          c->ba ? "ba" : "ab");
+    CHECK(st == FFN_STATUS_OK && done, "M %" PRId64 " N %" PRId64 " K %" PRId64 " %s B %s: ran", M,
+          N, K, c->ba ? "ba" : "ab", ffn_dtype_name(c->bdt));
     int64_t bad = 0;
     for (int64_t m = 0; m < M; m++)
         for (int64_t n = 0; n < N; n++) {
             double s = 0, mag = 0;
             for (int64_t k = 0; k < K; k++) {
                 const double p = (double)ffn_load_f32(A, c->adt, m * c->lda + k) *
-                                 (double)ffn_bf16_to_f32(B[k * s0 + n * s1]);
+                                 (double)ffn_load_f32(B, c->bdt, k * s0 + n * s1);
                 s += p, mag += fabs(p);
             }
             if (c->bias) s += bias[n], mag += fabs(bias[n]);
@@ -82,10 +83,12 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
             const double tol =
                 2.0 * (double)(K + 2) * U32 * mag + (c->cdt == FFN_DTYPE_BF16 ? fabs(s) / 256 : 0);
             if (!(fabs(got - s) <= tol) && bad++ < 5)
-                FAIL("M %" PRId64 " N %" PRId64 " K %" PRId64 " %s %s A %s C%s%s thr %d: C[%" PRId64
-                     "][%" PRId64 "] = %.9g, want %.9g (tol %.3g)",
-                     M, N, K, c->ba ? "ba" : "ab", ffn_dtype_name(c->adt), ffn_dtype_name(c->cdt),
-                     c->bias ? " bias" : "", c->acc ? " acc" : "", threads, m, n, got, s, tol);
+                FAIL("M %" PRId64 " N %" PRId64 " K %" PRId64
+                     " %s B %s A %s C %s%s%s thr %d: C[%" PRId64 "][%" PRId64
+                     "] = %.9g, want %.9g (tol %.3g)",
+                     M, N, K, c->ba ? "ba" : "ab", ffn_dtype_name(c->bdt), ffn_dtype_name(c->adt),
+                     ffn_dtype_name(c->cdt), c->bias ? " bias" : "", c->acc ? " acc" : "", threads,
+                     m, n, got, s, tol);
             out[m * N + n] = got;
         }
     ffn_check_count(M * N - bad);
@@ -99,8 +102,8 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
     free(A), free(B), free(C), free(bias), free(c0);
 }
 
-static void test_gemm(ffn_ctx_t ctx) {
-    ffn_check_section("gemm", 0);
+static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
+    ffn_check_section(bdt == FFN_DTYPE_F32 ? "gemm f32 weights" : "gemm bf16 weights", 0);
     // K: below one chunk, a tail, exact chunks; N: below one block, tails of 8 and 16 columns.
     static const int64_t Ks[] = {5, 77, 96, 233};
     static const int64_t Ns[] = {3, 37, 301};
@@ -119,6 +122,7 @@ static void test_gemm(ffn_ctx_t ctx) {
                                       (h >> 5) & 1,
                                       (h >> 6) & 1,
                                       (h >> 7) & 1 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32,
+                                      bdt,
                                       v & 2 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32};
                     const size_t n = (size_t)(M * c.N);
                     float *o1 = malloc(n * sizeof(float)), *o2 = malloc(n * sizeof(float));
@@ -126,8 +130,9 @@ static void test_gemm(ffn_ctx_t ctx) {
                     run_case(ctx, &c, 2, o2);
                     // Every output is one thread's sum in a fixed order: same bits.
                     CHECK(!memcmp(o1, o2, n * sizeof(float)),
-                          "M %" PRId64 " N %" PRId64 " K %" PRId64 " %s: 1 and 2 threads differ", M,
-                          c.N, c.K, c.ba ? "ba" : "ab");
+                          "M %" PRId64 " N %" PRId64 " K %" PRId64
+                          " %s B %s: 1 and 2 threads differ",
+                          M, c.N, c.K, c.ba ? "ba" : "ab", ffn_dtype_name(bdt));
                     free(o1), free(o2);
                 }
 }
@@ -135,27 +140,34 @@ static void test_gemm(ffn_ctx_t ctx) {
 // --- special weights ---------------------------------------------------------------------------
 
 // Subnormal, infinite and NaN weights: what IEEE f32 FMA gives (vdpbf16ps would flush the
-// subnormals to zero), in both orientations, on 1 and 2 threads.
-static void test_specials(ffn_ctx_t ctx) {
-    ffn_check_section("specials", 0);
-    enum { M = 3, N = 40, K = 70 };
+// subnormals to zero), in both orientations, on 1 and 2 threads, bf16 or f32 weights.
+static void test_specials(ffn_ctx_t ctx, enum ffn_dtype bdt) {
+    ffn_check_section(bdt == FFN_DTYPE_F32 ? "specials f32 weights" : "specials bf16 weights", 0);
+    // K = 80: the last 32-k chunk has 16 valid lanes ("ba" reads past them must be masked off).
+    enum { M = 3, N = 40, K = 80 };
     static float A[M * K], C[M * N];
-    static uint16_t B[K * N];
+    static float B[K * N];  // room for f32 weights; bf16 ones use its first half
+    // The subnormal weight: the smallest bf16 one, 2^-133; for f32 2^-140 (a·2^-140 is exact for
+    // the quarters a below, where a·2^-149 would round).
+    const int esub = bdt == FFN_DTYPE_F32 ? -140 : -133;
     for (int ba = 0; ba < 2; ba++)
         for (int thr = 1; thr <= 2; thr++) {
             const int64_t s0 = ba ? 1 : N, s1 = ba ? K : 1;
             for (int m = 0; m < M; m++)
                 for (int k = 0; k < K; k++) A[m * K + k] = 1.0f + 0.25f * (float)m;
             for (int n = 0; n < N; n++)
-                for (int k = 0; k < K; k++) B[k * s0 + n * s1] = ffn_f32_to_bf16(0.5f);
-            // Column 3: every weight the smallest subnormal bf16, 2^-133.
-            for (int k = 0; k < K; k++) B[k * s0 + 3 * s1] = 0x0001;
+                for (int k = 0; k < K; k++) ffn_store_f32(B, bdt, k * s0 + n * s1, 0.5f);
+            // Column 3: every weight subnormal, 2^esub.
+            for (int k = 0; k < K; k++) ffn_store_f32(B, bdt, k * s0 + 3 * s1, ldexpf(1.0f, esub));
             // Column 17: one NaN weight. Column 21: one +inf. Column 22: +inf and -inf.
-            B[40 * s0 + 17 * s1] = 0x7fc0;
-            B[5 * s0 + 21 * s1] = 0x7f80;
-            B[6 * s0 + 22 * s1] = 0x7f80, B[69 * s0 + 22 * s1] = 0xff80;
-            const struct ffn_cpu_mat ma = {A, FFN_DTYPE_F32, K, 1},
-                                     mb = {B, FFN_DTYPE_BF16, s0, s1},
+            ffn_store_f32(B, bdt, 40 * s0 + 17 * s1, NAN);
+            ffn_store_f32(B, bdt, 5 * s0 + 21 * s1, INFINITY);
+            ffn_store_f32(B, bdt, 6 * s0 + 22 * s1, INFINITY);
+            ffn_store_f32(B, bdt, 69 * s0 + 22 * s1, -INFINITY);
+            // Column 30: +inf at k = 0, right after column 29's last weight in "ba" (a lane read
+            // past K would make column 29 NaN: inf times A's zero padding).
+            ffn_store_f32(B, bdt, 0 * s0 + 30 * s1, INFINITY);
+            const struct ffn_cpu_mat ma = {A, FFN_DTYPE_F32, K, 1}, mb = {B, bdt, s0, s1},
                                      mc = {C, FFN_DTYPE_F32, N, 1};
             ffn_ctx_set_threads(ctx, thr);
             bool done = false;
@@ -165,8 +177,8 @@ static void test_specials(ffn_ctx_t ctx) {
                   "ran");
             for (int m = 0; m < M; m++) {
                 const float a = 1.0f + 0.25f * (float)m;
-                // K·a·2^-133: subnormal f32 multiples of 2^-149, every partial sum exact.
-                const float sub = (float)K * a * ldexpf(1.0f, -133);
+                // K·a·2^esub: subnormal f32 multiples of 2^-149, every partial sum exact.
+                const float sub = (float)K * a * ldexpf(1.0f, esub);
                 CHECK(C[m * N + 3] == sub && sub > 0,
                       "%s thr %d row %d: subnormal column %.9g, want %.9g", ba ? "ba" : "ab", thr,
                       m, C[m * N + 3], sub);
@@ -177,6 +189,9 @@ static void test_specials(ffn_ctx_t ctx) {
                 CHECK(isnan(C[m * N + 22]), "%s row %d: inf - inf gives %g", ba ? "ba" : "ab", m,
                       C[m * N + 22]);
                 // The other columns are finite and exact: K·a·0.5 (small integers / quarters).
+                CHECK(isinf(C[m * N + 30]) && C[m * N + 29] == (float)K * a * 0.5f,
+                      "%s row %d: +inf weight at k = 0 gives %g, the column before it %g",
+                      ba ? "ba" : "ab", m, C[m * N + 30], C[m * N + 29]);
                 CHECK(C[m * N + 4] == (float)K * a * 0.5f, "%s row %d: plain column %.9g",
                       ba ? "ba" : "ab", m, C[m * N + 4]);
             }
@@ -186,14 +201,14 @@ static void test_specials(ffn_ctx_t ctx) {
 // Cases the path does not take: nothing is touched and the caller is told so.
 static void test_refusals(ffn_ctx_t ctx) {
     ffn_check_section("refusals", 0);
-    static float A[16 * 8], C[16 * 8], Bf[8 * 8];
+    static float A[16 * 8], C[16 * 8];
     static uint16_t B[8 * 8];
     const struct ffn_cpu_mat a = {A, FFN_DTYPE_F32, 8, 1}, c = {C, FFN_DTYPE_F32, 8, 1};
-    const struct ffn_cpu_mat bf = {Bf, FFN_DTYPE_F32, 1, 8}, bs = {B, FFN_DTYPE_BF16, 2, 16},
+    const struct ffn_cpu_mat bh = {B, FFN_DTYPE_F16, 1, 8}, bs = {B, FFN_DTYPE_BF16, 2, 16},
                              b = {B, FFN_DTYPE_BF16, 1, 8};
     bool done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 2, 8, 8, &a, &bf, &c, NULL, false, &done) && !done,
-          "f32 weights: not taken");
+    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 2, 8, 8, &a, &bh, &c, NULL, false, &done) && !done,
+          "f16 weights: not taken");
     done = true;
     CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 2, 8, 4, &a, &bs, &c, NULL, false, &done) && !done,
           "weights strided both ways: not taken");
@@ -204,35 +219,36 @@ static void test_refusals(ffn_ctx_t ctx) {
 
 // --- the block with the path on and off ----------------------------------------------------------
 
-// A bf16 block (SwiGLU without biases, or GeLU with biases) in one orientation: y from the
-// context ctx for T tokens (x f32), and the gemm_impl it reports.
-static void block_y(ffn_ctx_t ctx, bool gated, enum ffn_weight_orient orient,
+// A block with wdt (bf16 or f32) weights (SwiGLU without biases, or GeLU with biases) in one
+// orientation: y from the context ctx for T tokens (x f32), and the gemm_impl it reports.
+static void block_y(ffn_ctx_t ctx, enum ffn_dtype wdt, bool gated, enum ffn_weight_orient orient,
                     const struct ref_ffn *f, int64_t T, const float *x, float *y, char *impl) {
     const int64_t d = f->d, m = f->m;
-    uint16_t *wg = malloc((size_t)(d * m) * 2), *wu = malloc((size_t)(d * m) * 2),
-             *wd = malloc((size_t)(d * m) * 2), *bu = malloc((size_t)m * 2),
-             *bd = malloc((size_t)d * 2);
+    const size_t es = ffn_dtype_size(wdt);
+    void *wg = malloc((size_t)(d * m) * es), *wu = malloc((size_t)(d * m) * es),
+         *wd = malloc((size_t)(d * m) * es), *bu = malloc((size_t)m * es),
+         *bd = malloc((size_t)d * es);
     for (int64_t o = 0; o < m; o++)
         for (int64_t i = 0; i < d; i++) {
-            wu[ref_idx(orient, m, d, o, i, 0)] = ffn_f32_to_bf16((float)f->Wu[o * d + i]);
+            ffn_store_f32(wu, wdt, ref_idx(orient, m, d, o, i, 0), (float)f->Wu[o * d + i]);
             if (gated)
-                wg[ref_idx(orient, m, d, o, i, 0)] = ffn_f32_to_bf16((float)f->Wg[o * d + i]);
+                ffn_store_f32(wg, wdt, ref_idx(orient, m, d, o, i, 0), (float)f->Wg[o * d + i]);
         }
     for (int64_t o = 0; o < d; o++)
         for (int64_t i = 0; i < m; i++)
-            wd[ref_idx(orient, d, m, o, i, 0)] = ffn_f32_to_bf16((float)f->Wd[o * m + i]);
-    for (int64_t j = 0; j < m; j++) bu[j] = ffn_f32_to_bf16(f->bias ? (float)f->bu[j] : 0.0f);
-    for (int64_t j = 0; j < d; j++) bd[j] = ffn_f32_to_bf16(f->bias ? (float)f->bd[j] : 0.0f);
+            ffn_store_f32(wd, wdt, ref_idx(orient, d, m, o, i, 0), (float)f->Wd[o * m + i]);
+    for (int64_t j = 0; j < m; j++) ffn_store_f32(bu, wdt, j, f->bias ? (float)f->bu[j] : 0.0f);
+    for (int64_t j = 0; j < d; j++) ffn_store_f32(bd, wdt, j, f->bias ? (float)f->bd[j] : 0.0f);
     struct ffn_block_spec s = FFN_BLOCK_SPEC_INIT;
     s.d_model = d, s.d_ff = m, s.act = f->act, s.gated = gated;
     s.bias_up = s.bias_down = f->bias;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    w.up = ffn_weight_dense(wu, FFN_DTYPE_BF16, orient);
-    w.down = ffn_weight_dense(wd, FFN_DTYPE_BF16, orient);
-    if (gated) w.gate = ffn_weight_dense(wg, FFN_DTYPE_BF16, orient);
+    w.up = ffn_weight_dense(wu, wdt, orient);
+    w.down = ffn_weight_dense(wd, wdt, orient);
+    if (gated) w.gate = ffn_weight_dense(wg, wdt, orient);
     if (f->bias) {
-        w.b_up = ffn_weight_dense(bu, FFN_DTYPE_BF16, FFN_WEIGHT_OUT_IN);
-        w.b_down = ffn_weight_dense(bd, FFN_DTYPE_BF16, FFN_WEIGHT_OUT_IN);
+        w.b_up = ffn_weight_dense(bu, wdt, FFN_WEIGHT_OUT_IN);
+        w.b_down = ffn_weight_dense(bd, wdt, FFN_WEIGHT_OUT_IN);
     }
     ffn_block_t b = NULL;
     CHECK(ffn_block_create(ctx, &s, &w, NULL, &b) == FFN_STATUS_OK, "create: %s",
@@ -265,36 +281,39 @@ static void test_block(ffn_ctx_t on, ffn_ctx_t off) {
     for (int k = 0; k < D; k++) bd[k] = ffn_bf16_to_f32(ffn_f32_to_bf16((float)(0.1 * rnd())));
     for (int k = 0; k < TMAX * D; k++)
         xd[k] = x[k] = ffn_bf16_to_f32(ffn_f32_to_bf16((float)rnd()));
-    for (int gated = 0; gated < 2; gated++)
-        for (int orient = 0; orient < 2; orient++)
-            for (int64_t T = 1; T <= TMAX; T += 3) {
-                const struct ref_ffn f = {D,     MM,     gated ? FFN_ACT_SILU : FFN_ACT_GELU_TANH,
-                                          gated, !gated, Wg,
-                                          Wu,    Wd,     NULL,
-                                          bu,    bd};
-                const enum ffn_weight_orient o = orient ? FFN_WEIGHT_IN_OUT : FFN_WEIGHT_OUT_IN;
-                char impl_on[64], impl_off[64];
-                block_y(on, gated, o, &f, T, x, y_on, impl_on);
-                block_y(off, gated, o, &f, T, x, y_off, impl_off);
-                ref_forward(&f, T, xd, yd);
-                CHECK(!strcmp(impl_on, FFN_SKINNY_IMPL), "T %" PRId64 ": on reports %s", T,
-                      impl_on);
-                CHECK(strcmp(impl_off, FFN_SKINNY_IMPL) != 0, "T %" PRId64 ": off reports %s", T,
-                      impl_off);
-                double s = 0;
-                for (int64_t k = 0; k < T * D; k++) s = fabs(yd[k]) > s ? fabs(yd[k]) : s;
-                int bad = 0;
-                for (int64_t k = 0; k < T * D && bad < 3; k++) {
-                    bad +=
-                        !CHECK_NEAR(y_on[k], y_off[k], TOL_BF16 * s,
-                                    "%s %s T %" PRId64 ": y[%" PRId64 "] on vs off",
-                                    gated ? "swiglu" : "gelu", orient ? "in_out" : "out_in", T, k);
-                    bad +=
-                        !CHECK_NEAR(y_on[k], yd[k], TOL_BF16 * s,
-                                    "%s %s T %" PRId64 ": y[%" PRId64 "] vs reference",
-                                    gated ? "swiglu" : "gelu", orient ? "in_out" : "out_in", T, k);
+    for (int wi = 0; wi < 2; wi++)
+        for (int gated = 0; gated < 2; gated++)
+            for (int orient = 0; orient < 2; orient++)
+                for (int64_t T = 1; T <= TMAX; T += 3) {
+                    const struct ref_ffn f = {
+                        D,     MM,     gated ? FFN_ACT_SILU : FFN_ACT_GELU_TANH,
+                        gated, !gated, Wg,
+                        Wu,    Wd,     NULL,
+                        bu,    bd};
+                    const enum ffn_weight_orient o = orient ? FFN_WEIGHT_IN_OUT : FFN_WEIGHT_OUT_IN;
+                    char impl_on[64], impl_off[64];
+                    const enum ffn_dtype wdt = wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16;
+                    block_y(on, wdt, gated, o, &f, T, x, y_on, impl_on);
+                    block_y(off, wdt, gated, o, &f, T, x, y_off, impl_off);
+                    ref_forward(&f, T, xd, yd);
+                    CHECK(!strcmp(impl_on, FFN_SKINNY_IMPL), "%s T %" PRId64 ": on reports %s",
+                          ffn_dtype_name(wdt), T, impl_on);
+                    CHECK(strcmp(impl_off, FFN_SKINNY_IMPL) != 0,
+                          "%s T %" PRId64 ": off reports %s", ffn_dtype_name(wdt), T, impl_off);
+                    double s = 0;
+                    for (int64_t k = 0; k < T * D; k++) s = fabs(yd[k]) > s ? fabs(yd[k]) : s;
+                    int bad = 0;
+                    for (int64_t k = 0; k < T * D && bad < 3; k++) {
+                        bad += !CHECK_NEAR(y_on[k], y_off[k], TOL_BF16 * s,
+                                           "%s %s %s T %" PRId64 ": y[%" PRId64 "] on vs off",
+                                           ffn_dtype_name(wdt), gated ? "swiglu" : "gelu",
+                                           orient ? "in_out" : "out_in", T, k);
+                        bad += !CHECK_NEAR(y_on[k], yd[k], TOL_BF16 * s,
+                                           "%s %s %s T %" PRId64 ": y[%" PRId64 "] vs reference",
+                                           ffn_dtype_name(wdt), gated ? "swiglu" : "gelu",
+                                           orient ? "in_out" : "out_in", T, k);
+                    }
                 }
-            }
 }
 
 int main(void) {
@@ -313,8 +332,10 @@ int main(void) {
         return ffn_check_skip("the context's ISA is %s, the skinny GEMM needs AVX-512",
                               ffn_isa_name(ffn_ctx_isa(on)));
     }
-    test_gemm(on);
-    test_specials(on);
+    for (int wi = 0; wi < 2; wi++) {
+        test_gemm(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
+        test_specials(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
+    }
     test_refusals(on);
     // The off context never takes the path.
     {

@@ -1,18 +1,21 @@
 // gemv_avx512.c — the skinny GEMM kernels for AVX-512 F/BW: C = A·B (+ bias) (+ C) for a few
-// rows of A (M ≤ FFN_SKINNY_MAX_M) and bf16 weights B, the decode case where the time is that of
-// reading B once from memory. Not a general GEMM: gemm_skinny.c decides when they run, packs A
-// and splits the columns over threads; kernels.h states the contract.
+// rows of A (M ≤ FFN_SKINNY_MAX_M) and bf16 or f32 weights B, the decode case where the time is
+// that of reading B once from memory. Not a general GEMM: gemm_skinny.c decides when they run,
+// packs A and splits the columns over threads; kernels.h states the contract. Each driver below is
+// written once for both weight dtypes (a constant argument, inlined: one instance per dtype).
 //
 // Widening: a bf16 weight is the top half of an f32, so a 512-bit load of 32 weights gives the
 // odd-k ones by a mask (0xffff0000) and the even-k ones by a 16-bit shift: exact, subnormals,
-// infinities and NaNs kept (vdpbf16ps is not used: it flushes subnormals). Products and sums are
-// f32 FMAs (MXCSR as the caller has it: IEEE by default).
+// infinities and NaNs kept (vdpbf16ps is not used: it flushes subnormals). f32 weights are loaded
+// as they are, 16 per vector. Products and sums are f32 FMAs (MXCSR as the caller has it: IEEE by
+// default).
 //
 //   "ba" (weights contiguous in k, nn.Linear [out, in]): column n is a dot product of A's row
 //        with weight row n. NB weight rows are streamed side by side (8 for M ≤ 2, else 4), so
-//        the hardware prefetchers see NB independent streams; A (packed in the same even/odd
-//        order) comes from L1. Each (m, n) sums in its own register: lane i of chunk c holds
-//        k = 32c + 2i then 32c + 2i + 1, and the 16 lanes are reduced by a fixed tree.
+//        the hardware prefetchers see NB independent streams; A (packed to match the two weight
+//        vectors of a 32-k chunk) comes from L1. Each (m, n) sums in its own register: lane i of
+//        chunk c holds k = 32c + 2i then 32c + 2i + 1 (bf16 weights) or k = 32c + i then
+//        32c + 16 + i (f32), and the 16 lanes are reduced by a fixed tree.
 //   "ab" (weights contiguous in n, Conv1D [in, out]): an axpy per weight row k, 16 columns per
 //        vector, 8 rows k in flight; the partial sums of a piece of up to 8192 / M columns live
 //        in an L1-resident buffer between row groups. Each column sums over k in order.
@@ -21,26 +24,47 @@
 // --- "ba": dot products ------------------------------------------------------------------------
 
 // k elements per block when A's rows are taken in two groups (M > 4): both groups read the
-// block's 4 weight rows (4 × 1 KiB) while they are in L1.
+// block's 4 weight rows (4 × 1 KiB in bf16, 4 × 2 KiB in f32) while they are in L1.
 #define FFN_BA_KB 512
+
+// The 32 weights of weight row n at k..k+31 as two f32 vectors, each matching 16 floats of the
+// packed A (kernels.h): bf16 even k / odd k, f32 k..k+15 / k+16..k+31. km: the valid k lanes
+// (masked lanes read as zero). With pf, the same k of the weight row `ahead` rows further into
+// L2, one line per 64 bytes.
+FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int64_t k,
+                              __mmask32 km, bool full, bool pf, int64_t ahead, __m512 *lo,
+                              __m512 *hi) {
+    if (bdt == FFN_DTYPE_F32) {
+        const float *w = (const float *)g->B + n * g->ldb + k;
+        if (pf) {
+            _mm_prefetch((const char *)(w + ahead * g->ldb), _MM_HINT_T1);
+            _mm_prefetch((const char *)(w + ahead * g->ldb + 16), _MM_HINT_T1);
+        }
+        *lo = full ? _mm512_loadu_ps(w) : _mm512_maskz_loadu_ps((__mmask16)km, w);
+        *hi = full ? _mm512_loadu_ps(w + 16) : _mm512_maskz_loadu_ps((__mmask16)(km >> 16), w + 16);
+    } else {
+        const uint16_t *w = (const uint16_t *)g->B + n * g->ldb + k;
+        if (pf) _mm_prefetch((const char *)(w + ahead * g->ldb), _MM_HINT_T1);
+        const __m512i raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
+        *lo = _mm512_castsi512_ps(_mm512_slli_epi32(raw, 16));
+        *hi = _mm512_castsi512_ps(_mm512_and_si512(raw, _mm512_set1_epi32((int)0xffff0000u)));
+    }
+}
 
 // One 32-k chunk at k for weight rows n..n+NB-1 and A rows m0..m0+MG-1: acc[m][j] += products.
 // km: the valid k lanes (a partial last chunk; A's padding is zero, the weights masked to zero).
-FFN_VINLINE void ffn__ba_chunk(const struct ffn_skinny *g, int64_t n, int64_t m0, int MG, int NB,
-                               int64_t k, __mmask32 km, bool full, bool pf, __m512 acc[4][8]) {
-    const __m512i hi = _mm512_set1_epi32((int)0xffff0000u);
+FFN_VINLINE void ffn__ba_chunk(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n,
+                               int64_t m0, int MG, int NB, int64_t k, __mmask32 km, bool full,
+                               bool pf, __m512 acc[4][8]) {
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++) {
-        const uint16_t *w = g->B + (n + j) * g->ldb + k;
-        if (pf) _mm_prefetch((const char *)(w + NB * g->ldb), _MM_HINT_T1);
-        const __m512i raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
-        const __m512 e = _mm512_castsi512_ps(_mm512_slli_epi32(raw, 16));
-        const __m512 o = _mm512_castsi512_ps(_mm512_and_si512(raw, hi));
+        __m512 lo, hi;
+        ffn__ba_load(g, bdt, n + j, k, km, full, pf, NB, &lo, &hi);
 #pragma GCC unroll 4
         for (int m = 0; m < MG; m++) {
             const float *a = g->A + (m0 + m) * g->lda + k;
-            acc[m][j] = _mm512_fmadd_ps(e, _mm512_load_ps(a), acc[m][j]);
-            acc[m][j] = _mm512_fmadd_ps(o, _mm512_load_ps(a + 16), acc[m][j]);
+            acc[m][j] = _mm512_fmadd_ps(lo, _mm512_load_ps(a), acc[m][j]);
+            acc[m][j] = _mm512_fmadd_ps(hi, _mm512_load_ps(a + 16), acc[m][j]);
         }
     }
 }
@@ -59,24 +83,26 @@ static inline void ffn__put(const struct ffn_skinny *g, int64_t m, int64_t n, fl
 
 // Weight rows n..n+NB-1, A rows m0..m0+MG-1, k in [k0, k1) (k0 a multiple of 32). The sums start
 // from zero (first) or from sp; they end in sp, or in C (last).
-FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, int64_t n, int64_t m0, int MG, int NB,
-                             int64_t k0, int64_t k1, bool first, bool last, __m512 *sp) {
+FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int64_t m0,
+                             int MG, int NB, int64_t k0, int64_t k1, bool first, bool last,
+                             __m512 *sp) {
     __m512 acc[4][8];
 #pragma GCC unroll 4
     for (int m = 0; m < MG; m++)
 #pragma GCC unroll 8
         for (int j = 0; j < NB; j++) acc[m][j] = first ? _mm512_setzero_ps() : sp[m * NB + j];
-    // The next block's weight rows are prefetched into L2 as this one streams (one line of each
-    // per chunk): the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
+    // The next block's weight rows are prefetched into L2 as this one streams (each chunk's
+    // lines): the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
     // GB/s, one thread, AMD EPYC Zen 4).
     const bool pf = n + 2 * NB <= g->N;
     int64_t k = k0;
     if (pf)
-        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, n, m0, MG, NB, k, 0, true, true, acc);
+        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, 0, true, true, acc);
     else
-        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, n, m0, MG, NB, k, 0, true, false, acc);
+        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, 0, true, false, acc);
     if (k < k1)
-        ffn__ba_chunk(g, n, m0, MG, NB, k, (__mmask32)((1ull << (k1 - k)) - 1), false, false, acc);
+        ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, (__mmask32)((1ull << (k1 - k)) - 1), false, false,
+                      acc);
 #pragma GCC unroll 4
     for (int m = 0; m < MG; m++)
 #pragma GCC unroll 8
@@ -89,26 +115,28 @@ FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, int64_t n, int64_t m0, 
 }
 
 // One instance per (MG, NB) the driver below uses, so that every accumulator is a register.
-static void ffn__ba_group(const struct ffn_skinny *g, int64_t n, int64_t m0, int mg, int nb,
-                          int64_t k0, int64_t k1, bool first, bool last, __m512 *sp) {
+FFN_VINLINE void ffn__ba_group(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n,
+                               int64_t m0, int mg, int nb, int64_t k0, int64_t k1, bool first,
+                               bool last, __m512 *sp) {
     switch (nb * 8 + mg) {
-    case 8 * 8 + 1: ffn__ba_run(g, n, m0, 1, 8, k0, k1, first, last, sp); break;
-    case 8 * 8 + 2: ffn__ba_run(g, n, m0, 2, 8, k0, k1, first, last, sp); break;
-    case 4 * 8 + 1: ffn__ba_run(g, n, m0, 1, 4, k0, k1, first, last, sp); break;
-    case 4 * 8 + 2: ffn__ba_run(g, n, m0, 2, 4, k0, k1, first, last, sp); break;
-    case 4 * 8 + 3: ffn__ba_run(g, n, m0, 3, 4, k0, k1, first, last, sp); break;
-    case 4 * 8 + 4: ffn__ba_run(g, n, m0, 4, 4, k0, k1, first, last, sp); break;
-    case 1 * 8 + 1: ffn__ba_run(g, n, m0, 1, 1, k0, k1, first, last, sp); break;
-    case 1 * 8 + 2: ffn__ba_run(g, n, m0, 2, 1, k0, k1, first, last, sp); break;
-    case 1 * 8 + 3: ffn__ba_run(g, n, m0, 3, 1, k0, k1, first, last, sp); break;
-    case 1 * 8 + 4: ffn__ba_run(g, n, m0, 4, 1, k0, k1, first, last, sp); break;
+    case 8 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 8, k0, k1, first, last, sp); break;
+    case 8 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 8, k0, k1, first, last, sp); break;
+    case 4 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 4, k0, k1, first, last, sp); break;
+    case 4 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 4, k0, k1, first, last, sp); break;
+    case 4 * 8 + 3: ffn__ba_run(g, bdt, n, m0, 3, 4, k0, k1, first, last, sp); break;
+    case 4 * 8 + 4: ffn__ba_run(g, bdt, n, m0, 4, 4, k0, k1, first, last, sp); break;
+    case 1 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 1, k0, k1, first, last, sp); break;
+    case 1 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 1, k0, k1, first, last, sp); break;
+    case 1 * 8 + 3: ffn__ba_run(g, bdt, n, m0, 3, 1, k0, k1, first, last, sp); break;
+    case 1 * 8 + 4: ffn__ba_run(g, bdt, n, m0, 4, 1, k0, k1, first, last, sp); break;
     default: break;
     }
 }
 
 // nb weight rows from n: all of A's rows, in groups of at most 4 (2 with 8 weight rows), the
 // k range in blocks only when there are two groups.
-static void ffn__ba_cols(const struct ffn_skinny *g, int64_t n, int nb, int gmax) {
+FFN_VINLINE void ffn__ba_cols(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int nb,
+                              int gmax) {
     __m512 sp[4 * 8];
     const int64_t K = g->K, kb = g->M > gmax ? FFN_BA_KB : K;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
@@ -116,17 +144,24 @@ static void ffn__ba_cols(const struct ffn_skinny *g, int64_t n, int nb, int gmax
         for (int64_t m0 = 0; m0 < g->M; m0 += gmax) {
             const int mg = (int)(g->M - m0 < gmax ? g->M - m0 : gmax);
             // The second group's sums wait in sp between blocks: one spill buffer per group.
-            ffn__ba_group(g, n, m0, mg, nb, k0, k1, k0 == 0, k1 == K, sp + (m0 / gmax) * 16);
+            ffn__ba_group(g, bdt, n, m0, mg, nb, k0, k1, k0 == 0, k1 == K, sp + (m0 / gmax) * 16);
         }
     }
 }
 
-void ffn_bf16_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+FFN_VINLINE void ffn__ba(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n0, int64_t n1) {
     // 8 weight rows in flight while their 8·M sums fit in registers, else 4.
     const int nb = g->M <= 2 ? 8 : 4, gmax = g->M <= 2 ? (int)g->M : 4;
     int64_t n = n0;
-    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, n, nb, gmax);
-    for (; n < n1; n++) ffn__ba_cols(g, n, 1, gmax);
+    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, bdt, n, nb, gmax);
+    for (; n < n1; n++) ffn__ba_cols(g, bdt, n, 1, gmax);
+}
+
+void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    if (g->bdt == FFN_DTYPE_F32)
+        ffn__ba(g, FFN_DTYPE_F32, n0, n1);
+    else
+        ffn__ba(g, FFN_DTYPE_BF16, n0, n1);
 }
 
 // --- "ab": axpy over weight rows -----------------------------------------------------------------
@@ -136,18 +171,22 @@ void ffn_bf16_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1
 
 // Rows k0..k0+KU-1 of the weights, columns [p0, p1) (a piece), into the partial sums buf
 // (row m at buf + m·ld): buf[m][n] = buf[m][n] + A[m][k]·B[k][n], k in order.
-FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, float *buf, int64_t ld, int64_t p0,
-                              int64_t p1, int64_t k0, int KU, bool first, bool pf) {
+FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf,
+                              int64_t ld, int64_t p0, int64_t p1, int64_t k0, int KU, bool first,
+                              bool pf) {
+    const int64_t esz = bdt == FFN_DTYPE_F32 ? 4 : 2;
+    const char *B = (const char *)g->B;
     for (int64_t n = p0; n < p1; n += 16) {
         const bool full = n + 16 <= p1;
         const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
         __m512 b[8];
 #pragma GCC unroll 8
         for (int u = 0; u < KU; u++) {
-            // The next group's rows into L2, one line per two vectors (N = 768: 11 -> 19 GB/s).
-            if (pf && !((n - p0) & 31))
-                _mm_prefetch((const char *)(g->B + (k0 + KU + u) * g->ldb + n), _MM_HINT_T1);
-            b[u] = ffn__vload(g->B + (k0 + u) * g->ldb, n, FFN_DTYPE_BF16, full, nm);
+            // The next group's rows into L2, one line per 64 bytes: per two vectors of bf16, per
+            // vector of f32 (N = 768, bf16: 11 -> 19 GB/s).
+            if (pf && !(((n - p0) * esz) & 63))
+                _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz, _MM_HINT_T1);
+            b[u] = ffn__vload(B + (k0 + u) * g->ldb * esz, n, bdt, full, nm);
         }
         float *s = buf + (n - p0);
         for (int64_t m = 0; m < g->M; m++) {
@@ -160,16 +199,17 @@ FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, float *buf, int64_t ld
     }
 }
 
-void ffn_bf16_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
-    float buf[FFN_AB_BUF] __attribute__((aligned(64)));
+// buf: FFN_AB_BUF floats, 64-byte aligned.
+FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf, int64_t n0,
+                         int64_t n1) {
     const int64_t K = g->K, M = g->M;
     const int64_t cw = FFN_AB_BUF / M / 16 * 16;  // piece width, a multiple of 16
     for (int64_t p0 = n0; p0 < n1; p0 += cw) {
         const int64_t p1 = p0 + cw < n1 ? p0 + cw : n1, ld = (p1 - p0 + 15) / 16 * 16;
         int64_t k = 0;
-        for (; k + 16 <= K; k += 8) ffn__ab_rows(g, buf, ld, p0, p1, k, 8, k == 0, true);
-        for (; k + 8 <= K; k += 8) ffn__ab_rows(g, buf, ld, p0, p1, k, 8, k == 0, false);
-        for (; k < K; k++) ffn__ab_rows(g, buf, ld, p0, p1, k, 1, k == 0, false);
+        for (; k + 16 <= K; k += 8) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, true);
+        for (; k + 8 <= K; k += 8) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, false);
+        for (; k < K; k++) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 1, k == 0, false);
         // C = sums (+ bias) (+ old C), rounded once to C's dtype.
         for (int64_t m = 0; m < M; m++)
             for (int64_t n = p0; n < p1; n += 16) {
@@ -182,4 +222,12 @@ void ffn_bf16_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1
                 ffn__vstore(c, n, g->cdt, r, full ? FFN_ST_FULL : FFN_ST_MASK, nm, g->cvt);
             }
     }
+}
+
+void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    float buf[FFN_AB_BUF] __attribute__((aligned(64)));
+    if (g->bdt == FFN_DTYPE_F32)
+        ffn__ab(g, FFN_DTYPE_F32, buf, n0, n1);
+    else
+        ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1);
 }
