@@ -586,10 +586,12 @@ FFN_CM struct ffn_cm_res ffn_cm_relu_ident(enum ffn_act act, enum ffn_cm_mode mo
 // both are within the bounds, measured over every 16-bit input (test_cuda_math on the host, where
 // the two approximations are exp2f and 1/x; `ffn ulp --backend cuda --all` on the device).
 
-// Whether act has a 16-bit tier: every one with a transcendental, i.e. every one that reads the
-// tables (ReLU and identity are exact).
-FFN_CM bool ffn_cm_has_tier16(enum ffn_act act) {
-    return ffn_cm_uses_exp(act) || ffn_cm_uses_erf(act);
+// Whether an element of act with output dtype out takes the 16-bit tier: a bf16 / f16 output of
+// the default tier, not parity, and an activation with a transcendental (ReLU and identity are
+// exact). The kernels (which then read no table) and the backend's choice of grid ask this too.
+FFN_CM bool ffn_cm_tier16_on(enum ffn_act act, enum ffn_dtype out, bool acc, bool parity) {
+    return out != FFN_DTYPE_F32 && !acc && !parity &&
+           (ffn_cm_uses_exp(act) || ffn_cm_uses_erf(act));
 }
 
 // erf-GeLU's 16-bit tier: Φ(-s), s = |x|, as erfc(s/√2)/2 in the form of Numerical Recipes' erfcc,
@@ -719,7 +721,7 @@ FFN_CM struct ffn_cm_res ffn_cm_elem_fast(const struct ffn_cm_tabs *T, int op, e
                                           bool acc, bool parity, enum ffn_dtype out, float x,
                                           float a, float b) {
     const enum ffn_cm_mode mode = ffn_cm_mode_of(op, parity);
-    if (out != FFN_DTYPE_F32 && !acc && !parity && ffn_cm_has_tier16(act))
+    if (ffn_cm_tier16_on(act, out, acc, parity))
         return ffn_cm_tier16(act, mode, x, a, mode == FFN_CM_BOTH ? b : a);
     struct ffn_cm_res o = ffn_cm_act_fast(T, act, mode, acc, x, a, mode == FFN_CM_BOTH ? b : a);
     if (op == 2 && parity) o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);

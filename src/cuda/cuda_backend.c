@@ -15,7 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/core_impl.h"
-#include "cuda/act_math.h"  // ffn_cm_has_tier16
+#include "cuda/act_math.h"  // ffn_cm_tier16_on
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_impl.h"
 
@@ -39,8 +39,9 @@ struct ffn_cuda_state {
     char name[256];
     ffn__mem_range_fn mem_range;                                    // cuMemGetAddressRange, or NULL
     int occupancy[FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];  // blocks per SM; 0: not asked
-    // Lookup tables of the 16-bit forwards, built at first use: [act][accurate][in f16][out f16].
-    uint16_t *lut[FFN_ACT_COUNT][2][2][2];
+    // Lookup tables of the accurate tier's 16-bit forwards, built at first use:
+    // [act][in f16][out f16].
+    uint16_t *lut[FFN_ACT_COUNT][2][2];
     cudaStream_t lut_stream;  // where they are built (the context's own; NULL until needed)
     int64_t lut_min;          // elements from which a call uses its table
     bool no_flat;             // $FFN_CUDA_FLAT=0: the generic kernel for every layout (tests)
@@ -214,8 +215,8 @@ static void ffn__cuda_free(ffn_ctx_t ctx) {
     if (!s) return;
     int prev;
     if (s->lut_stream && ffn_cuda_enter(ctx->device, &prev) == cudaSuccess) {
-        uint16_t **t = &s->lut[0][0][0][0];
-        for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0][0]; i++)
+        uint16_t **t = &s->lut[0][0][0];
+        for (size_t i = 0; i < sizeof s->lut / sizeof s->lut[0][0][0]; i++)
             if (t[i]) (void)cudaFree(t[i]);
         (void)cudaStreamDestroy(s->lut_stream);
         ffn_cuda_leave(ctx->device, prev);
@@ -346,22 +347,22 @@ static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
 static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
                                                const struct ffn_ew_call *c) {
     if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
-    const bool tier16 = c->out != FFN_DTYPE_F32 && !c->accurate && ffn_cm_has_tier16(c->act);
+    const bool tier16 = ffn_cm_tier16_on(c->act, c->out, c->accurate, false);
     const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY                     ? 0
                      : c->act == FFN_ACT_GELU_ERF || (c->act == FFN_ACT_GELU_TANH && !tier16) ? 2
                                                                                               : 1;
     return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
 }
 
-// The lookup table of the 16-bit forward (act, acc, in, out), built at its first use on the
+// The lookup table of the accurate tier's 16-bit forward (act, in, out), built at its first use on the
 // context's own stream and waited for (so any stream may read it from then on); NULL when it
 // cannot be had now: out of memory, or the caller's stream is being captured into a graph (the
 // build's wait is not allowed there). The caller then runs the kernel itself: the same bits.
 // The device of ctx is current.
-static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum ffn_dtype in,
+static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype in,
                                 enum ffn_dtype out) {
     struct ffn_cuda_state *s = ffn__state(ctx);
-    uint16_t **slot = &s->lut[act][acc][in == FFN_DTYPE_F16][out == FFN_DTYPE_F16];
+    uint16_t **slot = &s->lut[act][in == FFN_DTYPE_F16][out == FFN_DTYPE_F16];
     if (*slot) return *slot;
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing((cudaStream_t)ctx->stream, &cs) != cudaSuccess ||
@@ -376,8 +377,8 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, bool acc, enum 
         (void)cudaGetLastError();
         return NULL;
     }
-    int in_i = (int)in, out_i = (int)out, acc_i = acc;
-    void *params[] = {&tab, &in_i, &out_i, &acc_i};
+    int in_i = (int)in, out_i = (int)out;
+    void *params[] = {&tab, &in_i, &out_i};
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
     const void *build = ffn__kernel(-1, act, 0, 1);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
@@ -463,7 +464,7 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     const bool in16 = c->in != FFN_DTYPE_F32, out16 = c->out != FFN_DTYPE_F32;
     if (c->op == FFN_KOP_ACT_FWD && in16 && out16 && c->accurate && a.rows == 1 && vec && !bytes &&
         a.cols >= s->lut_min && c->act != FFN_ACT_RELU && c->act != FFN_ACT_IDENTITY) {
-        const uint16_t *tab = ffn__lut(ctx, c->act, c->accurate, c->in, c->out);
+        const uint16_t *tab = ffn__lut(ctx, c->act, c->in, c->out);
         if (tab) {
             const void *apply = ffn_cuda_lut_apply();
             e = cudaSuccess;

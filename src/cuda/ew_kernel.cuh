@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
 #pragma unroll
             for (int k = 0; k < NI; k++) cur[u][k] = in[k][c + u * bt];
     // The 16-bit tier reads no table (uniform across the block: the barrier is safe).
-    if (TABS && (DT == FFN_DTYPE_F32 || acc || PAR || !ffn_cm_has_tier16(act))) {
+    if (TABS && !ffn_cm_tier16_on(act, dt, acc, PAR)) {
         ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp(act),
                          ffn_cm_uses_erf(act));
         __syncthreads();
@@ -364,12 +364,12 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
 }
 
 // --- the lookup table of a 16-bit forward --------------------------------------------------------
-// tab[i] = the forward's output (16-bit type out_dt) for the input whose bits are i (16-bit type
-// in_dt): the element math and the rounding of the kernel above, so a call through the table
-// (lut.cu) gives the same bits as the kernel itself.
+// tab[i] = the accurate tier's forward output (16-bit type out_dt) for the input whose bits are i
+// (16-bit type in_dt): the element math and the rounding of the kernel above, so a call through
+// the table (lut.cu) gives the same bits as the kernel itself.
 template <int ACT>
 __global__ void __launch_bounds__(FFN_CUDA_THREADS)
-    ffn_cu_lut_build(uint16_t *tab, int in_dt, int out_dt, int acc) {
+    ffn_cu_lut_build(uint16_t *tab, int in_dt, int out_dt) {
     __shared__ struct ffn_cm_tabs T;
     ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp((enum ffn_act)ACT),
                      ffn_cm_uses_erf((enum ffn_act)ACT));
@@ -377,8 +377,8 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 65536; i += gridDim.x * blockDim.x) {
         const uint16_t h = (uint16_t)i;
         const float x = in_dt == FFN_DTYPE_BF16 ? ffn_cm_from_bf16(h) : ffn_cm_from_f16(h);
-        const struct ffn_cm_out o = ffn_cm_elem(&T, FFN_KOP_ACT_FWD, (enum ffn_act)ACT, acc != 0,
-                                                false, (enum ffn_dtype)out_dt, x, x, x);
+        const struct ffn_cm_out o = ffn_cm_elem(&T, FFN_KOP_ACT_FWD, (enum ffn_act)ACT, true, false,
+                                                (enum ffn_dtype)out_dt, x, x, x);
         tab[i] = out_dt == FFN_DTYPE_BF16 ? ffn_cm_to_bf16(o.y0) : ffn_cm_to_f16(o.y0);
     }
 }
