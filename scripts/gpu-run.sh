@@ -174,6 +174,7 @@ fi
 # steps and the last one partly), then every op, direction and dtype through the direct kernel
 # (tables off) under each form, and once as the defaults run it (design) -----------------------
 flat_forms="1,0 2,0 4,0 1,1 2,1 4,1 2,4 4,4"
+flat_n=1572864,4194304,16777216,117440512
 if want flat; then
     # (test_cuda --only-kernels compares every form's bits with one pass's itself.)
     for f in 4,0 1,1 2,1 4,1; do
@@ -187,10 +188,10 @@ if want flat; then
     step flat_big 60 tests.log tests.log "$here/bin/test_cuda" --big
     for f in $flat_forms; do
         step flat_bench_${f/,/_} 40 bench-flat-${f/,/_}.jsonl tools.log env FFN_CUDA_FLAT_FORM=$f \
-            FFN_CUDA_LUT=0 "$here/bin/ffn" bench act --backend cuda --json
+            FFN_CUDA_LUT=0 "$here/bin/ffn" bench act --backend cuda --json --n $flat_n
     done
     step flat_bench_default 40 bench-flat-default.jsonl tools.log "$here/bin/ffn" bench act \
-        --backend cuda --json
+        --backend cuda --json --n $flat_n
 fi
 
 # --- design measurements (bench/cuda_lab.cu) and the kernels' machine code ---------------------
@@ -368,33 +369,44 @@ def cls(r):
     return (kop[(bool(r["glu"]), r["dir"])], r["dtype"] != "f32", acts[r["act"]])
 def gm(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-best = {}
-for big in (True, False):
+nmin = min(k[3] for k in keys)
+sizes = sorted(set(k[3] for k in keys))
+classes = sorted(set(filter(None, (cls(r) for r in B[forms[0]].values()))))
+def gms(sel):  # per class, the geometric mean of each form's ratios at the sizes sel picks
+    return {c: [gm([r["ratio"] for k, r in B[f].items() if cls(r) == c and sel(k[3])])
+                for f in forms] for c in classes}
+def pick(g):  # the first form (simplest first) within 1% of the best: noise does not pick one
+    top = max(x for x in g if x == x)
+    return next(i for i in range(len(forms)) if g[i] == g[i] and g[i] >= 0.99 * top)
+rules = {}
+for name, sel in (("large", lambda n: n >= 16777216), ("small", lambda n: n == nmin)):
     print("== geometric mean of the ratios per class of the rule, n %s" % (
-          ">= 16M (the choice)" if big else "= the smallest"))
+          ">= 16M (the large rule)" if name == "large" else "= %d (the small rule)" % nmin))
     print("%-16s %-5s %-5s |" % ("op", "dt", "act") + "".join(" %5s" % f for f in forms) +
           " | best")
-    classes = sorted(set(filter(None, (cls(r) for r in B[forms[0]].values()))))
-    nmin = min(k[3] for k in keys)
+    G = gms(sel)
+    rules[name] = {c: forms[pick(G[c])] for c in classes}
     for c in classes:
-        g = []
-        for f in forms:
-            g.append(gm([r["ratio"] for k, r in B[f].items() if cls(r) == c and
-                         ((k[3] >= 16777216) if big else (k[3] == nmin))]))
-        # The first form (in the order above: simplest first) within 1% of the best one, so
-        # that run-to-run noise does not pick a form.
-        top = max(x for x in g if x == x)
-        b = next(i for i in range(len(forms)) if g[i] == g[i] and g[i] >= 0.99 * top)
-        if big:
-            best[c] = forms[b]
         print("%-16s %-5s %-5s |" % (c[0], "16bit" if c[1] else "f32",
-              ("none", "light", "heavy")[c[2]]) + "".join(" %5.3f" % x for x in g) +
-              " | %s" % forms[b])
-if best:
-    print("== the rule measured at n >= 16M: per class the first form within 1% of the best")
-    print("   (src/cuda/cuda_backend.c ffn__flat_rule):")
+              ("none", "light", "heavy")[c[2]]) + "".join(" %5.3f" % x for x in G[c]) +
+              " | %s" % rules[name][c])
+# Between the two sizes: each rule's geometric mean over the classes at every size, so that the
+# size where the small rule stops paying can be read off.
+print("== each rule at each size (geometric mean over the classes of the rule's form)")
+for n in sizes:
+    G = gms(lambda m, n=n: m == n)
+    line = "  n %9d:" % n
+    for name in ("small", "large"):
+        line += "  %s %.3f" % (name, gm([G[c][forms.index(rules[name][c])] for c in classes
+                                         if G[c][forms.index(rules[name][c])] == G[c][
+                                             forms.index(rules[name][c])]]))
+    print(line)
+print("== the rules: per class the first form within 1% of the best")
+print("   (src/cuda/cuda_backend.c ffn__flat_rule, [small, large]):")
+for name in ("small", "large"):
+    print("  [%s]" % name)
     for op in ("FFN_KOP_ACT_FWD", "FFN_KOP_ACT_BWD", "FFN_KOP_GLU_FWD", "FFN_KOP_GLU_BWD"):
-        f = lambda h: ", ".join("{%s}" % best.get((op, h, m), "1,0").replace(",", ", ")
+        f = lambda h: ", ".join("{%s}" % rules[name].get((op, h, m), "1,0").replace(",", ", ")
                                 for m in range(3))
         print("    [%s] = {{%s}, {%s}}," % (op, f(False), f(True)))
 PY

@@ -305,15 +305,15 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
 
 // --- the element-wise call -----------------------------------------------------------------------
 
-static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u) {
+static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u, bool pipe) {
     switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind, u);
-    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind, u);
-    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind, u);
-    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind, u);
-    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind, u);
-    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind, u);
-    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind, u);
+    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind, u, pipe);
+    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind, u, pipe);
+    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind, u, pipe);
+    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind, u, pipe);
+    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind, u, pipe);
+    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind, u, pipe);
+    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind, u, pipe);
     default: return NULL;
     }
 }
@@ -327,31 +327,40 @@ static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u) {
 struct ffn__flat_form {
     signed char u, w;
 };
-// The rule as measured on an H200 (the gpu-run.sh group `flat`: every op, direction and dtype at
-// n = 1.5M, 16M and 117M under eight forms; per class the first form within 1 % of the best at
-// n >= 16M). Geometric means of the ratio to a device copy, f32, one pass of one chunk -> the rule:
-// forward light 0.78 -> 0.90, heavy 0.76 -> 0.89; backward light 0.91 -> 0.99, heavy 0.89 ->
-// 0.98; gated forward light 0.90 -> 1.00, heavy 0.88 -> 0.99; 16-bit gated backward heavy 0.74 ->
-// 0.88. ReLU and identity stay one pass. The 16-bit tier (bf16 and f16, 117M, ratio to a copy):
-// forward, light: 0.77-0.81 in one pass of one chunk, 0.92-0.95 with four (looping grids
-// 0.88-0.91); heavy (erf): 0.87 one pass of four, 0.89-0.90 four chunks in four waves; gated
-// forward 1.00 with one chunk in one wave (two chunks: 0.97); backward 0.99-1.00 likewise.
-static const struct ffn__flat_form ffn__flat_rule[FFN_KOP_COUNT][2][3] = {
-    // [op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
-    [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {4, 0}, {4, 4}}},
-    [FFN_KOP_ACT_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
-    [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
-    [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+// The rule as measured on an H200 (the gpu-run.sh group `flat`, two runs: every op, direction and
+// dtype at n = 1.5M, 4M, 16M and 117M under eight forms; per class the first form within 1 % of
+// the best, by the geometric mean of its ratios to a device copy at n >= 16M for the large rule,
+// at 1.5M for the small one; ReLU and identity, whose bytes move at the copy's speed, one pass of
+// one chunk in both). A one-pass form holds one step's chunks in registers, a looping form two
+// (ew_kernel.cuh): one pass of two or four chunks is the large rule's form for most classes, the
+// looping forms the small rule's. Geometric mean over the classes, small rule / large rule:
+// 1.5M 0.92 / 0.89, 4M 0.95 / 0.92, 16M 0.98 / 0.99, 117M 0.98 / 1.01. FFN_CUDA_FLAT_LARGE (the
+// elements from which the large rule applies) lies between the two sizes where each one wins.
+#define FFN_CUDA_FLAT_LARGE ((int64_t)1 << 23)
+static const struct ffn__flat_form ffn__flat_rule[2][FFN_KOP_COUNT][2][3] = {
+    // [large][op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
+    {
+        [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {1, 1}}, {{1, 0}, {1, 0}, {1, 1}}},
+        [FFN_KOP_ACT_BWD] = {{{1, 0}, {4, 0}, {1, 0}}, {{1, 0}, {1, 0}, {1, 1}}},
+        [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+        [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+    },
+    {
+        [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {4, 0}, {4, 0}}},
+        [FFN_KOP_ACT_BWD] = {{{1, 0}, {2, 0}, {2, 0}}, {{1, 0}, {2, 0}, {1, 1}}},
+        [FFN_KOP_GLU_FWD] = {{{1, 0}, {2, 0}, {2, 0}}, {{1, 0}, {2, 0}, {1, 1}}},
+        [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {1, 0}}, {{1, 0}, {4, 0}, {4, 0}}},
+    },
 };
 
 static struct ffn__flat_form ffn__flat_form_of(const struct ffn_cuda_state *s,
-                                               const struct ffn_ew_call *c) {
+                                               const struct ffn_ew_call *c, int64_t n) {
     if (s->flat_u) return (struct ffn__flat_form){(signed char)s->flat_u, (signed char)s->flat_w};
     const bool tier16 = ffn_cm_tier16_on(c->act, c->out, c->accurate, false);
     const int math = c->act == FFN_ACT_RELU || c->act == FFN_ACT_IDENTITY                     ? 0
                      : c->act == FFN_ACT_GELU_ERF || (c->act == FFN_ACT_GELU_TANH && !tier16) ? 2
                                                                                               : 1;
-    return ffn__flat_rule[c->op][c->in != FFN_DTYPE_F32][math];
+    return ffn__flat_rule[n >= FFN_CUDA_FLAT_LARGE][c->op][c->in != FFN_DTYPE_F32][math];
 }
 
 // The lookup table of the accurate tier's 16-bit forward (act, in, out), built at its first use on the
@@ -380,7 +389,7 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype 
     int in_i = (int)in, out_i = (int)out;
     void *params[] = {&tab, &in_i, &out_i};
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
-    const void *build = ffn__kernel(-1, act, 0, 1);
+    const void *build = ffn__kernel(-1, act, 0, 1, false);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
         cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -498,8 +507,8 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     const int kind =
         !flat ? FFN_CUDA_K_GENERIC : FFN_CUDA_K_FLAT + (int)c->in + (par ? FFN_CUDA_K_PAR : 0);
     const struct ffn__flat_form form =
-        flat ? ffn__flat_form_of(s, c) : (struct ffn__flat_form){1, 0};
-    const void *kern = ffn__kernel(c->op, c->act, kind, form.u);
+        flat ? ffn__flat_form_of(s, c, a.cols) : (struct ffn__flat_form){1, 0};
+    const void *kern = ffn__kernel(c->op, c->act, kind, form.u, form.w > 0);
     if (!kern) {
         ffn_cuda_leave(ctx->device, prev);
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,

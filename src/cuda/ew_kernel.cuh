@@ -294,7 +294,7 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct 
     return o;
 }
 
-template <int OP, int ACT, int DT, bool PAR, int U>
+template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
 __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     ffn_cu_flat(const struct ffn_cuda_ew_args a) {
     constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
@@ -313,8 +313,12 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
 #pragma unroll
     for (int k = 0; k < NO; k++) out[k] = (uint4 *)a.out[k];
 
-    // Chunk c + u·bt of every input is cur[u]; the next step's, nxt[u], are loaded before the
-    // math of this one. A chunk past the end is never loaded, nor used.
+    // Chunk c + u·bt of every input is cur[u]. PIPE (a looping grid): the next step's, nxt[u], are
+    // loaded before the math of this one; one pass (a step a thread, but for a grid cut at its
+    // limit) loads a step's chunks after the last one's math instead, and its registers hold one
+    // step, not two (f32 SiLU forward, four chunks: 70 registers pipelined, 58 not: four blocks of 256 threads an SM,
+    // not three). A chunk past
+    // the end is never loaded, nor used.
     const int64_t step = (int64_t)gridDim.x * U * bt;
     int64_t c = (int64_t)blockIdx.x * U * bt + threadIdx.x;
     uint4 cur[U][NI];
@@ -330,12 +334,14 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
         __syncthreads();
     }
     for (; c < nch; c += step) {
-        uint4 nxt[U][NI];
+        uint4 nxt[U][NI];  // PIPE only
+        if (PIPE) {
 #pragma unroll
-        for (int u = 0; u < U; u++)
-            if (c + step + u * bt < nch)
+            for (int u = 0; u < U; u++)
+                if (c + step + u * bt < nch)
 #pragma unroll
-                for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * bt];
+                    for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * bt];
+        }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t i = c + u * bt;
@@ -347,7 +353,12 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < NI; k++) cur[u][k] = nxt[u][k];
+            for (int k = 0; k < NI; k++) {
+                if (PIPE)
+                    cur[u][k] = nxt[u][k];
+                else if (c + step + u * bt < nch)
+                    cur[u][k] = in[k][c + step + u * bt];
+            }
     }
     // The last n mod C elements.
     const int64_t e = nch * C + threadIdx.x;
@@ -387,37 +398,46 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
 // one, or a flat one: FFN_CUDA_K_FLAT + dtype, + FFN_CUDA_K_PAR for the parity of a 16-bit gated
 // forward) and, for a flat one, u chunks a thread and step (1, 2 or 4); op -1: its table
 // builder.
-template <int OP, int ACT, int DT, bool PAR>
+template <int OP, int ACT, int DT, bool PAR, bool PIPE>
 static const void *ffn_cu_flat_of(int u) {
-    return u == 4   ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 4>
-           : u == 2 ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 2>
-                    : (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 1>;
+    return u == 4   ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 4, PIPE>
+           : u == 2 ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 2, PIPE>
+                    : (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 1, PIPE>;
+}
+
+template <int OP, int ACT, int DT, bool PAR>
+static const void *ffn_cu_flat_of(int u, bool pipe) {
+    return pipe ? ffn_cu_flat_of<OP, ACT, DT, PAR, true>(u)
+                : ffn_cu_flat_of<OP, ACT, DT, PAR, false>(u);
 }
 
 template <int OP, int ACT, bool PAR>
-static const void *ffn_cu_kernel_of(int kind, int u) {
+static const void *ffn_cu_kernel_of(int kind, int u, bool pipe) {
     switch (kind) {
-    case FFN_CUDA_K_FLAT + FFN_DTYPE_F32: return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F32, false>(u);
-    case FFN_CUDA_K_FLAT + FFN_DTYPE_BF16: return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_BF16, PAR>(u);
-    case FFN_CUDA_K_FLAT + FFN_DTYPE_F16: return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F16, PAR>(u);
+    case FFN_CUDA_K_FLAT + FFN_DTYPE_F32:
+        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F32, false>(u, pipe);
+    case FFN_CUDA_K_FLAT + FFN_DTYPE_BF16:
+        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_BF16, PAR>(u, pipe);
+    case FFN_CUDA_K_FLAT + FFN_DTYPE_F16:
+        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F16, PAR>(u, pipe);
     default: return (const void *)ffn_cu_ew<OP, ACT>;
     }
 }
 
-#define FFN_CUDA_EW_GETTER(name, ACT)                                                        \
-    extern "C" const void *ffn_cuda_ew_##name(int op, int kind, int u) {                     \
-        const bool par = kind >= FFN_CUDA_K_PAR;                                             \
-        if (par) kind -= FFN_CUDA_K_PAR;                                                     \
-        switch (op) {                                                                        \
-        case FFN_KOP_ACT_FWD: return ffn_cu_kernel_of<FFN_KOP_ACT_FWD, ACT, false>(kind, u); \
-        case FFN_KOP_ACT_BWD: return ffn_cu_kernel_of<FFN_KOP_ACT_BWD, ACT, false>(kind, u); \
-        case FFN_KOP_GLU_FWD:                                                                \
-            return par ? ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, true>(kind, u)               \
-                       : ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, false>(kind, u);             \
-        case FFN_KOP_GLU_BWD: return ffn_cu_kernel_of<FFN_KOP_GLU_BWD, ACT, false>(kind, u); \
-        case -1: return (const void *)ffn_cu_lut_build<ACT>;                                 \
-        default: return NULL;                                                                \
-        }                                                                                    \
+#define FFN_CUDA_EW_GETTER(name, ACT)                                                              \
+    extern "C" const void *ffn_cuda_ew_##name(int op, int kind, int u, int pipe) {                 \
+        const bool par = kind >= FFN_CUDA_K_PAR;                                                   \
+        if (par) kind -= FFN_CUDA_K_PAR;                                                           \
+        switch (op) {                                                                              \
+        case FFN_KOP_ACT_FWD: return ffn_cu_kernel_of<FFN_KOP_ACT_FWD, ACT, false>(kind, u, pipe); \
+        case FFN_KOP_ACT_BWD: return ffn_cu_kernel_of<FFN_KOP_ACT_BWD, ACT, false>(kind, u, pipe); \
+        case FFN_KOP_GLU_FWD:                                                                      \
+            return par ? ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, true>(kind, u, pipe)               \
+                       : ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, false>(kind, u, pipe);             \
+        case FFN_KOP_GLU_BWD: return ffn_cu_kernel_of<FFN_KOP_GLU_BWD, ACT, false>(kind, u, pipe); \
+        case -1: return (const void *)ffn_cu_lut_build<ACT>;                                       \
+        default: return NULL;                                                                      \
+        }                                                                                          \
     }
 
 #endif  // FFN_CUDA_EW_KERNEL_CUH
