@@ -597,9 +597,10 @@ FFN_CM bool ffn_cm_tier16_on(enum ffn_act act, enum ffn_dtype out, bool acc, boo
 // erf-GeLU's 16-bit tier: Φ(-s), s = |x|, as erfc(s/√2)/2 in the form of Numerical Recipes' erfcc,
 // erfc(z) = t·exp(-z² + P(t)), t = 1/(1 + z/2), with a degree-5 P fitted on s ≤ 12
 // (tools/fit/fit_erfc16.py: within 2^-16.8 in the exponent, so relative in erfc), z² = s²/2 (one
-// rounding) and exp(v) = 2^(v·log2 e) from ex2.approx: Φ(-s) within ~2^-16 relative down to
-// s = 12 (Φ = 1.8e-33); gelu = x·Φ(-s) (x < 0) or x·(1 - Φ(-s)) (x ≥ 0, no cancellation:
-// Φ(-s) ≤ 1/2); gelu' = Φ(x) + x·φ(x), φ(x) = 2^(-s²/2·log2 e)/√(2π). Fast lanes x ∈ [-12, +inf)
+// rounding) and Φ(-s) = t·exp(v)/2 = t·2^(v·log2 e - 1) from ex2.approx: within ~2^-16 relative
+// down to s = 12 (Φ = 1.8e-33); gelu = max(x, 0) - |x|·Φ(-s) in one fma (x ≥ 0: no
+// cancellation, Φ(-s) ≤ 1/2); gelu' = Φ(x) + x·φ(x), φ(x) = 2^(-s²/2·log2 e)/√(2π), Φ(x) =
+// 1 - Φ(-s) (x ≥ 0) or Φ(-s). Fast lanes x ∈ [-12, +inf)
 // (an infinite x: the reference). Beyond s = 12 on the positive side P is extrapolated, but
 // Φ(-s) stays far below 2^-25 there, so 1 - Φ(-s) = 1.
 #define FFN_CM_ERFC16_P0 -0x1.44488ap+0f
@@ -616,11 +617,10 @@ FFN_CM struct ffn_cm_res ffn_cm_tier16_erf(enum ffn_cm_mode mode, float x, float
     p = fmaf(p, t, FFN_CM_ERFC16_P2);
     p = fmaf(p, t, FFN_CM_ERFC16_P1);
     p = fmaf(p, t, FFN_CM_ERFC16_P0);
-    const float v = fmaf(q, -0.5f, p);                                     // -z² + P(t)
-    const float phin = 0.5f * t * ffn_cm_ex2_approx(v * FFN_CM_LOG2E_HI);  // Φ(-s)
+    const float v = fmaf(q, -0.5f, p);                                          // -z² + P(t)
+    const float phin = t * ffn_cm_ex2_approx(fmaf(v, FFN_CM_LOG2E_HI, -1.0f));  // Φ(-s)
     const bool pos = !(x < 0.0f);
-    const float G = pos ? 1.0f - phin : phin;  // Φ(x)
-    const float y = x * G;                     // gelu(x)
+    const float y = fmaf(-s, phin, pos ? x : 0.0f);  // gelu(x) = max(x, 0) - |x|·Φ(-|x|)
     struct ffn_cm_res o;
     bool rare = !(x >= -12.0f && x <= 0x1.fffffep127f);
     if (mode == FFN_CM_ACT || mode == FFN_CM_ACT_MUL) {
@@ -629,7 +629,8 @@ FFN_CM struct ffn_cm_res ffn_cm_tier16_erf(enum ffn_cm_mode mode, float x, float
     } else {
         const bool both = mode == FFN_CM_BOTH;
         const float phi = 0x1.988454p-2f * ffn_cm_ex2_approx(q * (-0.5f * FFN_CM_LOG2E_HI));
-        const float d = fmaf(x, phi, G);  // 1/√(2π) = 0x1.988454p-2
+        const float G = pos ? 1.0f - phin : phin;  // Φ(x)
+        const float d = fmaf(x, phi, G);           // 1/√(2π) = 0x1.988454p-2
         o.y0 = d * (both ? a * b : a);
         o.y1 = both ? y * b : o.y0;
         rare = rare || (both && s < 0x1p-100f);

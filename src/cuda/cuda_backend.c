@@ -327,29 +327,30 @@ static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u, bool p
 struct ffn__flat_form {
     signed char u, w;
 };
-// The rule as measured on an H200 (the gpu-run.sh group `flat`, two runs: every op, direction and
-// dtype at n = 1.5M, 4M, 16M and 117M under eight forms; per class the first form within 1 % of
-// the best, by the geometric mean of its ratios to a device copy at n >= 16M for the large rule,
-// at 1.5M for the small one; ReLU and identity, whose bytes move at the copy's speed, one pass of
-// one chunk in both). A one-pass form holds one step's chunks in registers, a looping form two
-// (ew_kernel.cuh): one pass of two or four chunks is the large rule's form for most classes, the
-// looping forms the small rule's. Geometric mean over the classes, small rule / large rule:
-// 1.5M 0.92 / 0.89, 4M 0.95 / 0.92, 16M 0.98 / 0.99, 117M 0.98 / 1.01. FFN_CUDA_FLAT_LARGE (the
-// elements from which the large rule applies) lies between the two sizes where each one wins.
+// The rule as measured on an H200 (the gpu-run.sh group `flat`, two runs averaged: every op,
+// direction and dtype at n = 1.5M, 4M, 16M and 117M under eight forms; per class, of the forms
+// within 1 % of the best geometric mean of the ratios to a device copy, the one whose worst row is
+// best, at n >= 16M for the large rule, at 1.5M for the small one; ReLU and identity, whose bytes
+// move at the copy's speed, one pass of one chunk in both). A one-pass form holds one step's
+// chunks in registers, a looping form two (ew_kernel.cuh): one pass of two or four chunks is the
+// large rule's form for most f32 classes, the looping forms the small rule's. Geometric mean over
+// the classes, small rule / large rule: 1.5M 0.92 / 0.89, 4M 0.95 / 0.92, 16M 0.97 / 0.99, 117M
+// 0.96 / 1.00. FFN_CUDA_FLAT_LARGE (the elements from which the large rule applies) lies between
+// the two sizes where each one wins.
 #define FFN_CUDA_FLAT_LARGE ((int64_t)1 << 23)
 static const struct ffn__flat_form ffn__flat_rule[2][FFN_KOP_COUNT][2][3] = {
     // [large][op][16-bit][math]: f32 {none, light, heavy}, bf16/f16 {none, light, heavy}
     {
-        [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {1, 1}}, {{1, 0}, {1, 0}, {1, 1}}},
-        [FFN_KOP_ACT_BWD] = {{{1, 0}, {4, 0}, {1, 0}}, {{1, 0}, {1, 0}, {1, 1}}},
-        [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
-        [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+        [FFN_KOP_ACT_FWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+        [FFN_KOP_ACT_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 0}, {1, 1}}},
+        [FFN_KOP_GLU_FWD] = {{{1, 0}, {1, 1}, {2, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+        [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 1}, {1, 1}}, {{1, 0}, {1, 1}, {1, 0}}},
     },
     {
-        [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {4, 0}, {4, 0}}},
-        [FFN_KOP_ACT_BWD] = {{{1, 0}, {2, 0}, {2, 0}}, {{1, 0}, {2, 0}, {1, 1}}},
-        [FFN_KOP_GLU_FWD] = {{{1, 0}, {2, 0}, {2, 0}}, {{1, 0}, {2, 0}, {1, 1}}},
-        [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {1, 0}}, {{1, 0}, {4, 0}, {4, 0}}},
+        [FFN_KOP_ACT_FWD] = {{{1, 0}, {4, 0}, {4, 0}}, {{1, 0}, {4, 0}, {2, 4}}},
+        [FFN_KOP_ACT_BWD] = {{{1, 0}, {2, 0}, {2, 0}}, {{1, 0}, {1, 1}, {1, 1}}},
+        [FFN_KOP_GLU_FWD] = {{{1, 0}, {4, 0}, {1, 1}}, {{1, 0}, {1, 1}, {1, 1}}},
+        [FFN_KOP_GLU_BWD] = {{{1, 0}, {1, 0}, {2, 0}}, {{1, 0}, {4, 0}, {1, 1}}},
     },
 };
 
