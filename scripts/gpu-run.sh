@@ -27,7 +27,10 @@ here=$PWD
 OUT=${OUT:-$here/out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-for f in "$here"/lib/*.xz "$here"/bin/*.xz; do [ -e "$f" ] && xz -d -f "$f"; done  # see gpu-bundle.sh
+# The large files travel in one solid archive (see gpu-bundle.sh).
+if [ -e "$here/payload.tar.xz" ]; then
+    tar -xJf "$here/payload.tar.xz" -C "$here" && rm -f "$here/payload.tar.xz"
+fi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 TOTAL=${TOTAL:-500}
 STEPS=${STEPS:-tests python tp ulp bench torch blocks}
