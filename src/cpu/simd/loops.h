@@ -182,9 +182,12 @@ FFN_VINLINE void ffn__pipe(const struct ffn_kcfg *cfg, const struct ffn__ptrs *p
 // the caches (cfg->stream, as a compile-time constant); in a smaller one a vocabulary may walk
 // fewer sub-ranges (FFN_V_CACHE_WAYS per op kind; FFN_V_CACHE_WAYS_PLAIN for the activations
 // without a pre stage, ReLU and identity) or run the pre stage ahead for some op kinds
-// only (FFN_V_CACHE_AHEAD). bf16 to bf16 walks pairs; streamed, a vector first brings the output to
-// the alignment of a pair's non-temporal store, and a second output not aligned alike is stored
-// plainly.
+// only (FFN_V_CACHE_AHEAD); in a big one, where a file of an activation sets them, other
+// sub-ranges per op kind (FFN_V_STREAM_WAYS) or the pre stage in place for some op kinds
+// (FFN_V_STREAM_AHEAD; bf16 pairs keep it ahead). `big` is also set in the loops of the accurate
+// tier and of parity mode. bf16 to bf16 walks pairs; streamed, a vector first brings the output
+// to the alignment of a pair's non-temporal store, and a second output not aligned alike is
+// stored plainly.
 FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                               int64_t i, enum ffn_kop kop, enum ffn_dtype in, enum ffn_dtype out,
                               ffn__vpre pre, ffn__vfin fin, bool ahead, bool big, bool par_act,
@@ -201,6 +204,13 @@ FFN_VINLINE int64_t ffn__body(const struct ffn_kcfg *cfg, int64_t n, const struc
         (pre == ffn__pre_none ? FFN_V_CACHE_WAYS_PLAIN : FFN_V_CACHE_WAYS) >> 4 * kop & 0xf;
     if (!big && cache_ways && ways > cache_ways) ways = cache_ways;
     ahead = ahead && (big || (FFN_V_CACHE_AHEAD >> kop & 1));
+// (Preprocessor tests: where a file leaves the two alone it compiles as if they were not here.)
+#if FFN_V_STREAM_WAYS
+    if (big && (FFN_V_STREAM_WAYS >> 4 * kop & 0xf)) ways = FFN_V_STREAM_WAYS >> 4 * kop & 0xf;
+#endif
+#if FFN_V_STREAM_AHEAD != 0xf
+    ahead = ahead && (!big || eo || (FFN_V_STREAM_AHEAD >> kop & 1));
+#endif
     const int64_t len = ffn__unit_len(eo);
     const int64_t per = (n - i) / len / ways;  // units per sub-range
     if (eo && kop == FFN_KOP_GLU_BWD && st1 == FFN_ST_STREAM &&
@@ -243,7 +253,11 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
                                 ffn__vpre pre, ffn__vfin fin, bool ahead, bool big, bool par_act,
                                 bool acc) {
     int64_t i = 0;
+#if FFN_V_STREAM_NT
+    const bool nt = cfg->stream && ((FFN_V_STREAM_NT >> kop & 1) || ffn__nt_pays(kop, out, ahead));
+#else
     const bool nt = cfg->stream && ffn__nt_pays(kop, out, ahead);
+#endif
     int64_t head = nt ? ffn__head(p->o0, out) : -1;
     const bool two = kop == FFN_KOP_GLU_BWD;
     bool nt1 = false;

@@ -16,7 +16,12 @@
 //              is walked (sub-ranges, 4 bits per op kind, bits 4k..4k+3 for enum ffn_kop k: 0 =
 //              as when streaming; _PLAIN: those of the activations without a pre stage, ReLU
 //              and identity; the op kinds, bits 1 << enum ffn_kop, whose pre stage runs a vector
-//              ahead: 0xf = all)
+//              ahead: 0xf = all); FFN_V_STREAM_WAYS, FFN_V_STREAM_AHEAD: the same for a
+//              streaming call (default 0: ffn_stream_ways(), and 0xf; bf16 pairs keep the pre
+//              stage ahead), FFN_V_STREAM_NT: op kinds whose streaming calls store
+//              non-temporally whatever their output type (default 0: where ffn__nt_pays), as
+//              plain numbers, which the file of an activation in src/cpu/<isa>/ may set for its
+//              own kernels before it includes the vocabulary
 //   tables     FFN_V_LUT_FAST: entries of the largest table one lookup instruction reads (8 or
 //              32: 2^z takes a 16-entry table where that is one lookup, else an 8-entry one with
 //              one more polynomial term; the GeLU-erf fast path has a table for 8 and for 32)
@@ -32,7 +37,9 @@
 //              isnan, signmask (sign bit set), is_sub (subnormal), is_zero_inf, is_inf,
 //              is_ninf, is_special (NaN, ±0, ±inf); m_or m_and m_andn (a & ~b) m_not m_any
 //              m_tail(k) (lanes < k); mask_mov(src, m, a) = m ? a : src, maskz_mov(m, a),
-//              mask_mul(src, m, a, b), mask_sub(src, m, a, b), maskz_fmsub(m, a, b, c)
+//              mask_mul(src, m, a, b), mask_sub(src, m, a, b), maskz_fmsub(m, a, b, c);
+//              mask_sub_pos(src, x, a, b): a - b where x > 0, src where x < 0, either at ±0 and
+//              NaN (a compare, or the sign bit where a blend reads it)
 //   specials   nan_take(r, src): r, with src made quiet where src is NaN (FFN_V_FIXUP: 1 where
 //              that is one instruction, then the NaN rule of a unary op uses it unconditionally);
 //              zero_special(v): +0 where v is NaN, ±0 or ±inf, else v

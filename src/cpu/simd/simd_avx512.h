@@ -19,6 +19,9 @@
 #define FFN_V_CACHE_WAYS 0
 #define FFN_V_CACHE_WAYS_PLAIN 0
 #define FFN_V_CACHE_AHEAD 0xf  // every op kind (bit 1 << enum ffn_kop)
+#define FFN_V_STREAM_WAYS 0
+#define FFN_V_STREAM_AHEAD 0xf
+#define FFN_V_STREAM_NT 0
 
 typedef __m512 ffn__vf;
 typedef __m512i ffn__vi;
@@ -107,6 +110,9 @@ FFN_VINLINE ffn__vf ffn__mask_mul(ffn__vf src, ffn__vm m, ffn__vf a, ffn__vf b) 
 }
 FFN_VINLINE ffn__vf ffn__mask_sub(ffn__vf src, ffn__vm m, ffn__vf a, ffn__vf b) {
     return _mm512_mask_sub_ps(src, m, a, b);
+}
+FFN_VINLINE ffn__vf ffn__mask_sub_pos(ffn__vf src, ffn__vf x, ffn__vf a, ffn__vf b) {
+    return _mm512_mask_sub_ps(src, ffn__cmp_nlt(x, ffn__zero()), a, b);
 }
 FFN_VINLINE ffn__vf ffn__maskz_fmsub(ffn__vm m, ffn__vf a, ffn__vf b, ffn__vf c) {
     return _mm512_maskz_fmsub_ps(m, a, b, c);
