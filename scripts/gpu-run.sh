@@ -330,16 +330,13 @@ def rows(name):
     p = os.path.join(out, name)
     if not os.path.exists(p):
         return {}
-    d = {}
+    d, ratios = {}, {}
     for l in open(p):  # a row measured more than once (files of several runs joined): the mean
         if l.startswith("{") and '"op"' in l:
             r = json.loads(l)
             k = (r["op"], r["dir"], r["dtype"], r["n"])
-            if k in d:
-                m = d[k].setdefault("_n", 1)
-                r["ratio"] = (d[k]["ratio"] * m + r["ratio"]) / (m + 1)
-                r["_n"] = m + 1
-            d[k] = r
+            ratios.setdefault(k, []).append(r["ratio"])
+            d[k] = dict(r, ratio=sum(ratios[k]) / len(ratios[k]))
     return d
 B = {f: rows("bench-flat-%s.jsonl" % f.replace(",", "_")) for f in forms}
 D = rows("bench-flat-default.jsonl")
@@ -408,9 +405,8 @@ for n in sizes:
     G = gms(lambda m, n=n: m == n)
     line = "  n %9d:" % n
     for name in ("small", "large"):
-        line += "  %s %.3f" % (name, gm([G[c][forms.index(rules[name][c])] for c in classes
-                                         if G[c][forms.index(rules[name][c])] == G[c][
-                                             forms.index(rules[name][c])]]))
+        v = [G[c][forms.index(rules[name][c])] for c in classes]
+        line += "  %s %.3f" % (name, gm([x for x in v if x == x]))
     print(line)
 print("== the rules: per class, of the forms within 1% of the best mean, the one whose worst row")
 print("   is best")

@@ -61,11 +61,10 @@ struct ffn_cuda_ew_args {
 };
 
 // The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation, for
-// the flat kinds with u (1, 2 or 4) chunks a thread and step, pipelined (pipe: the form of a looping
-// grid) or not: a host stub for cudaLaunchKernel,
-// taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1, cols = the elements); op = -1:
-// the builder of an accurate-tier 16-bit forward's lookup table, taking (uint16_t *tab, int in_dt,
-// int out_dt). Defined in ew_<act>.cu.
+// the flat kinds with u (1, 2 or 4) chunks a thread and step, pipelined (pipe: the form of a
+// looping grid) or not: a host stub for cudaLaunchKernel, taking one struct ffn_cuda_ew_args (the
+// flat kinds: rows = 1, cols = the elements); op = -1: the builder of an accurate-tier 16-bit
+// forward's lookup table, taking (uint16_t *tab, int in_dt, int out_dt). Defined in ew_<act>.cu.
 const void *ffn_cuda_ew_gelu_tanh(int op, int kind, int u, int pipe);
 const void *ffn_cuda_ew_gelu_erf(int op, int kind, int u, int pipe);
 const void *ffn_cuda_ew_silu(int op, int kind, int u, int pipe);

@@ -316,9 +316,8 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     // Chunk c + u·bt of every input is cur[u]. PIPE (a looping grid): the next step's, nxt[u], are
     // loaded before the math of this one; one pass (a step a thread, but for a grid cut at its
     // limit) loads a step's chunks after the last one's math instead, and its registers hold one
-    // step, not two (f32 SiLU forward, four chunks: 70 registers pipelined, 58 not: four blocks of 256 threads an SM,
-    // not three). A chunk past
-    // the end is never loaded, nor used.
+    // step, not two (f32 SiLU forward, four chunks: 70 registers pipelined, 58 not: four blocks
+    // of 256 threads an SM, not three). A chunk past the end is never loaded, nor used.
     const int64_t step = (int64_t)gridDim.x * U * bt;
     int64_t c = (int64_t)blockIdx.x * U * bt + threadIdx.x;
     uint4 cur[U][NI];

@@ -253,11 +253,7 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
                                 ffn__vpre pre, ffn__vfin fin, bool ahead, bool big, bool par_act,
                                 bool acc) {
     int64_t i = 0;
-#if FFN_V_STREAM_NT
     const bool nt = cfg->stream && ((FFN_V_STREAM_NT >> kop & 1) || ffn__nt_pays(kop, out, ahead));
-#else
-    const bool nt = cfg->stream && ffn__nt_pays(kop, out, ahead);
-#endif
     int64_t head = nt ? ffn__head(p->o0, out) : -1;
     const bool two = kop == FFN_KOP_GLU_BWD;
     bool nt1 = false;
