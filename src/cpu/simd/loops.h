@@ -280,15 +280,41 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
 #define FFN_V_CACHE_DIFFERS \
     (FFN_V_CACHE_WAYS != 0 || FFN_V_CACHE_WAYS_PLAIN != 0 || FFN_V_CACHE_AHEAD != 0xf)
 
+// A kernel's loops: all in one function (FFN_PART_ALL), or split in two where the file of an
+// activation asks for it (FFN_V_APART: op kinds, bits 1 << enum ffn_kop): the loop of the calls
+// in cache in the kernel (FFN_PART_CACHE), the big loops -- streaming, accurate tier, parity
+// mode, those the FFN_V_STREAM_ knobs change -- in a function of their own (FFN_PART_BIG, of type
+// ffn__vbig: ffn__big). GCC allocates the registers of a whole function at once: in one function
+// with the big loops a streaming knob changed how the loop in cache compiled too (other
+// registers, spill slots and order: AVX2 GeGLU-tanh forward f32, in cache, 1.00 -> 0.88-0.95 of
+// the separate AVX2 kernels; docs/performance.md).
+enum ffn__part { FFN_PART_ALL, FFN_PART_CACHE, FFN_PART_BIG };
+typedef void (*ffn__vbig)(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p);
+
 // The accurate tier of a forward and the gated forward in parity mode (bf16 or f16 out) are
 // loops of their own: every flag of the vector code is a compile-time constant. (cfg->accurate
 // read inside the loop cost GeLU-erf forward 8-10% on AVX-512: GCC cannot hoist it past the
 // stores, which may alias it.)
 FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                             enum ffn_kop kop, enum ffn_dtype in, enum ffn_dtype out, ffn__vpre pre,
-                            ffn__vfin fin, bool tiers, bool ahead) {
+                            ffn__vfin fin, bool tiers, bool ahead, enum ffn__part part,
+                            ffn__vbig big) {
     const bool fwd = tiers && (kop == FFN_KOP_ACT_FWD || kop == FFN_KOP_GLU_FWD);
     const bool par = kop == FFN_KOP_GLU_FWD && out != FFN_DTYPE_F32 && cfg->parity;
+// (Preprocessor tests: where no file sets FFN_V_APART it compiles as if `part` were not here.)
+#if FFN_V_APART
+    if (part == FFN_PART_CACHE) {  // the loop in cache here, the big ones in `big`
+        if ((fwd && cfg->accurate) || par || cfg->stream)
+            big(cfg, n, p);
+        else
+            ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, false, false, false);
+        return;
+    }
+    const bool all = part == FFN_PART_ALL;
+#else
+    (void)part, (void)big;
+    const bool all = true;
+#endif
     if (fwd && cfg->accurate) {
         if (par)
             ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, true);
@@ -296,7 +322,7 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
             ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, true);
     } else if (par) {
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, false);
-    } else if (cfg->stream || !FFN_V_CACHE_DIFFERS) {
+    } else if (cfg->stream || !FFN_V_CACHE_DIFFERS || !all) {
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, false);
     } else {  // a loop of its own for calls in cache, where the vocabulary walks them otherwise
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, false, false, false);
@@ -308,36 +334,54 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
 // nothing to run ahead).
 FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                                enum ffn_kop kop, ffn__vpre pre, ffn__vfin fin, bool tiers,
-                               bool piped) {
+                               bool piped, enum ffn__part part, ffn__vbig big) {
     const bool ahead = piped && pre != ffn__pre_none;
-#define FFN__RUN(in, out) ffn__drive(cfg, n, p, kop, in, out, pre, fin, tiers, ahead)
+#define FFN__RUN(in, out) ffn__drive(cfg, n, p, kop, in, out, pre, fin, tiers, ahead, part, big)
     FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
 
 // --- the four kernel shapes of kernels.inc ------------------------------------------------------
+// `big`: the kernel's big loops apart (a function of FFN_BIG_PROTO whose body is ffn__big), used
+// where the file of an ISA sets the op kind's bit of FFN_V_APART; NULL: none.
+#define FFN_PART(kop) \
+    ((FFN_V_APART >> (kop)&1) && FFN_V_CACHE_DIFFERS ? FFN_PART_CACHE : FFN_PART_ALL)
 FFN_VINLINE void ffn__act_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x,
-                              ffn__vpre pre, ffn__vfin fin, bool tiers, bool piped) {
+                              ffn__vpre pre, ffn__vfin fin, bool tiers, bool piped, ffn__vbig big) {
     const struct ffn__ptrs p = {.o0 = y, .i0 = x};
-    ffn__dispatch(cfg, n, &p, FFN_KOP_ACT_FWD, pre, fin, tiers, piped);
+    ffn__dispatch(cfg, n, &p, FFN_KOP_ACT_FWD, pre, fin, tiers, piped, FFN_PART(FFN_KOP_ACT_FWD),
+                  big);
 }
 FFN_VINLINE void ffn__act_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dx, const void *x,
-                              const void *dy, ffn__vpre pre, ffn__vfin fin, bool tiers,
-                              bool piped) {
+                              const void *dy, ffn__vpre pre, ffn__vfin fin, bool tiers, bool piped,
+                              ffn__vbig big) {
     const struct ffn__ptrs p = {.o0 = dx, .i0 = x, .i1 = dy};
-    ffn__dispatch(cfg, n, &p, FFN_KOP_ACT_BWD, pre, fin, tiers, piped);
+    ffn__dispatch(cfg, n, &p, FFN_KOP_ACT_BWD, pre, fin, tiers, piped, FFN_PART(FFN_KOP_ACT_BWD),
+                  big);
 }
 FFN_VINLINE void ffn__glu_fwd(const struct ffn_kcfg *cfg, int64_t n, void *h, const void *gate,
-                              const void *up, ffn__vpre pre, ffn__vfin fin, bool tiers,
-                              bool piped) {
+                              const void *up, ffn__vpre pre, ffn__vfin fin, bool tiers, bool piped,
+                              ffn__vbig big) {
     const struct ffn__ptrs p = {.o0 = h, .i0 = gate, .i1 = up};
-    ffn__dispatch(cfg, n, &p, FFN_KOP_GLU_FWD, pre, fin, tiers, piped);
+    ffn__dispatch(cfg, n, &p, FFN_KOP_GLU_FWD, pre, fin, tiers, piped, FFN_PART(FFN_KOP_GLU_FWD),
+                  big);
 }
 FFN_VINLINE void ffn__glu_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dgate, void *dup,
                               const void *gate, const void *up, const void *dh, ffn__vpre pre,
-                              ffn__vfin fin, bool tiers, bool piped) {
+                              ffn__vfin fin, bool tiers, bool piped, ffn__vbig big) {
     const struct ffn__ptrs p = {.o0 = dgate, .o1 = dup, .i0 = gate, .i1 = up, .i2 = dh};
-    ffn__dispatch(cfg, n, &p, FFN_KOP_GLU_BWD, pre, fin, tiers, piped);
+    ffn__dispatch(cfg, n, &p, FFN_KOP_GLU_BWD, pre, fin, tiers, piped, FFN_PART(FFN_KOP_GLU_BWD),
+                  big);
 }
+
+// The body of such a `big` function: a kernel's big loops.
+FFN_VINLINE void ffn__big(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
+                          enum ffn_kop kop, ffn__vpre pre, ffn__vfin fin, bool tiers, bool piped) {
+    ffn__dispatch(cfg, n, p, kop, pre, fin, tiers, piped, FFN_PART_BIG, NULL);
+}
+// The prototype of a `big` function (out of line: its own register allocation).
+#define FFN_BIG_PROTO(fn)                                                           \
+    static __attribute__((noinline)) void fn(const struct ffn_kcfg *cfg, int64_t n, \
+                                             const struct ffn__ptrs *p)
 
 #endif  // FFN_LOOPS_H

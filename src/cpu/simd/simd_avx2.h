@@ -54,6 +54,9 @@
 #ifndef FFN_V_STREAM_NT
 #    define FFN_V_STREAM_NT 0
 #endif
+#ifndef FFN_V_APART
+#    define FFN_V_APART 0
+#endif
 
 typedef __m256 ffn__vf;
 typedef __m256i ffn__vi;

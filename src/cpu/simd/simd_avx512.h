@@ -22,6 +22,7 @@
 #define FFN_V_STREAM_WAYS 0
 #define FFN_V_STREAM_AHEAD 0xf
 #define FFN_V_STREAM_NT 0
+#define FFN_V_APART 0
 
 typedef __m512 ffn__vf;
 typedef __m512i ffn__vi;
