@@ -281,13 +281,14 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
     (FFN_V_CACHE_WAYS != 0 || FFN_V_CACHE_WAYS_PLAIN != 0 || FFN_V_CACHE_AHEAD != 0xf)
 
 // A kernel's loops: all in one function (FFN_PART_ALL), or split in two where the file of an
-// activation asks for it (FFN_V_APART: op kinds, bits 1 << enum ffn_kop): the loop of the calls
-// in cache in the kernel (FFN_PART_CACHE), the big loops -- streaming, accurate tier, parity
-// mode, those the FFN_V_STREAM_ knobs change -- in a function of their own (FFN_PART_BIG, of type
-// ffn__vbig: ffn__big). GCC allocates the registers of a whole function at once: in one function
-// with the big loops a streaming knob changed how the loop in cache compiled too (other
-// registers, spill slots and order: AVX2 GeGLU-tanh forward f32, in cache, 1.00 -> 0.88-0.95 of
-// the separate AVX2 kernels; docs/performance.md).
+// activation asks for it (FFN_V_APART: op kinds, bits 1 << enum ffn_kop; only a vocabulary that
+// walks calls in cache otherwise has two kinds of loop to split): the loop of the calls in cache
+// in the kernel (FFN_PART_CACHE), the big loops -- streaming, accurate tier, parity mode, those
+// the FFN_V_STREAM_ knobs change -- in a function of their own (FFN_PART_BIG, a function of
+// FFN_BIG_PROTO calling ffn__big). GCC allocates the registers of a whole function at once: with
+// the big loops in the kernel, a streaming knob changed how the loop in cache compiled too (the
+// same operations, other registers, spill slots and order: AVX2 GeGLU-tanh forward f32 in cache
+// 0.88-0.95 of the separate AVX2 kernels instead of 1.00; apart, 1.03; docs/performance.md).
 enum ffn__part { FFN_PART_ALL, FFN_PART_CACHE, FFN_PART_BIG };
 typedef void (*ffn__vbig)(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p);
 
@@ -322,7 +323,7 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
             ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, true);
     } else if (par) {
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, false);
-    } else if (cfg->stream || !FFN_V_CACHE_DIFFERS || !all) {
+    } else if (cfg->stream || !FFN_V_CACHE_DIFFERS || !all) {  // (!all: a streaming call)
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, false);
     } else {  // a loop of its own for calls in cache, where the vocabulary walks them otherwise
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, false, false, false);
@@ -343,7 +344,8 @@ FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const stru
 
 // --- the four kernel shapes of kernels.inc ------------------------------------------------------
 // `big`: the kernel's big loops apart (a function of FFN_BIG_PROTO whose body is ffn__big), used
-// where the file of an ISA sets the op kind's bit of FFN_V_APART; NULL: none.
+// where the file of an ISA sets the op kind's bit of FFN_V_APART (a kernel whose bit is set must
+// pass one); NULL: none.
 #define FFN_PART(kop) \
     ((FFN_V_APART >> (kop)&1) && FFN_V_CACHE_DIFFERS ? FFN_PART_CACHE : FFN_PART_ALL)
 FFN_VINLINE void ffn__act_fwd(const struct ffn_kcfg *cfg, int64_t n, void *y, const void *x,
@@ -374,12 +376,14 @@ FFN_VINLINE void ffn__glu_bwd(const struct ffn_kcfg *cfg, int64_t n, void *dgate
                   big);
 }
 
-// The body of such a `big` function: a kernel's big loops.
+// The body of a `big` function: the big loops of the kernel of op kind kop (p: its pointers, as
+// its shape above sets them).
 FFN_VINLINE void ffn__big(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                           enum ffn_kop kop, ffn__vpre pre, ffn__vfin fin, bool tiers, bool piped) {
     ffn__dispatch(cfg, n, p, kop, pre, fin, tiers, piped, FFN_PART_BIG, NULL);
 }
-// The prototype of a `big` function (out of line: its own register allocation).
+// The prototype of a `big` function: out of line, so that its registers are allocated apart
+// from the kernel's; where no vocabulary file sets the kernel's bit, unused and left out.
 #define FFN_BIG_PROTO(fn)                                                           \
     static __attribute__((noinline)) void fn(const struct ffn_kcfg *cfg, int64_t n, \
                                              const struct ffn__ptrs *p)

@@ -19,9 +19,11 @@
 //              ahead: 0xf = all); FFN_V_STREAM_WAYS, FFN_V_STREAM_AHEAD: the same for a
 //              streaming call (default 0: ffn_stream_ways(), and 0xf; bf16 pairs keep the pre
 //              stage ahead), FFN_V_STREAM_NT: op kinds whose streaming calls store
-//              non-temporally whatever their output type (default 0: where ffn__nt_pays), as
-//              plain numbers, which the file of an activation in src/cpu/<isa>/ may set for its
-//              own kernels before it includes the vocabulary
+//              non-temporally whatever their output type (default 0: where ffn__nt_pays),
+//              FFN_V_APART: op kinds whose big loops (streaming, accurate tier, parity mode) lie
+//              in a function apart from the loop in cache (default 0; loops.h, enum ffn__part),
+//              as plain numbers, which the file of an activation in src/cpu/<isa>/ may set for
+//              its own kernels before it includes the vocabulary
 //   tables     FFN_V_LUT_FAST: entries of the largest table one lookup instruction reads (8 or
 //              32: 2^z takes a 16-entry table where that is one lookup, else an 8-entry one with
 //              one more polynomial term; the GeLU-erf fast path has a table for 8 and for 32)

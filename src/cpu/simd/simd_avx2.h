@@ -42,9 +42,10 @@
 #ifndef FFN_V_CACHE_AHEAD
 #    define FFN_V_CACHE_AHEAD (1 << FFN_KOP_GLU_FWD)
 #endif
-// A streaming call: ffn_stream_ways() sub-ranges, the pre stage ahead, unless the file of an
-// activation sets otherwise before it includes this header (gelu_erf_avx2.c: which setting pays
-// differs per activation, docs/performance.md).
+// A streaming call: ffn_stream_ways() sub-ranges, the pre stage ahead, in the kernel's function,
+// unless the file of an activation sets otherwise before it includes this header
+// (gelu_erf_avx2.c, gelu_tanh_avx2.c: which setting pays differs per activation,
+// docs/performance.md).
 #ifndef FFN_V_STREAM_WAYS
 #    define FFN_V_STREAM_WAYS 0
 #endif
