@@ -286,7 +286,7 @@ FFN_VINLINE void ffn__drive_par(const struct ffn_kcfg *cfg, int64_t n, const str
 // in the kernel (FFN_PART_CACHE), the big loops -- streaming, accurate tier, parity mode, those
 // the FFN_V_STREAM_ knobs change -- in a function of their own (FFN_PART_BIG, a function of
 // FFN_BIG_PROTO calling ffn__big). GCC allocates the registers of a whole function at once: with
-// the big loops in the kernel, a streaming knob changed how the loop in cache compiled too (the
+// the big loops in the kernel, a streaming knob changes how the loop in cache compiles too (the
 // same operations, other registers, spill slots and order: AVX2 GeGLU-tanh forward f32 in cache
 // 0.88-0.95 of the separate AVX2 kernels instead of 1.00; apart, 1.03; docs/performance.md).
 enum ffn__part { FFN_PART_ALL, FFN_PART_CACHE, FFN_PART_BIG };
@@ -298,24 +298,9 @@ typedef void (*ffn__vbig)(const struct ffn_kcfg *cfg, int64_t n, const struct ff
 // stores, which may alias it.)
 FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                             enum ffn_kop kop, enum ffn_dtype in, enum ffn_dtype out, ffn__vpre pre,
-                            ffn__vfin fin, bool tiers, bool ahead, enum ffn__part part,
-                            ffn__vbig big) {
+                            ffn__vfin fin, bool tiers, bool ahead) {
     const bool fwd = tiers && (kop == FFN_KOP_ACT_FWD || kop == FFN_KOP_GLU_FWD);
     const bool par = kop == FFN_KOP_GLU_FWD && out != FFN_DTYPE_F32 && cfg->parity;
-// (Preprocessor tests: where no file sets FFN_V_APART it compiles as if `part` were not here.)
-#if FFN_V_APART
-    if (part == FFN_PART_CACHE) {  // the loop in cache here, the big ones in `big`
-        if ((fwd && cfg->accurate) || par || cfg->stream)
-            big(cfg, n, p);
-        else
-            ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, false, false, false);
-        return;
-    }
-    const bool all = part == FFN_PART_ALL;
-#else
-    (void)part, (void)big;
-    const bool all = true;
-#endif
     if (fwd && cfg->accurate) {
         if (par)
             ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, true);
@@ -323,21 +308,58 @@ FFN_VINLINE void ffn__drive(const struct ffn_kcfg *cfg, int64_t n, const struct 
             ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, true);
     } else if (par) {
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, false);
-    } else if (cfg->stream || !FFN_V_CACHE_DIFFERS || !all) {  // (!all: a streaming call)
+    } else if (cfg->stream || !FFN_V_CACHE_DIFFERS) {
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, false);
     } else {  // a loop of its own for calls in cache, where the vocabulary walks them otherwise
         ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, false, false, false);
     }
 }
 
+// The loops of one part of a split kernel (FFN_V_APART): FFN_PART_CACHE, the loop in cache or a
+// call of `big`; FFN_PART_BIG, the big loops of ffn__drive.
+FFN_VINLINE void ffn__drive_part(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
+                                 enum ffn_kop kop, enum ffn_dtype in, enum ffn_dtype out,
+                                 ffn__vpre pre, ffn__vfin fin, bool tiers, bool ahead,
+                                 enum ffn__part part, ffn__vbig big) {
+    const bool acc = tiers && (kop == FFN_KOP_ACT_FWD || kop == FFN_KOP_GLU_FWD) && cfg->accurate;
+    const bool par = kop == FFN_KOP_GLU_FWD && out != FFN_DTYPE_F32 && cfg->parity;
+    if (part == FFN_PART_CACHE) {
+        if (acc || par || cfg->stream)
+            big(cfg, n, p);
+        else
+            ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, false, false, false);
+    } else if (acc) {
+        if (par)
+            ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, true);
+        else
+            ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, true);
+    } else if (par) {
+        ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, true, false);
+    } else {
+        ffn__drive_par(cfg, n, p, kop, in, out, pre, fin, ahead, true, false, false);
+    }
+}
+
 // Picks the specialised loop for the (in, out) dtype pair. `piped`: whether the activation runs
 // its pre stage a vector ahead (FFN_PIPED or FFN_PLAIN; an activation without a pre stage has
-// nothing to run ahead).
+// nothing to run ahead); `part`, `big`: enum ffn__part.
 FFN_VINLINE void ffn__dispatch(const struct ffn_kcfg *cfg, int64_t n, const struct ffn__ptrs *p,
                                enum ffn_kop kop, ffn__vpre pre, ffn__vfin fin, bool tiers,
                                bool piped, enum ffn__part part, ffn__vbig big) {
     const bool ahead = piped && pre != ffn__pre_none;
-#define FFN__RUN(in, out) ffn__drive(cfg, n, p, kop, in, out, pre, fin, tiers, ahead, part, big)
+// (Preprocessor test: where no file sets FFN_V_APART it compiles as if `part` were not here.)
+#if FFN_V_APART
+    if (part != FFN_PART_ALL) {
+#    define FFN__RUN(in, out) \
+        ffn__drive_part(cfg, n, p, kop, in, out, pre, fin, tiers, ahead, part, big)
+        FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
+#    undef FFN__RUN
+        return;
+    }
+#else
+    (void)part, (void)big;
+#endif
+#define FFN__RUN(in, out) ffn__drive(cfg, n, p, kop, in, out, pre, fin, tiers, ahead)
     FFN_DTYPE_PAIR_SWITCH(cfg->in, cfg->out, FFN__RUN);
 #undef FFN__RUN
 }
