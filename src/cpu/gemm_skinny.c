@@ -43,7 +43,7 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     *done = false;
 #ifdef FFN_HAVE_X86_KERNELS
     struct ffn_cpu_state *s = ffn_cpu_state(ctx);
-    if (!s || M < 1 || M > s->skinny_max || N < 1 || K < 1) return FFN_STATUS_OK;
+    if (!s || M < 1 || N < 1 || K < 1) return FFN_STATUS_OK;
     if ((B->dt != FFN_DTYPE_BF16 && B->dt != FFN_DTYPE_F32) ||
         (A->dt != FFN_DTYPE_F32 && A->dt != FFN_DTYPE_BF16) ||
         (C->dt != FFN_DTYPE_F32 && C->dt != FFN_DTYPE_BF16) || (C->s1 != 1 && N > 1))
@@ -51,6 +51,7 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     // The weights' orientation: contiguous along K ("ba") or along N ("ab"); else not ours.
     const bool ba = B->s0 == 1 || K == 1;
     if (!ba && B->s1 != 1 && N > 1) return FFN_STATUS_OK;
+    if (M > (ba ? s->skinny_max : s->skinny_ab_max[B->dt == FFN_DTYPE_BF16])) return FFN_STATUS_OK;
     const int64_t ld = (K + 31) / 32 * 32;
     const size_t need = (size_t)(M * ld);  // a multiple of 16 floats: 64-byte rows
     if (need > s->skinny_cap) {

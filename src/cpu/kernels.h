@@ -99,7 +99,9 @@ void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 // sums are f32 FMAs, each sum accumulated over k in one fixed order (lane by lane, then a fixed
 // reduction tree), whatever [n0, n1) is: results do not depend on the thread split. The bias and
 // the old C are added after the sum, in that order; a bf16 C is rounded once (RNE).
+// (M ≤ FFN_SKINNY_AB_MAX_M for ffn_gemv_ab__avx512.)
 #define FFN_SKINNY_MAX_M 8
+#define FFN_SKINNY_AB_MAX_M 32
 
 struct ffn_skinny {
     int64_t M, N, K;
