@@ -5,8 +5,8 @@
 // turn in each repetition (docs/blocks.md, "A few tokens: row-major weights"). Prints the median
 // times and the median of each repetition's ratios.
 //   build/bench_skinny_gemm M f32|bf16 [K N [reps]]     (default K 5632, N 2048, 21 reps)
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +39,12 @@ static void cpu_name(char *buf, size_t size) {
         if (!v) continue;
         v += v[1] == ' ' ? 2 : 1;
         const size_t n = strcspn(v, "\n");
-        if (!strncmp(line, "model name", 10)) snprintf(name, sizeof name, "%.*s", (int)n, v);
-        else if (!strncmp(line, "cpu family", 10)) snprintf(fam, sizeof fam, "%.*s", (int)n, v);
-        else if (!strncmp(line, "model\t", 6)) snprintf(model, sizeof model, "%.*s", (int)n, v);
+        if (!strncmp(line, "model name", 10))
+            snprintf(name, sizeof name, "%.*s", (int)n, v);
+        else if (!strncmp(line, "cpu family", 10))
+            snprintf(fam, sizeof fam, "%.*s", (int)n, v);
+        else if (!strncmp(line, "model\t", 6))
+            snprintf(model, sizeof model, "%.*s", (int)n, v);
         if (!strncmp(line, "processor", 9) && strcmp(name, "unknown CPU")) break;
     }
     if (f) fclose(f);
@@ -83,16 +86,16 @@ static int mm_make(struct mm *p, dnnl_engine_t eng, dnnl_stream_t st, long M, lo
     if (bad || dnnl_primitive_create(&p->prim, pd)) return -1;
     dnnl_primitive_desc_destroy(pd);
     p->st = st;
-    return dnnl_memory_create(&p->mem[0], &a, eng, A) || dnnl_memory_create(&p->mem[1], &b, eng, B) ||
+    return dnnl_memory_create(&p->mem[0], &a, eng, A) ||
+                   dnnl_memory_create(&p->mem[1], &b, eng, B) ||
                    dnnl_memory_create(&p->mem[2], &c, eng, C)
                ? -1
                : 0;
 }
 
 static double mm_time(const struct mm *p) {
-    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, p->mem[0]},
-                               {DNNL_ARG_WEIGHTS, p->mem[1]},
-                               {DNNL_ARG_DST, p->mem[2]}};
+    dnnl_exec_arg_t args[3] = {
+        {DNNL_ARG_SRC, p->mem[0]}, {DNNL_ARG_WEIGHTS, p->mem[1]}, {DNNL_ARG_DST, p->mem[2]}};
     flush();
     const double t0 = now();
     dnnl_primitive_execute(p->prim, p->st, 3, args);
@@ -149,17 +152,19 @@ int main(int argc, char **argv) {
         r_slow[r] = to[r] / ts[r], r_fast[r] = tf[r] / ts[r];
     }
     if (!done) {
-        fprintf(stderr, "the skinny GEMM did not take M = %ld (see $FFN_BLOCK_SKINNY_AB_ROWS)\n", M);
+        fprintf(stderr, "the skinny GEMM did not take M = %ld (see $FFN_BLOCK_SKINNY_AB_ROWS)\n",
+                M);
         return 1;
     }
     char cpu[192];
     cpu_name(cpu, sizeof cpu);
     const double s = median(ts, reps);
-    printf("%s, one thread: M %ld %s K %ld N %ld: skinny %.3f ms (%.1f GB/s of weights, %.0f "
-           "GFLOP/s); oneDNN [K][N] %.3f ms, [N][K] %.3f ms; speed-up %.2f / %.2f\n",
-           cpu, M, ffn_dtype_name(dt), K, N, s * 1e3, (double)(K * N) * (double)es / s * 1e-9,
-           2.0 * (double)(M * N * K) / s * 1e-9, median(to, reps) * 1e3, median(tf, reps) * 1e3,
-           median(r_slow, reps), median(r_fast, reps));
+    printf(
+        "%s, one thread: M %ld %s K %ld N %ld: skinny %.3f ms (%.1f GB/s of weights, %.0f "
+        "GFLOP/s); oneDNN [K][N] %.3f ms, [N][K] %.3f ms; speed-up %.2f / %.2f\n",
+        cpu, M, ffn_dtype_name(dt), K, N, s * 1e3, (double)(K * N) * (double)es / s * 1e-9,
+        2.0 * (double)(M * N * K) / s * 1e-9, median(to, reps) * 1e3, median(tf, reps) * 1e3,
+        median(r_slow, reps), median(r_fast, reps));
     ffn_ctx_destroy(ctx);
     return 0;
 }

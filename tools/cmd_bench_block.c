@@ -73,7 +73,7 @@ static void ffn__usage(FILE *f) {
             "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama-like (2048 -> 5632, SwiGLU)\n"
             "  at 1, 16, 256 and 4096 tokens, f32 and bf16 (weights, activations, gradients),\n"
             "  on 1 and 2 threads, against the same GEMMs alone through oneDNN (at <= 6 tokens,\n"
-            "  and in the backward at 16 with f32 weights, the block's own skinny GEMM is faster:\n"
+            "  and in the backward at 16, the block's own skinny GEMM is faster:\n"
             "  ratios below 1; the weight GB/s against the triad is the 1-token rows' measure).\n"
             "  Rows at <= 16 tokens start from cold caches and report weight GB/s against a\n"
             "  same-run triad.\n"

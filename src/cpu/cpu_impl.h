@@ -78,10 +78,10 @@ struct ffn_cpu_mat {
 // nn.Linear weights, the forward of Conv1D ones), f32 and bf16 weights: oneDNN 2.6 runs that
 // layout 1.2-2x slower than its fast one, and the axpy kernel, compute-bound from about 8 rows,
 // beats it there up to these rows (docs/blocks.md, "A few tokens: row-major weights"); bf16
-// weights, widened to f32, cost twice the FMAs per byte. $FFN_BLOCK_SKINNY_AB_ROWS=1..32 sets
-// both.
-#define FFN_SKINNY_AB_DEFAULT_M 16
-#define FFN_SKINNY_AB_DEFAULT_M_BF16 8
+// weights beyond FFN_SKINNY_MAX_M rows only with bf16 A on an AVX512_BF16 CPU, by vdpbf16ps
+// (kernels.h). $FFN_BLOCK_SKINNY_AB_ROWS=1..32 sets both.
+#define FFN_SKINNY_AB_DEFAULT_M 32
+#define FFN_SKINNY_AB_DEFAULT_M_BF16 16
 // What it reports as its implementation (ffn_block_info's gemm_impl, `ffn bench block`).
 #define FFN_SKINNY_IMPL "ffn:skinny_avx512"
 
