@@ -15,10 +15,13 @@
 // created.
 struct ffn_cpu_state {
     struct ffn_cpu_kernels kernels;  // filled for ctx->isa
-    bool avx512_bf16;   // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
-    int skinny_max;     // most rows of A the skinny GEMM takes (0: off; $FFN_BLOCK_SKINNY[_ROWS])
-    float *skinny_a;    // the skinny GEMM's packed A, grown on demand (one call at a time: a
-    size_t skinny_cap;  // context is not used by two threads at once), floats
+    bool avx512_bf16;      // AVX512_BF16 usable by the AVX-512 kernels ($FFN_AVX512_BF16=0: not)
+    int skinny_max;        // most rows of A the skinny GEMM takes, weights contiguous in k ("ba";
+                           // 0: off; $FFN_BLOCK_SKINNY[_ROWS])
+    int skinny_ab_max[2];  // the same for weights contiguous in n ("ab"), [0] f32, [1] bf16
+                           // weights ($FFN_BLOCK_SKINNY_AB_ROWS)
+    float *skinny_a;       // the skinny GEMM's packed A, grown on demand (one call at a time: a
+    size_t skinny_cap;     // context is not used by two threads at once), floats
 };
 
 // The state of a CPU context; NULL for a context of another backend.
@@ -71,13 +74,21 @@ struct ffn_cpu_mat {
 // bf16 (docs/blocks.md, "One token: the skinny GEMM"). $FFN_BLOCK_SKINNY=0 turns the path off,
 // $FFN_BLOCK_SKINNY_ROWS=1..8 sets the limit (both read when a context is created).
 #define FFN_SKINNY_DEFAULT_M 6
+// The same for weights contiguous in n ("ab": the backward's dh = dy·W_down and dx = dP·W of
+// nn.Linear weights, the forward of Conv1D ones), f32 and bf16 weights: oneDNN 2.6 runs that
+// layout 1.2-2x slower than its fast one, and the axpy kernel, compute-bound from about 8 rows,
+// beats it there up to these rows (docs/blocks.md, "A few tokens: row-major weights"); bf16
+// weights beyond FFN_SKINNY_MAX_M rows only with bf16 A on an AVX512_BF16 CPU, by vdpbf16ps
+// (kernels.h). $FFN_BLOCK_SKINNY_AB_ROWS=1..32 sets both.
+#define FFN_SKINNY_AB_DEFAULT_M 32
+#define FFN_SKINNY_AB_DEFAULT_M_BF16 16
 // What it reports as its implementation (ffn_block_info's gemm_impl, `ffn bench block`).
 #define FFN_SKINNY_IMPL "ffn:skinny_avx512"
 
 // C[M, N] = A[M, K]·B[K, N] (+ bias[N], f32) (+ C when acc) by the CPU layer's skinny GEMM when it
 // applies, on ffn_ctx_threads(ctx) threads: a CPU context whose ISA is AVX-512, 1 ≤ M ≤ the
-// context's limit (above), B bf16 or f32 contiguous along K (s0 = 1, nn.Linear's [out, in]) or along N
-// (s1 = 1), A f32 or bf16 with any strides, C f32 or bf16 with s1 = 1. Then *done is true;
+// context's limit for B's orientation and dtype (above), B bf16 or f32 contiguous along K (s0 = 1,
+// nn.Linear's [out, in]) or along N (s1 = 1), A f32 or bf16 with any strides, C f32 or bf16 with s1 = 1. Then *done is true;
 // otherwise *done is false and nothing is touched (the caller runs its general GEMM). Products
 // and sums in f32 by FMA from exactly widened inputs (IEEE: subnormals, infinities and NaNs kept),
 // each output summed in an order fixed by K alone: the same bits for any thread count.

@@ -168,9 +168,15 @@ static bool ffn__cpu_available(char *why, size_t why_size) {
     return true;
 }
 
+// A skinny GEMM row limit: 0 when off, else $env (1..max) or the default.
+static int ffn__rows_limit(bool on, const char *env, int def, int max) {
+    const long rows = env && *env ? strtol(env, NULL, 10) : def;
+    return !on || rows < 1 ? 0 : rows > max ? max : (int)rows;
+}
+
 // The state: the kernel table for the context's ISA, whether the AVX-512 kernels store bf16
 // by AVX512_BF16's conversion (same bits; $FFN_AVX512_BF16=0 turns it off, so that tests reach
-// the integer rounding on such a CPU too), and the skinny GEMM's row limit.
+// the integer rounding on such a CPU too), and the skinny GEMM's row limits.
 static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *opts) {
     (void)opts;
     struct ffn_cpu_state *s = calloc(1, sizeof *s);
@@ -182,13 +188,16 @@ static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *o
     ffn_cpu_features_detect(&feat);
     const char *bf = getenv("FFN_AVX512_BF16");
     s->avx512_bf16 = ctx->isa == FFN_ISA_AVX512 && feat.avx512_bf16 && !(bf && bf[0] == '0');
-    // The skinny GEMM: $FFN_BLOCK_SKINNY=0 turns it off; $FFN_BLOCK_SKINNY_ROWS=1..8 sets its
-    // row limit (for measurements; default FFN_SKINNY_DEFAULT_M).
+    // The skinny GEMM: $FFN_BLOCK_SKINNY=0 turns it off; $FFN_BLOCK_SKINNY_ROWS=1..8 and
+    // $FFN_BLOCK_SKINNY_AB_ROWS=1..32 set its row limits (for measurements; defaults
+    // FFN_SKINNY_DEFAULT_M, FFN_SKINNY_AB_DEFAULT_M[_BF16]).
     const char *sk = getenv("FFN_BLOCK_SKINNY"), *skr = getenv("FFN_BLOCK_SKINNY_ROWS");
-    const long rows = skr && *skr ? strtol(skr, NULL, 10) : FFN_SKINNY_DEFAULT_M;
-    s->skinny_max = ctx->isa != FFN_ISA_AVX512 || (sk && sk[0] == '0') || rows < 1 ? 0
-                    : rows > FFN_SKINNY_MAX_M ? FFN_SKINNY_MAX_M
-                                              : (int)rows;
+    const char *ska = getenv("FFN_BLOCK_SKINNY_AB_ROWS");
+    const bool on = ctx->isa == FFN_ISA_AVX512 && !(sk && sk[0] == '0');
+    s->skinny_max = ffn__rows_limit(on, skr, FFN_SKINNY_DEFAULT_M, FFN_SKINNY_MAX_M);
+    s->skinny_ab_max[0] = ffn__rows_limit(on, ska, FFN_SKINNY_AB_DEFAULT_M, FFN_SKINNY_AB_MAX_M);
+    s->skinny_ab_max[1] =
+        ffn__rows_limit(on, ska, FFN_SKINNY_AB_DEFAULT_M_BF16, FFN_SKINNY_AB_MAX_M);
     ctx->be_state = s;
     return FFN_STATUS_OK;
 }

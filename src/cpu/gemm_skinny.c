@@ -36,6 +36,20 @@ static void ffn__pack_a(float *dst, int64_t ld, const struct ffn_cpu_mat *A, int
     }
 }
 
+// A (bf16) as the pairs vdpbf16ps reads (kernels.h, struct ffn_skinny's A2): pair p of row m =
+// A[m, 2p + 1] | A[m, 2p] << 16, zero past K; ldp pairs per row.
+static void ffn__pack_pairs(uint32_t *dst, int64_t ldp, const struct ffn_cpu_mat *A, int64_t M,
+                            int64_t K) {
+    const uint16_t *a = A->p;
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t p = 0; p < ldp; p++) {
+            const int64_t k = 2 * p;
+            const uint32_t lo = k + 1 < K ? a[m * A->s0 + (k + 1) * A->s1] : 0,
+                           hi = k < K ? a[m * A->s0 + k * A->s1] : 0;
+            dst[m * ldp + p] = lo | hi << 16;
+        }
+}
+
 enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, int64_t N, int64_t K,
                                     const struct ffn_cpu_mat *A, const struct ffn_cpu_mat *B,
                                     const struct ffn_cpu_mat *C, const float *bias, bool acc,
@@ -43,7 +57,7 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     *done = false;
 #ifdef FFN_HAVE_X86_KERNELS
     struct ffn_cpu_state *s = ffn_cpu_state(ctx);
-    if (!s || M < 1 || M > s->skinny_max || N < 1 || K < 1) return FFN_STATUS_OK;
+    if (!s || M < 1 || N < 1 || K < 1) return FFN_STATUS_OK;
     if ((B->dt != FFN_DTYPE_BF16 && B->dt != FFN_DTYPE_F32) ||
         (A->dt != FFN_DTYPE_F32 && A->dt != FFN_DTYPE_BF16) ||
         (C->dt != FFN_DTYPE_F32 && C->dt != FFN_DTYPE_BF16) || (C->s1 != 1 && N > 1))
@@ -51,8 +65,15 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     // The weights' orientation: contiguous along K ("ba") or along N ("ab"); else not ours.
     const bool ba = B->s0 == 1 || K == 1;
     if (!ba && B->s1 != 1 && N > 1) return FFN_STATUS_OK;
+    if (M > (ba ? s->skinny_max : s->skinny_ab_max[B->dt == FFN_DTYPE_BF16])) return FFN_STATUS_OK;
     const int64_t ld = (K + 31) / 32 * 32;
-    const size_t need = (size_t)(M * ld);  // a multiple of 16 floats: 64-byte rows
+    // bf16 pairs for vdpbf16ps beyond the IEEE rows (kernels.h, struct ffn_skinny's A2); without
+    // them bf16 weights stop at those rows (widened, their FMAs lose to oneDNN's vdpbf16ps).
+    const bool dp = !ba && M > FFN_SKINNY_MAX_M && B->dt == FFN_DTYPE_BF16 &&
+                    A->dt == FFN_DTYPE_BF16 && s->avx512_bf16;
+    if (!ba && M > FFN_SKINNY_MAX_M && B->dt == FFN_DTYPE_BF16 && !dp) return FFN_STATUS_OK;
+    // A (f32, M·ld floats) then the pairs (M·ld / 2): multiples of 16 floats, 64-byte rows.
+    const size_t need = (size_t)(M * ld) + (dp ? (size_t)(M * ld / 2) : 0);
     if (need > s->skinny_cap) {
         float *q = aligned_alloc(64, need * sizeof(float));
         if (!q)
@@ -64,11 +85,14 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     }
     float *ap = s->skinny_a;
     ffn__pack_a(ap, ld, A, M, K, ba && B->dt == FFN_DTYPE_BF16);
+    uint32_t *a2 = dp ? (uint32_t *)(ap + M * ld) : NULL;
+    if (dp) ffn__pack_pairs(a2, ld / 2, A, M, K);
     const struct ffn_skinny g = {.M = M,
                                  .N = N,
                                  .K = K,
                                  .A = ap,
                                  .lda = ld,
+                                 .A2 = a2,
                                  .B = B->p,
                                  .bdt = B->dt,
                                  .ldb = ba ? B->s1 : B->s0,
@@ -80,7 +104,8 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
                                  .cvt = s->avx512_bf16};
     void (*kern)(const struct ffn_skinny *, int64_t, int64_t) =
         ba ? ffn_gemv_ba__avx512 : ffn_gemv_ab__avx512;
-    const int64_t blk = ba ? 8 : 16;  // column block of the kernel: thread ranges align to it
+    // Column block of the kernel: thread ranges align to it ("ab": 64 bytes of bf16 weights).
+    const int64_t blk = ba ? 8 : 32;
     const int nt = ctx->n_threads;
     if (nt <= 1 || N * K < FFN_SKINNY_PAR_MIN || N <= blk) {
         kern(&g, 0, N);

@@ -95,11 +95,13 @@ void ffn_cpu_kernels_init(struct ffn_cpu_kernels *k, enum ffn_isa isa);
 // --- skinny GEMM kernels (driven by gemm_skinny.c) ----------------------------------------------
 // C[m, n] = Σ_k A[m, k]·B[k, n] (+ bias[n]) (+ C[m, n]) for the M ≤ FFN_SKINNY_MAX_M rows of A
 // and the columns n in [n0, n1) a thread owns, B bf16 or f32 (a decode GEMV: reading B is the
-// cost). Each bf16 weight is widened exactly (its 16 bits become the top half of an f32); products and
+// cost). Each bf16 weight is widened exactly (except through A2, below) (its 16 bits become the top half of an f32); products and
 // sums are f32 FMAs, each sum accumulated over k in one fixed order (lane by lane, then a fixed
 // reduction tree), whatever [n0, n1) is: results do not depend on the thread split. The bias and
 // the old C are added after the sum, in that order; a bf16 C is rounded once (RNE).
+// (M ≤ FFN_SKINNY_AB_MAX_M for ffn_gemv_ab__avx512.)
 #define FFN_SKINNY_MAX_M 8
+#define FFN_SKINNY_AB_MAX_M 32
 
 struct ffn_skinny {
     int64_t M, N, K;
@@ -108,6 +110,12 @@ struct ffn_skinny {
     // elements then its odd-k ones; otherwise (f32 weights, or "ab") in k order.
     const float *A;
     int64_t lda;
+    // "ab" with bf16 weights and bf16 A beyond FFN_SKINNY_MAX_M rows on an AVX512_BF16 CPU: A also
+    // as bf16 pairs for vdpbf16ps, row m at A2 + m·lda / 2, pair p = k 2p + 1 (low half) and 2p
+    // (high half: vdpbf16ps adds the high product first, so each sum still runs in k order), zero
+    // past K; NULL otherwise. The full 32-column blocks then go through vdpbf16ps (input and
+    // output subnormals flushed, as in oneDNN's bf16 kernels), the rest by widening and FMAs.
+    const uint32_t *A2;
     // bf16 or f32 (bdt), in elements: "ba": weight column n (all k) at B + n·ldb; "ab": weight
     // row k (all n) at B + k·ldb.
     const void *B;

@@ -1,8 +1,8 @@
 // test_block_skinny.c — the CPU layer's skinny GEMM (few rows, bf16 or f32 weights:
-// cpu/gemm_skinny.c) against a double-precision reference, for each weight dtype: M = 1..8, both
-// weight orientations, with and without bias and accumulation, K and N with tails, strided rows
-// of A, f32 and bf16 A and C, the same bits on 1 and 2 threads; subnormal, infinite and NaN
-// weights as IEEE arithmetic gives them. Then the block (bf16 and f32 weights) at a few tokens
+// cpu/gemm_skinny.c) against a double-precision reference, for each weight dtype: M = 1..8 in both
+// weight orientations and M up to 32 with the weights contiguous in n, with and without bias and
+// accumulation, K and N with tails, strided rows of A, f32 and bf16 A and C, the same bits on 1
+// and 2 threads; subnormal, infinite and NaN weights as IEEE arithmetic gives them. Then the block (bf16 and f32 weights) at a few tokens
 // with the path on and off ($FFN_BLOCK_SKINNY): the same outputs within the bf16 tolerance of the
 // block tests, both near the textbook block in double, and the path named in ffn_block_info.
 // Skipped where the context's ISA is not AVX-512.
@@ -107,8 +107,15 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
     // K: below one chunk, a tail, exact chunks; N: below one block, tails of 8 and 16 columns.
     static const int64_t Ks[] = {5, 77, 96, 233};
     static const int64_t Ns[] = {3, 37, 301};
+    // Rows: 1..8 in both orientations, then up to FFN_SKINNY_AB_MAX_M in "ab" only (bf16 weights:
+    // with bf16 A, by vdpbf16ps, where the CPU has AVX512_BF16).
+    static const int64_t Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17, 24, 32};
+    const bool dp = ffn_cpu_state(ctx)->avx512_bf16;
     int64_t cases = 0;
-    for (int64_t M = 1; M <= 8; M++)
+    for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) {
+        const int64_t M = Ms[mi];
+        const bool pairs = M > FFN_SKINNY_MAX_M && bdt == FFN_DTYPE_BF16;
+        if (pairs && !dp) continue;
         for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
             for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++)
                 for (int v = 0; v < 4; v++, cases++) {
@@ -118,10 +125,10 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
                                       Ns[ni],
                                       Ks[ki],
                                       Ks[ki] + (h >> 3) % 3 * 7,  // row stride K, K+7 or K+14
-                                      v & 1,
+                                      (v & 1) && M <= FFN_SKINNY_MAX_M,
                                       (h >> 5) & 1,
                                       (h >> 6) & 1,
-                                      (h >> 7) & 1 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32,
+                                      pairs || (h >> 7) & 1 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32,
                                       bdt,
                                       v & 2 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32};
                     const size_t n = (size_t)(M * c.N);
@@ -135,6 +142,7 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
                           M, c.N, c.K, c.ba ? "ba" : "ab", ffn_dtype_name(bdt));
                     free(o1), free(o2);
                 }
+    }
 }
 
 // --- special weights ---------------------------------------------------------------------------
@@ -201,7 +209,7 @@ static void test_specials(ffn_ctx_t ctx, enum ffn_dtype bdt) {
 // Cases the path does not take: nothing is touched and the caller is told so.
 static void test_refusals(ffn_ctx_t ctx) {
     ffn_check_section("refusals", 0);
-    static float A[16 * 8], C[16 * 8];
+    static float A[40 * 8], C[40 * 8];
     static uint16_t B[8 * 8];
     const struct ffn_cpu_mat a = {A, FFN_DTYPE_F32, 8, 1}, c = {C, FFN_DTYPE_F32, 8, 1};
     const struct ffn_cpu_mat bh = {B, FFN_DTYPE_F16, 1, 8}, bs = {B, FFN_DTYPE_BF16, 2, 16},
@@ -214,7 +222,29 @@ static void test_refusals(ffn_ctx_t ctx) {
           "weights strided both ways: not taken");
     done = true;
     CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 9, 8, 8, &a, &b, &c, NULL, false, &done) && !done,
-          "9 rows: not taken");
+          "9 rows, weights contiguous in k: not taken");
+    static float B32[8 * 8];
+    const struct ffn_cpu_mat bn = {B, FFN_DTYPE_BF16, 8, 1}, fn = {B32, FFN_DTYPE_F32, 8, 1};
+    done = true;
+    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_AB_MAX_M + 1, 8, 8, &a, &bn, &c, NULL, false,
+                               &done) &&
+              !done,
+          "%d rows, bf16 weights contiguous in n: not taken", FFN_SKINNY_AB_MAX_M + 1);
+    done = true;
+    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_MAX_M + 1, 8, 8, &a, &bn, &c, NULL, false,
+                               &done) &&
+              !done,
+          "%d rows, bf16 weights contiguous in n, f32 A: not taken", FFN_SKINNY_MAX_M + 1);
+    done = true;
+    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_AB_MAX_M + 1, 8, 8, &a, &fn, &c, NULL, false,
+                               &done) &&
+              !done,
+          "%d rows, f32 weights contiguous in n: not taken", FFN_SKINNY_AB_MAX_M + 1);
+    done = true;
+    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_AB_MAX_M, 8, 8, &a, &fn, &c, NULL, false,
+                               &done) &&
+              done,
+          "%d rows, f32 weights contiguous in n: taken", FFN_SKINNY_AB_MAX_M);
 }
 
 // --- the block with the path on and off ----------------------------------------------------------
@@ -319,8 +349,10 @@ static void test_block(ffn_ctx_t on, ffn_ctx_t off) {
 int main(void) {
     ffn_check_begin("block_skinny");
     (void)ref_fd, (void)ref_fused_pos;  // block_ref.h helpers this test has no use for
-    // Contexts read the switches when created: one with the path on for up to 8 rows, one off.
+    // Contexts read the switches when created: one with the path on for up to 8 rows (32 with the
+    // weights contiguous in n), one off.
     setenv("FFN_BLOCK_SKINNY_ROWS", "8", 1);
+    setenv("FFN_BLOCK_SKINNY_AB_ROWS", "32", 1);
     setenv("FFN_BLOCK_SKINNY", "1", 1);
     ffn_ctx_t on = NULL, off = NULL;
     if (ffn_ctx_create(NULL, &on)) return ffn_check_skip("no CPU context");

@@ -16,9 +16,12 @@
 //        vectors of a 32-k chunk) comes from L1. Each (m, n) sums in its own register: lane i of
 //        chunk c holds k = 32c + 2i then 32c + 2i + 1 (bf16 weights) or k = 32c + i then
 //        32c + 16 + i (f32), and the 16 lanes are reduced by a fixed tree.
-//   "ab" (weights contiguous in n, Conv1D [in, out]): an axpy per weight row k, 16 columns per
-//        vector, 8 rows k in flight; the partial sums of a piece of up to 8192 / M columns live
-//        in an L1-resident buffer between row groups. Each column sums over k in order.
+//   "ab" (weights contiguous in n, Conv1D [in, out], or [out, in] read transposed by the
+//        backward; M ≤ FFN_SKINNY_AB_MAX_M): an axpy per weight row k, two vectors of 16 columns
+//        per broadcast of A, 8 rows k in flight; the partial sums of a piece of up to 8192 / M
+//        columns live in an L1-resident buffer between row groups. Each column sums over k in
+//        order. With g->A2 (bf16 weights and A, beyond FFN_SKINNY_MAX_M rows) blocks of 32
+//        columns go through vdpbf16ps instead (ffn__ab_dp).
 #include "cpu/simd/simd_avx512.h"
 
 // --- "ba": dot products ------------------------------------------------------------------------
@@ -169,14 +172,87 @@ void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
 // f32 partial sums of one piece of columns, all rows of A: M · piece ≤ FFN_AB_BUF.
 #define FFN_AB_BUF 8192
 
+// Rows k0..k0+KU-1 of bf16 weights, the 32 columns at n, by vdpbf16ps (g->A2): pairs of rows
+// interleaved, (k + 1, k) in each 32-bit lane, by vpunpck[lh]wd within 128-bit lanes, so the
+// sums of a block lie in buf permuted: its first 16 floats are the columns 0-3, 8-11, 16-19,
+// 24-27, the next 16 the columns 4-7, 12-15, 20-23, 28-31 (ffn__ab_put puts them back). k0 even;
+// an odd KU (the last row of K) pairs its last row with zeros.
+FFN_VINLINE void ffn__ab_dp(const struct ffn_skinny *g, float *s, int64_t ld, int64_t n, int64_t k0,
+                            int KU, bool first, bool pf) {
+    const uint16_t *B = (const uint16_t *)g->B;
+    __m512i bl[4], bh[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < (KU + 1) / 2; j++) {
+        const uint16_t *r0 = B + (k0 + 2 * j) * g->ldb + n;
+        if (pf) {
+            _mm_prefetch((const char *)(r0 + KU * g->ldb), _MM_HINT_T1);
+            _mm_prefetch((const char *)(r0 + (KU + 1) * g->ldb), _MM_HINT_T1);
+        }
+        const __m512i x0 = _mm512_loadu_si512(r0);
+        const __m512i x1 =
+            2 * j + 1 < KU ? _mm512_loadu_si512(r0 + g->ldb) : _mm512_setzero_si512();
+        bl[j] = _mm512_unpacklo_epi16(x1, x0);
+        bh[j] = _mm512_unpackhi_epi16(x1, x0);
+    }
+    const int64_t lda2 = g->lda / 2;
+    for (int64_t m = 0; m < g->M; m++) {
+        const uint32_t *a = g->A2 + m * lda2 + k0 / 2;
+        __m512 acc0 = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld);
+        __m512 acc1 = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld + 16);
+#pragma GCC unroll 4
+        for (int j = 0; j < (KU + 1) / 2; j++) {
+            const __m512bh av = (__m512bh)_mm512_set1_epi32((int)a[j]);
+            acc0 = _mm512_dpbf16_ps(acc0, av, (__m512bh)bl[j]);
+            acc1 = _mm512_dpbf16_ps(acc1, av, (__m512bh)bh[j]);
+        }
+        _mm512_store_ps(s + m * ld, acc0);
+        _mm512_store_ps(s + m * ld + 16, acc1);
+    }
+}
+
 // Rows k0..k0+KU-1 of the weights, columns [p0, p1) (a piece), into the partial sums buf
-// (row m at buf + m·ld): buf[m][n] = buf[m][n] + A[m][k]·B[k][n], k in order.
+// (row m at buf + m·ld): buf[m][n] = buf[m][n] + A[m][k]·B[k][n], k in order. Full blocks of 32
+// columns by vdpbf16ps when g->A2 is set (then k0 is even), else two vectors at a time; the rest
+// one vector at a time.
 FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf,
                               int64_t ld, int64_t p0, int64_t p1, int64_t k0, int KU, bool first,
                               bool pf) {
     const int64_t esz = bdt == FFN_DTYPE_F32 ? 4 : 2;
     const char *B = (const char *)g->B;
-    for (int64_t n = p0; n < p1; n += 16) {
+    int64_t n = p0;
+    if (bdt == FFN_DTYPE_BF16 && g->A2) {
+        for (; n + 32 <= p1; n += 32) ffn__ab_dp(g, buf + (n - p0), ld, n, k0, KU, first, pf);
+    }
+    // Two vectors of columns at a time: each broadcast of A serves two FMAs.
+    for (; n + 32 <= p1; n += 32) {
+        __m512 b0[8], b1[8];
+#pragma GCC unroll 8
+        for (int u = 0; u < KU; u++) {
+            const char *row = B + (k0 + u) * g->ldb * esz;
+            if (pf) {
+                const char *next = B + ((k0 + KU + u) * g->ldb + n) * esz;
+                _mm_prefetch(next, _MM_HINT_T1);
+                if (esz == 4) _mm_prefetch(next + 64, _MM_HINT_T1);
+            }
+            b0[u] = ffn__vload(row, n, bdt, true, 0xffff);
+            b1[u] = ffn__vload(row, n + 16, bdt, true, 0xffff);
+        }
+        float *s = buf + (n - p0);
+        for (int64_t m = 0; m < g->M; m++) {
+            const float *a = g->A + m * g->lda + k0;
+            __m512 acc0 = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld);
+            __m512 acc1 = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld + 16);
+#pragma GCC unroll 8
+            for (int u = 0; u < KU; u++) {
+                const __m512 av = _mm512_set1_ps(a[u]);
+                acc0 = _mm512_fmadd_ps(av, b0[u], acc0);
+                acc1 = _mm512_fmadd_ps(av, b1[u], acc1);
+            }
+            _mm512_store_ps(s + m * ld, acc0);
+            _mm512_store_ps(s + m * ld + 16, acc1);
+        }
+    }
+    for (; n < p1; n += 16) {
         const bool full = n + 16 <= p1;
         const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
         __m512 b[8];
@@ -199,28 +275,50 @@ FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, enum ffn_dtype bdt, fl
     }
 }
 
+// C[m, n..n+15] from the sums r (+ bias) (+ old C), rounded once to C's dtype.
+FFN_VINLINE void ffn__ab_put(const struct ffn_skinny *g, int64_t m, int64_t n, __m512 r, bool full,
+                             __mmask16 nm) {
+    if (g->bias) r = _mm512_add_ps(r, ffn__vload(g->bias, n, FFN_DTYPE_F32, full, nm));
+    void *c = (char *)g->C + (size_t)(m * g->ldc) * ffn_dtype_size(g->cdt);
+    if (g->acc) r = _mm512_add_ps(r, ffn__vload(c, n, g->cdt, full, nm));
+    ffn__vstore(c, n, g->cdt, r, full ? FFN_ST_FULL : FFN_ST_MASK, nm, g->cvt);
+}
+
 // buf: FFN_AB_BUF floats, 64-byte aligned.
 FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf, int64_t n0,
                          int64_t n1) {
     const int64_t K = g->K, M = g->M;
-    const int64_t cw = FFN_AB_BUF / M / 16 * 16;  // piece width, a multiple of 16
+    // Piece width: a multiple of 32 columns, so that every piece starts on a 64-byte boundary of
+    // the weight rows when the thread's range does (bf16 M = 12: 2.30 -> 1.72 ms unaligned).
+    const int64_t cw = FFN_AB_BUF / M / 32 * 32;
+    const bool dp = bdt == FFN_DTYPE_BF16 && g->A2;
     for (int64_t p0 = n0; p0 < n1; p0 += cw) {
         const int64_t p1 = p0 + cw < n1 ? p0 + cw : n1, ld = (p1 - p0 + 15) / 16 * 16;
         int64_t k = 0;
         for (; k + 16 <= K; k += 8) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, true);
         for (; k + 8 <= K; k += 8) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, false);
+        if (dp)  // pairs of rows (k0 even), then the odd last one
+            for (; k + 2 <= K; k += 2) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 2, k == 0, false);
         for (; k < K; k++) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 1, k == 0, false);
-        // C = sums (+ bias) (+ old C), rounded once to C's dtype.
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = p0; n < p1; n += 16) {
+        // C = sums (+ bias) (+ old C); vdpbf16ps blocks put back in column order.
+        const int64_t pd = dp ? p0 + (p1 - p0) / 32 * 32 : p0;  // [p0, pd): permuted blocks
+        const __m512i lo =
+            _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+        const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+        for (int64_t m = 0; m < M; m++) {
+            int64_t n = p0;
+            for (; n < pd; n += 32) {
+                const __m512 x = _mm512_load_ps(buf + m * ld + (n - p0)),
+                             y = _mm512_load_ps(buf + m * ld + (n - p0) + 16);
+                ffn__ab_put(g, m, n, _mm512_permutex2var_ps(x, lo, y), true, 0xffff);
+                ffn__ab_put(g, m, n + 16, _mm512_permutex2var_ps(x, hi, y), true, 0xffff);
+            }
+            for (; n < p1; n += 16) {
                 const bool full = n + 16 <= p1;
                 const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
-                __m512 r = _mm512_load_ps(buf + m * ld + (n - p0));
-                if (g->bias) r = _mm512_add_ps(r, ffn__vload(g->bias, n, FFN_DTYPE_F32, full, nm));
-                void *c = (char *)g->C + (size_t)(m * g->ldc) * ffn_dtype_size(g->cdt);
-                if (g->acc) r = _mm512_add_ps(r, ffn__vload(c, n, g->cdt, full, nm));
-                ffn__vstore(c, n, g->cdt, r, full ? FFN_ST_FULL : FFN_ST_MASK, nm, g->cvt);
+                ffn__ab_put(g, m, n, _mm512_load_ps(buf + m * ld + (n - p0)), full, nm);
             }
+        }
     }
 }
 
