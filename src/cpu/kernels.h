@@ -136,5 +136,8 @@ void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
 // f32 transpose (bit copies, NaN payloads kept), source and destination not overlapping.
 void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
                              int64_t r0, int64_t r1);
+// The same for 16-bit elements (bf16, f16: bit copies).
+void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
+                             int64_t r0, int64_t r1);
 
 #endif  // FFN_CPU_KERNELS_H

@@ -1,6 +1,6 @@
 // transpose.c — the CPU layer's transpose (cpu_impl.h): the layout change of a GEMM operand
 // that oneDNN 2.6 runs slowly as it lies (block_dnnl.c, docs/blocks.md "Operand layouts"). The
-// x86 kernel transposes 8 x 8 blocks in registers (x86_avx2/transpose_avx2.c); element by
+// x86 kernels transpose 8 x 8 blocks in registers (x86_avx2/transpose_avx2.c); element by
 // element, a 2048 x 5632 matrix to column-major took 18-74 ms on AMD EPYC Zen 5, which made the
 // block's copies cost more than they saved at 256 tokens (docs/blocks.md).
 
@@ -14,6 +14,10 @@ static void ffn__transpose_rows(bool simd, void *d, int64_t ldd, const void *s, 
 #ifdef FFN_HAVE_X86_KERNELS
     if (simd && esz == 4) {
         ffn_f32_transpose__avx2(d, ldd, s, lds, C, r0, r1);
+        return;
+    }
+    if (simd && esz == 2) {
+        ffn_u16_transpose__avx2(d, ldd, s, lds, C, r0, r1);
         return;
     }
 #else

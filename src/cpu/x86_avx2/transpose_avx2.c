@@ -1,8 +1,8 @@
-// transpose_avx2.c — the f32 transpose of the CPU layer (ffn_cpu_transpose, transpose.c) in
-// 8 x 8 blocks of AVX registers: eight row loads, three rounds of shuffles, eight stores. Source
-// rows go two blocks at a time (16 rows), so each destination row receives 64 contiguous bytes
-// per pass: whole cache lines where it is 64-byte aligned. Rows and columns left over are copied
-// one element at a time. Contract: kernels.h.
+// transpose_avx2.c — the f32 and 16-bit transposes of the CPU layer (ffn_cpu_transpose,
+// transpose.c) in 8 x 8 blocks of registers (AVX for f32, SSE for 16-bit elements): eight row
+// loads, three rounds of shuffles, eight stores. Source rows go two blocks at a time (16 rows),
+// so each destination row receives 64 (f32) or 32 contiguous bytes per pass. Rows and columns
+// left over are copied one element at a time. Contract: kernels.h.
 #include <immintrin.h>
 
 #include "cpu/kernels.h"
@@ -43,6 +43,42 @@ void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds,
         for (; j + 8 <= C; j += 8) {
             ffn__tr8x8(d + j * ldd + i, ldd, s + i * lds + j, lds);
             ffn__tr8x8(d + j * ldd + i + 8, ldd, s + (i + 8) * lds + j, lds);
+        }
+        for (; j < C; j++)
+            for (int64_t a = i; a < i + 16; a++) d[j * ldd + a] = s[a * lds + j];
+    }
+    for (; i < r1; i++)
+        for (int64_t j = 0; j < C; j++) d[j * ldd + i] = s[i * lds + j];
+}
+
+static inline void ffn__tr8x8_u16(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds) {
+    __m128i r[8], t[8], u[8];
+    for (int k = 0; k < 8; k++) r[k] = _mm_loadu_si128((const __m128i *)(s + k * lds));
+    // Pairs of rows interleaved by 16 bits, then by 32, then by 64.
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) {
+        u[4 * k] = _mm_unpacklo_epi32(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 1] = _mm_unpackhi_epi32(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 2] = _mm_unpacklo_epi32(t[4 * k + 1], t[4 * k + 3]);
+        u[4 * k + 3] = _mm_unpackhi_epi32(t[4 * k + 1], t[4 * k + 3]);
+    }
+    for (int k = 0; k < 4; k++) {
+        _mm_storeu_si128((__m128i *)(d + 2 * k * ldd), _mm_unpacklo_epi64(u[k], u[k + 4]));
+        _mm_storeu_si128((__m128i *)(d + (2 * k + 1) * ldd), _mm_unpackhi_epi64(u[k], u[k + 4]));
+    }
+}
+
+void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
+                             int64_t r0, int64_t r1) {
+    int64_t i = r0;
+    for (; i + 16 <= r1; i += 16) {
+        int64_t j = 0;
+        for (; j + 8 <= C; j += 8) {
+            ffn__tr8x8_u16(d + j * ldd + i, ldd, s + i * lds + j, lds);
+            ffn__tr8x8_u16(d + j * ldd + i + 8, ldd, s + (i + 8) * lds + j, lds);
         }
         for (; j < C; j++)
             for (int64_t a = i; a < i + 16; a++) d[j * ldd + a] = s[a * lds + j];
