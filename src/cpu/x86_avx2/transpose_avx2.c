@@ -4,6 +4,7 @@
 // so each destination row receives 64 (f32) or 32 contiguous bytes per pass. Rows and columns
 // left over are copied one element at a time. Contract: kernels.h.
 #include <immintrin.h>
+#include <string.h>
 
 #include "cpu/kernels.h"
 
@@ -35,23 +36,8 @@ static inline void ffn__tr8x8(float *d, int64_t ldd, const float *s, int64_t lds
     _mm256_storeu_ps(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
-void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
-                             int64_t r0, int64_t r1) {
-    int64_t i = r0;
-    for (; i + 16 <= r1; i += 16) {
-        int64_t j = 0;
-        for (; j + 8 <= C; j += 8) {
-            ffn__tr8x8(d + j * ldd + i, ldd, s + i * lds + j, lds);
-            ffn__tr8x8(d + j * ldd + i + 8, ldd, s + (i + 8) * lds + j, lds);
-        }
-        for (; j < C; j++)
-            for (int64_t a = i; a < i + 16; a++) d[j * ldd + a] = s[a * lds + j];
-    }
-    for (; i < r1; i++)
-        for (int64_t j = 0; j < C; j++) d[j * ldd + i] = s[i * lds + j];
-}
-
-static inline void ffn__tr8x8_u16(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds) {
+static inline __attribute__((always_inline)) void ffn__tr8x8_u16(uint16_t *d, int64_t ldd,
+                                                                 const uint16_t *s, int64_t lds) {
     __m128i r[8], t[8], u[8];
     for (int k = 0; k < 8; k++) r[k] = _mm_loadu_si128((const __m128i *)(s + k * lds));
     // Pairs of rows interleaved by 16 bits, then by 32, then by 64.
@@ -71,18 +57,43 @@ static inline void ffn__tr8x8_u16(uint16_t *d, int64_t ldd, const uint16_t *s, i
     }
 }
 
-void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
-                             int64_t r0, int64_t r1) {
+// Source rows [r0, r1) in strips of 16 (two 8 x 8 blocks side by side: 16 contiguous elements
+// of each destination row per pass), then what is left one element at a time; esz-byte elements.
+static inline __attribute__((always_inline)) void ffn__tr_strips(
+    char *d, int64_t ldd, const char *s, int64_t lds, int64_t C, int64_t r0, int64_t r1, size_t esz,
+    void (*tr8x8)(char *, int64_t, const char *, int64_t)) {
     int64_t i = r0;
     for (; i + 16 <= r1; i += 16) {
         int64_t j = 0;
         for (; j + 8 <= C; j += 8) {
-            ffn__tr8x8_u16(d + j * ldd + i, ldd, s + i * lds + j, lds);
-            ffn__tr8x8_u16(d + j * ldd + i + 8, ldd, s + (i + 8) * lds + j, lds);
+            tr8x8(d + (j * ldd + i) * esz, ldd, s + (i * lds + j) * esz, lds);
+            tr8x8(d + (j * ldd + i + 8) * esz, ldd, s + ((i + 8) * lds + j) * esz, lds);
         }
         for (; j < C; j++)
-            for (int64_t a = i; a < i + 16; a++) d[j * ldd + a] = s[a * lds + j];
+            for (int64_t a = i; a < i + 16; a++)
+                memcpy(d + (j * ldd + a) * esz, s + (a * lds + j) * esz, esz);
     }
     for (; i < r1; i++)
-        for (int64_t j = 0; j < C; j++) d[j * ldd + i] = s[i * lds + j];
+        for (int64_t j = 0; j < C; j++)
+            memcpy(d + (j * ldd + i) * esz, s + (i * lds + j) * esz, esz);
+}
+
+static inline __attribute__((always_inline)) void ffn__tr8x8_f32_at(char *d, int64_t ldd,
+                                                                    const char *s, int64_t lds) {
+    ffn__tr8x8((float *)d, ldd, (const float *)s, lds);
+}
+
+static inline __attribute__((always_inline)) void ffn__tr8x8_u16_at(char *d, int64_t ldd,
+                                                                    const char *s, int64_t lds) {
+    ffn__tr8x8_u16((uint16_t *)d, ldd, (const uint16_t *)s, lds);
+}
+
+void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
+                             int64_t r0, int64_t r1) {
+    ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x8_f32_at);
+}
+
+void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
+                             int64_t r0, int64_t r1) {
+    ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 2, ffn__tr8x8_u16_at);
 }
