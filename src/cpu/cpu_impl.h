@@ -88,10 +88,12 @@ struct ffn_cpu_mat {
 // C[M, N] = A[M, K]·B[K, N] (+ bias[N], f32) (+ C when acc) by the CPU layer's skinny GEMM when it
 // applies, on ffn_ctx_threads(ctx) threads: a CPU context whose ISA is AVX-512, 1 ≤ M ≤ the
 // context's limit for B's orientation and dtype (above), B bf16 or f32 contiguous along K (s0 = 1,
-// nn.Linear's [out, in]) or along N (s1 = 1), A f32 or bf16 with any strides, C f32 or bf16 with s1 = 1. Then *done is true;
-// otherwise *done is false and nothing is touched (the caller runs its general GEMM). Products
-// and sums in f32 by FMA from exactly widened inputs (IEEE: subnormals, infinities and NaNs kept),
-// each output summed in an order fixed by K alone: the same bits for any thread count.
+// nn.Linear's [out, in]) or along N (s1 = 1), A f32 or bf16 with any strides, C f32 or bf16 with
+// s1 = 1. Then *done is true; otherwise *done is false and nothing is touched (the caller runs
+// its general GEMM). Products and sums in f32 by FMA from exactly widened inputs (IEEE:
+// subnormals, infinities and NaNs kept), except bf16 B contiguous along N with bf16 A beyond
+// FFN_SKINNY_MAX_M rows: vdpbf16ps, subnormals flushed (kernels.h). Each output is summed in an
+// order fixed by K alone: the same bits for any thread count.
 // @retval FFN_STATUS_OK, FFN_STATUS_OUT_OF_MEMORY (the packed copy of A)
 enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, int64_t N, int64_t K,
                                     const struct ffn_cpu_mat *A, const struct ffn_cpu_mat *B,
