@@ -1,8 +1,9 @@
 // transpose_avx2.c — the f32 and 16-bit transposes of the CPU layer (ffn_cpu_transpose,
 // transpose.c) in 8 x 8 blocks of registers (AVX for f32, SSE for 16-bit elements): eight row
 // loads, three rounds of shuffles, eight stores. Source rows go two blocks at a time (16 rows),
-// so each destination row receives 64 (f32) or 32 contiguous bytes per pass. Rows and columns
-// left over are copied one element at a time. Contract: kernels.h.
+// so each destination row receives 64 (f32) or 32 contiguous bytes per pass, in tiles of 64 x 64
+// elements; f32 lines go to an aligned destination non-temporally. Rows and columns left over
+// are copied one element at a time. Contract: kernels.h.
 #include <immintrin.h>
 #include <string.h>
 
