@@ -212,7 +212,8 @@ static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ff
                                         int slot, struct ffn_cpu_mat *op, int64_t R, int64_t C) {
     const size_t esz = ffn_dtype_size(op->dt), bytes = (size_t)(R * C) * esz;
     if (bytes > c->tcap[slot]) {
-        void *q = malloc(bytes);
+        // 64-byte aligned: the f32 transpose stores its lines non-temporally there.
+        void *q = aligned_alloc(64, (bytes + 63) / 64 * 64);
         if (!q)
             return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
                              "%s: out of memory for a %zu-byte GEMM operand copy", fn, bytes);

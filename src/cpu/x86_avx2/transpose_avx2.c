@@ -1,14 +1,26 @@
 // transpose_avx2.c — the f32 and 16-bit transposes of the CPU layer (ffn_cpu_transpose,
 // transpose.c) in 8 x 8 blocks of registers (AVX for f32, SSE for 16-bit elements): eight row
 // loads, three rounds of shuffles, eight stores. Source rows go two blocks at a time (16 rows),
-// so each destination row receives 64 (f32) or 32 contiguous bytes per pass. Rows and columns
-// left over are copied one element at a time. Contract: kernels.h.
+// so each destination row receives 64 (f32) or 32 contiguous bytes per pass, in tiles of 64 x 64
+// elements; f32 lines go to an aligned destination non-temporally. Rows and columns left over
+// are copied one element at a time. Contract: kernels.h.
 #include <immintrin.h>
 #include <string.h>
 
 #include "cpu/kernels.h"
 
-static inline void ffn__tr8x8(float *d, int64_t ldd, const float *s, int64_t lds) {
+static inline __attribute__((always_inline)) void ffn__st8(float *d, __m256 v, bool nt) {
+    if (nt)
+        _mm256_stream_ps(d, v);
+    else
+        _mm256_storeu_ps(d, v);
+}
+
+// nt: non-temporal stores (d 32-byte aligned, ldd a multiple of 8): the two blocks of a strip
+// write whole 64-byte lines of the destination, which is not read again before the GEMM reads it
+// whole (a copy of weights: 46 MB), so its lines need not be read first.
+static inline __attribute__((always_inline)) void ffn__tr8x8(float *d, int64_t ldd, const float *s,
+                                                             int64_t lds, bool nt) {
     const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + lds),
                  r2 = _mm256_loadu_ps(s + 2 * lds), r3 = _mm256_loadu_ps(s + 3 * lds),
                  r4 = _mm256_loadu_ps(s + 4 * lds), r5 = _mm256_loadu_ps(s + 5 * lds),
@@ -26,14 +38,14 @@ static inline void ffn__tr8x8(float *d, int64_t ldd, const float *s, int64_t lds
                  u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2)),
                  u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)),
                  u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-    _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
-    _mm256_storeu_ps(d + ldd, _mm256_permute2f128_ps(u1, u5, 0x20));
-    _mm256_storeu_ps(d + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20));
-    _mm256_storeu_ps(d + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20));
-    _mm256_storeu_ps(d + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31));
-    _mm256_storeu_ps(d + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31));
-    _mm256_storeu_ps(d + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31));
-    _mm256_storeu_ps(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
+    ffn__st8(d, _mm256_permute2f128_ps(u0, u4, 0x20), nt);
+    ffn__st8(d + ldd, _mm256_permute2f128_ps(u1, u5, 0x20), nt);
+    ffn__st8(d + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20), nt);
+    ffn__st8(d + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20), nt);
+    ffn__st8(d + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31), nt);
+    ffn__st8(d + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31), nt);
+    ffn__st8(d + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31), nt);
+    ffn__st8(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31), nt);
 }
 
 static inline __attribute__((always_inline)) void ffn__tr8x8_u16(uint16_t *d, int64_t ldd,
@@ -57,30 +69,46 @@ static inline __attribute__((always_inline)) void ffn__tr8x8_u16(uint16_t *d, in
     }
 }
 
-// Source rows [r0, r1) in strips of 16 (two 8 x 8 blocks side by side: 16 contiguous elements
-// of each destination row per pass), then what is left one element at a time; esz-byte elements.
+// Tiles of the source (rows x columns) the 8 x 8 blocks are walked in: a tile's source rows and
+// destination rows stay within a few dozen pages. (Strips of 16 rows across all the columns
+// touched one destination page per column: the TLB missed on nearly every store; a 2048 x 5632
+// f32 matrix took 20-28 ms.)
+#define FFN_TR_TILE_R 64  // a multiple of 16
+#define FFN_TR_TILE_C 64  // a multiple of 8
+
+// Source rows [r0, r1): 16 rows (two 8 x 8 blocks side by side: 16 contiguous elements of each
+// destination row per pass) by 8 columns at a time, tile by tile; then what is left one element
+// at a time; esz-byte elements.
 static inline __attribute__((always_inline)) void ffn__tr_strips(
     char *d, int64_t ldd, const char *s, int64_t lds, int64_t C, int64_t r0, int64_t r1, size_t esz,
     void (*tr8x8)(char *, int64_t, const char *, int64_t)) {
-    int64_t i = r0;
-    for (; i + 16 <= r1; i += 16) {
-        int64_t j = 0;
-        for (; j + 8 <= C; j += 8) {
-            tr8x8(d + (j * ldd + i) * esz, ldd, s + (i * lds + j) * esz, lds);
-            tr8x8(d + (j * ldd + i + 8) * esz, ldd, s + ((i + 8) * lds + j) * esz, lds);
+    const int64_t r16 = r0 + (r1 - r0) / 16 * 16, c8 = C / 8 * 8;
+    for (int64_t ib = r0; ib < r16; ib += FFN_TR_TILE_R)
+        for (int64_t jb = 0; jb < c8; jb += FFN_TR_TILE_C) {
+            const int64_t ie = ib + FFN_TR_TILE_R < r16 ? ib + FFN_TR_TILE_R : r16,
+                          je = jb + FFN_TR_TILE_C < c8 ? jb + FFN_TR_TILE_C : c8;
+            for (int64_t i = ib; i < ie; i += 16)
+                for (int64_t j = jb; j < je; j += 8) {
+                    tr8x8(d + (j * ldd + i) * esz, ldd, s + (i * lds + j) * esz, lds);
+                    tr8x8(d + (j * ldd + i + 8) * esz, ldd, s + ((i + 8) * lds + j) * esz, lds);
+                }
         }
-        for (; j < C; j++)
-            for (int64_t a = i; a < i + 16; a++)
-                memcpy(d + (j * ldd + a) * esz, s + (a * lds + j) * esz, esz);
-    }
-    for (; i < r1; i++)
+    for (int64_t i = r0; i < r16; i++)
+        for (int64_t j = c8; j < C; j++)
+            memcpy(d + (j * ldd + i) * esz, s + (i * lds + j) * esz, esz);
+    for (int64_t i = r16; i < r1; i++)
         for (int64_t j = 0; j < C; j++)
             memcpy(d + (j * ldd + i) * esz, s + (i * lds + j) * esz, esz);
 }
 
 static inline __attribute__((always_inline)) void ffn__tr8x8_f32_at(char *d, int64_t ldd,
                                                                     const char *s, int64_t lds) {
-    ffn__tr8x8((float *)d, ldd, (const float *)s, lds);
+    ffn__tr8x8((float *)d, ldd, (const float *)s, lds, false);
+}
+
+static inline __attribute__((always_inline)) void ffn__tr8x8_f32_nt_at(char *d, int64_t ldd,
+                                                                       const char *s, int64_t lds) {
+    ffn__tr8x8((float *)d, ldd, (const float *)s, lds, true);
 }
 
 static inline __attribute__((always_inline)) void ffn__tr8x8_u16_at(char *d, int64_t ldd,
@@ -90,7 +118,14 @@ static inline __attribute__((always_inline)) void ffn__tr8x8_u16_at(char *d, int
 
 void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
                              int64_t r0, int64_t r1) {
-    ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x8_f32_at);
+    // Every 8 x 8 block's stores aligned: non-temporal (their lines written whole, two blocks
+    // side by side), fenced before the GEMM reads them.
+    if ((uintptr_t)d % 32 == 0 && ldd % 8 == 0 && r0 % 8 == 0) {
+        ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x8_f32_nt_at);
+        _mm_sfence();
+    } else {
+        ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x8_f32_at);
+    }
 }
 
 void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
