@@ -69,9 +69,9 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
     const int64_t ld = (K + 31) / 32 * 32;
     // bf16 pairs for vdpbf16ps beyond the IEEE rows (kernels.h, struct ffn_skinny's A2); without
     // them bf16 weights stop at those rows (widened, their FMAs lose to oneDNN's vdpbf16ps).
-    const bool dp = !ba && M > FFN_SKINNY_MAX_M && B->dt == FFN_DTYPE_BF16 &&
-                    A->dt == FFN_DTYPE_BF16 && s->avx512_bf16;
-    if (!ba && M > FFN_SKINNY_MAX_M && B->dt == FFN_DTYPE_BF16 && !dp) return FFN_STATUS_OK;
+    const bool pairs = !ba && M > FFN_SKINNY_MAX_M && B->dt == FFN_DTYPE_BF16;
+    const bool dp = pairs && A->dt == FFN_DTYPE_BF16 && s->avx512_bf16;
+    if (pairs && !dp) return FFN_STATUS_OK;
     // A (f32, M·ld floats) then the pairs (M·ld / 2): multiples of 16 floats, 64-byte rows.
     const size_t need = (size_t)(M * ld) + (dp ? (size_t)(M * ld / 2) : 0);
     if (need > s->skinny_cap) {

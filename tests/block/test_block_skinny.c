@@ -207,44 +207,34 @@ static void test_specials(ffn_ctx_t ctx, enum ffn_dtype bdt) {
 }
 
 // Cases the path does not take: nothing is touched and the caller is told so.
+// 1 when the skinny GEMM takes C[M, 8] = A[M, K]·B (A, C: f32, row stride 8), 0 when it leaves it
+// to the caller, -1 when it fails.
+static int taken(ffn_ctx_t ctx, int64_t M, int64_t K, const struct ffn_cpu_mat *b) {
+    static float A[40 * 8], C[40 * 8];
+    const struct ffn_cpu_mat a = {A, FFN_DTYPE_F32, 8, 1}, c = {C, FFN_DTYPE_F32, 8, 1};
+    bool done = true;
+    if (ffn_cpu_gemm_skinny(ctx, "t", M, 8, K, &a, b, &c, NULL, false, &done)) return -1;
+    return done;
+}
+
 static void test_refusals(ffn_ctx_t ctx) {
     ffn_check_section("refusals", 0);
-    static float A[40 * 8], C[40 * 8];
     static uint16_t B[8 * 8];
-    const struct ffn_cpu_mat a = {A, FFN_DTYPE_F32, 8, 1}, c = {C, FFN_DTYPE_F32, 8, 1};
-    const struct ffn_cpu_mat bh = {B, FFN_DTYPE_F16, 1, 8}, bs = {B, FFN_DTYPE_BF16, 2, 16},
-                             b = {B, FFN_DTYPE_BF16, 1, 8};
-    bool done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 2, 8, 8, &a, &bh, &c, NULL, false, &done) && !done,
-          "f16 weights: not taken");
-    done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 2, 8, 4, &a, &bs, &c, NULL, false, &done) && !done,
-          "weights strided both ways: not taken");
-    done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", 9, 8, 8, &a, &b, &c, NULL, false, &done) && !done,
-          "9 rows, weights contiguous in k: not taken");
     static float B32[8 * 8];
-    const struct ffn_cpu_mat bn = {B, FFN_DTYPE_BF16, 8, 1}, fn = {B32, FFN_DTYPE_F32, 8, 1};
-    done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_AB_MAX_M + 1, 8, 8, &a, &bn, &c, NULL, false,
-                               &done) &&
-              !done,
-          "%d rows, bf16 weights contiguous in n: not taken", FFN_SKINNY_AB_MAX_M + 1);
-    done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_MAX_M + 1, 8, 8, &a, &bn, &c, NULL, false,
-                               &done) &&
-              !done,
+    const struct ffn_cpu_mat bh = {B, FFN_DTYPE_F16, 1, 8}, bs = {B, FFN_DTYPE_BF16, 2, 16},
+                             b = {B, FFN_DTYPE_BF16, 1, 8}, bn = {B, FFN_DTYPE_BF16, 8, 1},
+                             fn = {B32, FFN_DTYPE_F32, 8, 1};
+    const int ab_max = FFN_SKINNY_AB_MAX_M;
+    CHECK(taken(ctx, 2, 8, &bh) == 0, "f16 weights: not taken");
+    CHECK(taken(ctx, 2, 4, &bs) == 0, "weights strided both ways: not taken");
+    CHECK(taken(ctx, 9, 8, &b) == 0, "9 rows, weights contiguous in k: not taken");
+    CHECK(taken(ctx, ab_max + 1, 8, &bn) == 0, "%d rows, bf16 weights contiguous in n: not taken",
+          ab_max + 1);
+    CHECK(taken(ctx, FFN_SKINNY_MAX_M + 1, 8, &bn) == 0,
           "%d rows, bf16 weights contiguous in n, f32 A: not taken", FFN_SKINNY_MAX_M + 1);
-    done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_AB_MAX_M + 1, 8, 8, &a, &fn, &c, NULL, false,
-                               &done) &&
-              !done,
-          "%d rows, f32 weights contiguous in n: not taken", FFN_SKINNY_AB_MAX_M + 1);
-    done = true;
-    CHECK(!ffn_cpu_gemm_skinny(ctx, "t", FFN_SKINNY_AB_MAX_M, 8, 8, &a, &fn, &c, NULL, false,
-                               &done) &&
-              done,
-          "%d rows, f32 weights contiguous in n: taken", FFN_SKINNY_AB_MAX_M);
+    CHECK(taken(ctx, ab_max + 1, 8, &fn) == 0, "%d rows, f32 weights contiguous in n: not taken",
+          ab_max + 1);
+    CHECK(taken(ctx, ab_max, 8, &fn) == 1, "%d rows, f32 weights contiguous in n: taken", ab_max);
 }
 
 // --- the block with the path on and off ----------------------------------------------------------

@@ -210,6 +210,44 @@ FFN_VINLINE void ffn__ab_dp(const struct ffn_skinny *g, float *s, int64_t ld, in
     }
 }
 
+// NV vectors of columns at n (of the piece from p0) by widening and FMAs: each broadcast of A
+// serves NV FMAs; nm masks the last vector's columns. With pf, the next group's rows into L2,
+// one line per 64 bytes of the piece (N = 768, bf16: 11 -> 19 GB/s).
+FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, float *s, int64_t ld,
+                             int64_t p0, int64_t n, int64_t k0, int KU, int NV, bool full,
+                             __mmask16 nm, bool first, bool pf) {
+    const int64_t esz = bdt == FFN_DTYPE_F32 ? 4 : 2;
+    const char *B = (const char *)g->B;
+    __m512 b[2][8];
+#pragma GCC unroll 8
+    for (int u = 0; u < KU; u++) {
+        const char *row = B + (k0 + u) * g->ldb * esz;
+        if (pf)
+            for (int64_t off = 0; off < 16 * NV * esz; off += 64)
+                if (!(((n - p0) * esz + off) & 63))
+                    _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, _MM_HINT_T1);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            b[v][u] =
+                ffn__vload(row, n + 16 * v, bdt, full || v + 1 < NV, v + 1 < NV ? 0xffff : nm);
+    }
+    for (int64_t m = 0; m < g->M; m++) {
+        const float *a = g->A + m * g->lda + k0;
+        __m512 acc[2];
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            acc[v] = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld + 16 * v);
+#pragma GCC unroll 8
+        for (int u = 0; u < KU; u++) {
+            const __m512 av = _mm512_set1_ps(a[u]);
+#pragma GCC unroll 2
+            for (int v = 0; v < NV; v++) acc[v] = _mm512_fmadd_ps(av, b[v][u], acc[v]);
+        }
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++) _mm512_store_ps(s + m * ld + 16 * v, acc[v]);
+    }
+}
+
 // Rows k0..k0+KU-1 of the weights, columns [p0, p1) (a piece), into the partial sums buf
 // (row m at buf + m·ld): buf[m][n] = buf[m][n] + A[m][k]·B[k][n], k in order. Full blocks of 32
 // columns by vdpbf16ps when g->A2 is set (then k0 is even), else two vectors at a time; the rest
@@ -217,61 +255,15 @@ FFN_VINLINE void ffn__ab_dp(const struct ffn_skinny *g, float *s, int64_t ld, in
 FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf,
                               int64_t ld, int64_t p0, int64_t p1, int64_t k0, int KU, bool first,
                               bool pf) {
-    const int64_t esz = bdt == FFN_DTYPE_F32 ? 4 : 2;
-    const char *B = (const char *)g->B;
     int64_t n = p0;
-    if (bdt == FFN_DTYPE_BF16 && g->A2) {
+    if (bdt == FFN_DTYPE_BF16 && g->A2)
         for (; n + 32 <= p1; n += 32) ffn__ab_dp(g, buf + (n - p0), ld, n, k0, KU, first, pf);
-    }
-    // Two vectors of columns at a time: each broadcast of A serves two FMAs.
-    for (; n + 32 <= p1; n += 32) {
-        __m512 b0[8], b1[8];
-#pragma GCC unroll 8
-        for (int u = 0; u < KU; u++) {
-            const char *row = B + (k0 + u) * g->ldb * esz;
-            if (pf) {
-                const char *next = B + ((k0 + KU + u) * g->ldb + n) * esz;
-                _mm_prefetch(next, _MM_HINT_T1);
-                if (esz == 4) _mm_prefetch(next + 64, _MM_HINT_T1);
-            }
-            b0[u] = ffn__vload(row, n, bdt, true, 0xffff);
-            b1[u] = ffn__vload(row, n + 16, bdt, true, 0xffff);
-        }
-        float *s = buf + (n - p0);
-        for (int64_t m = 0; m < g->M; m++) {
-            const float *a = g->A + m * g->lda + k0;
-            __m512 acc0 = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld);
-            __m512 acc1 = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld + 16);
-#pragma GCC unroll 8
-            for (int u = 0; u < KU; u++) {
-                const __m512 av = _mm512_set1_ps(a[u]);
-                acc0 = _mm512_fmadd_ps(av, b0[u], acc0);
-                acc1 = _mm512_fmadd_ps(av, b1[u], acc1);
-            }
-            _mm512_store_ps(s + m * ld, acc0);
-            _mm512_store_ps(s + m * ld + 16, acc1);
-        }
-    }
+    for (; n + 32 <= p1; n += 32)
+        ffn__ab_fma(g, bdt, buf + (n - p0), ld, p0, n, k0, KU, 2, true, 0xffff, first, pf);
     for (; n < p1; n += 16) {
         const bool full = n + 16 <= p1;
         const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
-        __m512 b[8];
-#pragma GCC unroll 8
-        for (int u = 0; u < KU; u++) {
-            // The next group's rows into L2, one line per 64 bytes: per two vectors of bf16, per
-            // vector of f32 (N = 768, bf16: 11 -> 19 GB/s).
-            if (pf && !(((n - p0) * esz) & 63))
-                _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz, _MM_HINT_T1);
-            b[u] = ffn__vload(B + (k0 + u) * g->ldb * esz, n, bdt, full, nm);
-        }
-        float *s = buf + (n - p0);
-        for (int64_t m = 0; m < g->M; m++) {
-            const float *a = g->A + m * g->lda + k0;
-            __m512 acc = first ? _mm512_setzero_ps() : _mm512_load_ps(s + m * ld);
-#pragma GCC unroll 8
-            for (int u = 0; u < KU; u++) acc = _mm512_fmadd_ps(_mm512_set1_ps(a[u]), b[u], acc);
-            _mm512_store_ps(s + m * ld, acc);
-        }
+        ffn__ab_fma(g, bdt, buf + (n - p0), ld, p0, n, k0, KU, 1, full, nm, first, pf);
     }
 }
 
