@@ -24,6 +24,12 @@
 //        columns go through vdpbf16ps instead (ffn__ab_dp).
 #include "cpu/simd/simd_avx512.h"
 
+// The hint of the software prefetches of the next weight rows (one block of rows ahead: "ba"'s
+// next NB rows, "ab"'s next 8 rows of the piece): into L1 as well. On AMD EPYC Zen 5 (family 26,
+// one thread, cold weights, M = 1) T0 streamed bf16 weights 15-30% faster than T1 (into L2) at
+// every shape measured (docs/blocks.md, "One token: the skinny GEMM"), f32 ones alike.
+#define FFN_PF_HINT _MM_HINT_T0
+
 // --- "ba": dot products ------------------------------------------------------------------------
 
 // k elements per block when A's rows are taken in two groups (M > 4): both groups read the
@@ -32,22 +38,22 @@
 
 // The 32 weights of weight row n at k..k+31 as two f32 vectors, each matching 16 floats of the
 // packed A (kernels.h): bf16 even k / odd k, f32 k..k+15 / k+16..k+31. km: the valid k lanes
-// (masked lanes read as zero). With pf, the same k of the weight row `ahead` rows further into
-// L2, one line per 64 bytes.
+// (masked lanes read as zero). With pf, the same k of the weight row `ahead` rows further, one
+// line per 64 bytes (FFN_PF_HINT).
 FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int64_t k,
                               __mmask32 km, bool full, bool pf, int64_t ahead, __m512 *lo,
                               __m512 *hi) {
     if (bdt == FFN_DTYPE_F32) {
         const float *w = (const float *)g->B + n * g->ldb + k;
         if (pf) {
-            _mm_prefetch((const char *)(w + ahead * g->ldb), _MM_HINT_T1);
-            _mm_prefetch((const char *)(w + ahead * g->ldb + 16), _MM_HINT_T1);
+            _mm_prefetch((const char *)(w + ahead * g->ldb), FFN_PF_HINT);
+            _mm_prefetch((const char *)(w + ahead * g->ldb + 16), FFN_PF_HINT);
         }
         *lo = full ? _mm512_loadu_ps(w) : _mm512_maskz_loadu_ps((__mmask16)km, w);
         *hi = full ? _mm512_loadu_ps(w + 16) : _mm512_maskz_loadu_ps((__mmask16)(km >> 16), w + 16);
     } else {
         const uint16_t *w = (const uint16_t *)g->B + n * g->ldb + k;
-        if (pf) _mm_prefetch((const char *)(w + ahead * g->ldb), _MM_HINT_T1);
+        if (pf) _mm_prefetch((const char *)(w + ahead * g->ldb), FFN_PF_HINT);
         const __m512i raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
         *lo = _mm512_castsi512_ps(_mm512_slli_epi32(raw, 16));
         *hi = _mm512_castsi512_ps(_mm512_and_si512(raw, _mm512_set1_epi32((int)0xffff0000u)));
@@ -94,8 +100,8 @@ FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, enum ffn_dtype bdt, int
     for (int m = 0; m < MG; m++)
 #pragma GCC unroll 8
         for (int j = 0; j < NB; j++) acc[m][j] = first ? _mm512_setzero_ps() : sp[m * NB + j];
-    // The next block's weight rows are prefetched into L2 as this one streams (each chunk's
-    // lines): the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
+    // The next block's weight rows are prefetched as this one streams (each chunk's lines):
+    // the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
     // GB/s, one thread, AMD EPYC Zen 4).
     const bool pf = n + 2 * NB <= g->N;
     int64_t k = k0;
@@ -211,8 +217,8 @@ FFN_VINLINE void ffn__ab_dp(const struct ffn_skinny *g, float *s, int64_t ld, in
 }
 
 // NV vectors of columns at n (of the piece from p0) by widening and FMAs: each broadcast of A
-// serves NV FMAs; nm masks the last vector's columns. With pf, the next group's rows into L2,
-// one line per 64 bytes of the piece (N = 768, bf16: 11 -> 19 GB/s).
+// serves NV FMAs; nm masks the last vector's columns. With pf, the next group's rows, one line
+// per 64 bytes of the piece (FFN_PF_HINT; N = 768, bf16: 11 -> 19 GB/s into L2).
 FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, float *s, int64_t ld,
                              int64_t p0, int64_t n, int64_t k0, int KU, int NV, bool full,
                              __mmask16 nm, bool first, bool pf) {
@@ -225,7 +231,7 @@ FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, flo
         if (pf)
             for (int64_t off = 0; off < 16 * NV * esz; off += 64)
                 if (!(((n - p0) * esz + off) & 63))
-                    _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, _MM_HINT_T1);
+                    _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, FFN_PF_HINT);
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
             b[v][u] =
