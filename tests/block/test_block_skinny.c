@@ -150,8 +150,8 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
     }
 }
 
-// Weights off a 64-byte boundary ("ba", rows a multiple of 64 bytes: read by aligned loads and a
-// permutation): the same bits as the aligned weights, on 1 and 2 threads.
+// Weights off a 64-byte boundary ("ba", rows a multiple of 64 bytes; bf16 ones are then read by
+// aligned loads and a permutation): the same bits as the aligned weights, on 1 and 2 threads.
 static void test_misaligned(ffn_ctx_t ctx, enum ffn_dtype bdt) {
     ffn_check_section(bdt == FFN_DTYPE_F32 ? "misaligned f32 weights" : "misaligned bf16 weights",
                       0);

@@ -12,8 +12,8 @@
 //
 //   "ba" (weights contiguous in k, nn.Linear [out, in]): column n is a dot product of A's row
 //        with weight row n. 4 weight rows are streamed side by side, so the hardware prefetchers
-//        see 4 independent streams (rows that start off a 64-byte boundary by aligned loads and
-//        a permutation); A (packed to match the two weight
+//        see 4 independent streams (bf16 rows that start off a 64-byte boundary by aligned loads
+//        and a permutation); A (packed to match the two weight
 //        vectors of a 32-k chunk) comes from L1. Each (m, n) sums in its own register: lane i of
 //        chunk c holds k = 32c + 2i then 32c + 2i + 1 (bf16 weights) or k = 32c + i then
 //        32c + 16 + i (f32), and the 16 lanes are reduced by a fixed tree.
@@ -40,9 +40,9 @@
 // The 32 weights of weight row n at k..k+31 as two f32 vectors, each matching 16 floats of the
 // packed A (kernels.h): bf16 even k / odd k, f32 k..k+15 / k+16..k+31. km: the valid k lanes
 // (masked lanes read as zero). With pf, the same k of the weight row `ahead` rows further, one
-// line per 64 bytes (FFN_PF_HINT). RA: the rows start sh elements past a 64-byte boundary (k is
-// a multiple of 32, so the chunk does too); a full chunk is then read from the lines it lies
-// across (masked to its own weights) and put in place by one permutation per vector.
+// line per 64 bytes (FFN_PF_HINT). RA (bf16): the rows start sh elements past a 64-byte boundary
+// (k is a multiple of 32, so the chunk does too); a full chunk is then read from the two lines it
+// lies across (masked to its own weights) and put in place by one permutation.
 FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int64_t k,
                               __mmask32 km, bool full, bool pf, int64_t ahead, bool RA, int sh,
                               __m512 *lo, __m512 *hi) {
@@ -51,18 +51,6 @@ FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, in
         if (pf) {
             _mm_prefetch((const char *)(w + ahead * g->ldb), FFN_PF_HINT);
             _mm_prefetch((const char *)(w + ahead * g->ldb + 16), FFN_PF_HINT);
-        }
-        if (RA && full) {  // the three lines the 32 weights lie across, by aligned loads
-            const float *a = w - sh;
-            const __m512i ix = _mm512_add_epi32(
-                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                _mm512_set1_epi32(sh));
-            const __m512 l0 = _mm512_maskz_load_ps((__mmask16)(0xffffu << sh), a),
-                         l1 = _mm512_load_ps(a + 16),
-                         l2 = _mm512_maskz_load_ps((__mmask16)((1u << sh) - 1), a + 32);
-            *lo = _mm512_permutex2var_ps(l0, ix, l1);
-            *hi = _mm512_permutex2var_ps(l1, ix, l2);
-            return;
         }
         *lo = full ? _mm512_loadu_ps(w) : _mm512_maskz_loadu_ps((__mmask16)km, w);
         *hi = full ? _mm512_loadu_ps(w + 16) : _mm512_maskz_loadu_ps((__mmask16)(km >> 16), w + 16);
@@ -196,20 +184,19 @@ FFN_VINLINE void ffn__ba(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t
 }
 
 void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
-    // Weight rows that all start sh elements past a 64-byte boundary (a malloc'd or mmapped
+    // bf16 weight rows that all start sh elements past a 64-byte boundary (a malloc'd or mmapped
     // tensor) are read by aligned loads and a permutation: same weights in the same lanes, same
-    // sums, and no chunk split across two lines (Zen 5, bf16, M 1, 16 bytes off: 0.61-0.65 ->
-    // 0.67-0.72 of the triad, 0.72-0.77 aligned).
-    const int64_t esz = g->bdt == FFN_DTYPE_F32 ? 4 : 2, off = (int64_t)((uintptr_t)g->B % 64);
-    const bool ra = off && off % esz == 0 && g->ldb * esz % 64 == 0;
-    const int sh = (int)(off / esz);
+    // sums, and no chunk split across two lines (Zen 5, M 1, 16 bytes off: 0.61-0.65 -> 0.67-0.72
+    // of the triad, 0.72-0.77 aligned).
+    // f32 weights keep their unaligned loads: there the three aligned loads and two permutations
+    // per chunk were slower (llama-like, 16 bytes off: 27.5 against 30 GB/s).
+    const int64_t off = (int64_t)((uintptr_t)g->B % 64);
+    const bool ra = off % 2 == 0 && g->ldb % 32 == 0;
+    const int sh = (int)(off / 2);
     if (g->bdt == FFN_DTYPE_F32) {
-        if (ra)
-            ffn__ba(g, FFN_DTYPE_F32, n0, n1, true, sh);
-        else
-            ffn__ba(g, FFN_DTYPE_F32, n0, n1, false, 0);
+        ffn__ba(g, FFN_DTYPE_F32, n0, n1, false, 0);
     } else {
-        if (ra)
+        if (ra && sh)
             ffn__ba(g, FFN_DTYPE_BF16, n0, n1, true, sh);
         else
             ffn__ba(g, FFN_DTYPE_BF16, n0, n1, false, 0);
