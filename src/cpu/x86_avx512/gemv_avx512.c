@@ -159,7 +159,7 @@ FFN_VINLINE void ffn__ba_group(const struct ffn_skinny *g, enum ffn_dtype bdt, i
     }
 }
 
-// nb weight rows from n: all of A's rows, in groups of at most 4 (2 with 8 weight rows), the
+// nb weight rows from n: all of A's rows, in groups of at most 4, the
 // k range in blocks only when there are two groups.
 FFN_VINLINE void ffn__ba_cols(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int nb,
                               int gmax, bool RA, int sh) {
