@@ -2,8 +2,10 @@
 // cpu/gemm_skinny.c) against a double-precision reference, for each weight dtype: M = 1..8 in both
 // weight orientations and M up to 32 with the weights contiguous in n, with and without bias and
 // accumulation, K and N with tails, strided rows of A, f32 and bf16 A and C, the same bits on 1
-// and 2 threads; subnormal, infinite and NaN weights as IEEE arithmetic gives them. Then the block (bf16 and f32 weights) at a few tokens
-// with the path on and off ($FFN_BLOCK_SKINNY): the same outputs within the bf16 tolerance of the
+// and 2 threads, weights 0-2 elements past a 64-byte boundary; weights off that boundary by any
+// element count giving the same bits as aligned ones; subnormal, infinite and NaN weights as IEEE
+// arithmetic gives them. Then the block (bf16 and f32 weights) at a few tokens with the path on
+// and off ($FFN_BLOCK_SKINNY): the same outputs within the bf16 tolerance of the
 // block tests, both near the textbook block in double, and the path named in ffn_block_info.
 // Skipped where the context's ISA is not AVX-512.
 #include <inttypes.h>
@@ -37,6 +39,7 @@ struct gcase {
     bool ba;               // weights contiguous in k ([N][K]), else in n ([K][N])
     bool bias, acc;
     enum ffn_dtype adt, bdt, cdt;
+    int64_t boff;  // the weights start boff elements past a 64-byte boundary
 };
 
 // Runs one case on ctx with n_threads; compares with the double reference; returns C (f32 bits
@@ -45,7 +48,8 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
     const int64_t M = c->M, N = c->N, K = c->K, ldc = N + 5;
     const size_t as = ffn_dtype_size(c->adt), cs = ffn_dtype_size(c->cdt);
     void *A = calloc((size_t)(M * c->lda), as), *C = calloc((size_t)(M * ldc), cs);
-    void *B = calloc((size_t)(N * K), ffn_dtype_size(c->bdt));
+    const size_t bs = ffn_dtype_size(c->bdt), bbytes = (size_t)(N * K + c->boff) * bs;
+    void *B0 = aligned_alloc(64, (bbytes + 63) / 64 * 64), *B = (char *)B0 + c->boff * (int64_t)bs;
     float *bias = malloc((size_t)N * sizeof(float)), *c0 = malloc((size_t)(M * N) * sizeof(float));
     rng = SEED + (uint64_t)(M * 131 + N * 7 + K);
     for (int64_t m = 0; m < M; m++)
@@ -99,7 +103,7 @@ static void run_case(ffn_ctx_t ctx, const struct gcase *c, int threads, float *o
                 FAIL("C padding written at [%" PRId64 "][%" PRId64 "]", m, n);
                 break;
             }
-    free(A), free(B), free(C), free(bias), free(c0);
+    free(A), free(B0), free(C), free(bias), free(c0);
 }
 
 static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
@@ -130,7 +134,8 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
                                       (h >> 6) & 1,
                                       pairs || (h >> 7) & 1 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32,
                                       bdt,
-                                      v & 2 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32};
+                                      v & 2 ? FFN_DTYPE_BF16 : FFN_DTYPE_F32,
+                                      (int64_t)((h >> 9) % 3)};
                     const size_t n = (size_t)(M * c.N);
                     float *o1 = malloc(n * sizeof(float)), *o2 = malloc(n * sizeof(float));
                     run_case(ctx, &c, 1, o1);
@@ -143,6 +148,39 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
                     free(o1), free(o2);
                 }
     }
+}
+
+// Weights off a 64-byte boundary ("ba", rows a multiple of 64 bytes; bf16 ones are then read by
+// aligned loads and a permutation): the same bits as the aligned weights, on 1 and 2 threads.
+static void test_misaligned(ffn_ctx_t ctx, enum ffn_dtype bdt) {
+    ffn_check_section(bdt == FFN_DTYPE_F32 ? "misaligned f32 weights" : "misaligned bf16 weights",
+                      0);
+    const bool f32 = bdt == FFN_DTYPE_F32;
+    // K: rows of 64, 192 and 576 bytes (f32 48 and 304: a partial last chunk); every offset
+    // class of the element size.
+    const int64_t Ks[] = {f32 ? 16 : 32, f32 ? 48 : 96, f32 ? 304 : 288};
+    const int64_t Ms[] = {1, 2, 3, 5, 8}, Ns[] = {3, 37, 300};
+    for (size_t ki = 0; ki < 3; ki++)
+        for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
+            for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+                const int64_t M = Ms[mi], N = Ns[ni], K = Ks[ki], n = M * N;
+                float *o0 = malloc((size_t)n * sizeof(float)),
+                      *o = malloc((size_t)n * sizeof(float));
+                for (int64_t off = 0; off < (f32 ? 16 : 32); off += off < 3 ? 1 : 5) {
+                    const struct gcase c = {
+                        M,  N, K, K, true, (mi & 1) != 0, false, FFN_DTYPE_F32, bdt, FFN_DTYPE_F32,
+                        off};
+                    for (int thr = 1; thr <= 2; thr++) {
+                        run_case(ctx, &c, thr, off == 0 && thr == 1 ? o0 : o);
+                        if (off == 0 && thr == 1) continue;
+                        CHECK(!memcmp(o0, o, (size_t)n * sizeof(float)),
+                              "M %" PRId64 " N %" PRId64 " K %" PRId64 " %s weights %" PRId64
+                              " elements off, %d threads: differ from the aligned weights",
+                              M, N, K, ffn_dtype_name(bdt), off, thr);
+                    }
+                }
+                free(o0), free(o);
+            }
 }
 
 // --- special weights ---------------------------------------------------------------------------
@@ -357,6 +395,7 @@ int main(void) {
     for (int wi = 0; wi < 2; wi++) {
         test_gemm(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
         test_specials(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
+        test_misaligned(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
     }
     test_refusals(on);
     // The off context never takes the path.

@@ -11,8 +11,9 @@
 // default).
 //
 //   "ba" (weights contiguous in k, nn.Linear [out, in]): column n is a dot product of A's row
-//        with weight row n. NB weight rows are streamed side by side (8 for M ≤ 2, else 4), so
-//        the hardware prefetchers see NB independent streams; A (packed to match the two weight
+//        with weight row n. 4 weight rows are streamed side by side, so the hardware prefetchers
+//        see 4 independent streams (bf16 rows that start off a 64-byte boundary by aligned loads
+//        and a permutation); A (packed to match the two weight
 //        vectors of a 32-k chunk) comes from L1. Each (m, n) sums in its own register: lane i of
 //        chunk c holds k = 32c + 2i then 32c + 2i + 1 (bf16 weights) or k = 32c + i then
 //        32c + 16 + i (f32), and the 16 lanes are reduced by a fixed tree.
@@ -24,6 +25,14 @@
 //        columns go through vdpbf16ps instead (ffn__ab_dp).
 #include "cpu/simd/simd_avx512.h"
 
+#define FFN_NOINLINE __attribute__((noinline))
+
+// The hint of the software prefetches of the next weight rows (one block of rows ahead: "ba"'s
+// next NB rows, "ab"'s next 8 rows of the piece): into L1 as well. On AMD EPYC Zen 5 (family 26,
+// one thread, cold weights, M = 1) T0 streamed bf16 weights 15-30% faster than T1 (into L2) at
+// every shape measured (docs/blocks.md, "One token: the skinny GEMM"), f32 ones alike.
+#define FFN_PF_HINT _MM_HINT_T0
+
 // --- "ba": dot products ------------------------------------------------------------------------
 
 // k elements per block when A's rows are taken in two groups (M > 4): both groups read the
@@ -32,23 +41,37 @@
 
 // The 32 weights of weight row n at k..k+31 as two f32 vectors, each matching 16 floats of the
 // packed A (kernels.h): bf16 even k / odd k, f32 k..k+15 / k+16..k+31. km: the valid k lanes
-// (masked lanes read as zero). With pf, the same k of the weight row `ahead` rows further into
-// L2, one line per 64 bytes.
+// (masked lanes read as zero). With pf, the same k of the weight row `ahead` rows further, one
+// line per 64 bytes (FFN_PF_HINT). RA (bf16): the rows start sh elements past a 64-byte boundary
+// (k is a multiple of 32, so the chunk does too); a full chunk is then read from the two lines it
+// lies across (masked to its own weights) and put in place by one permutation.
 FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int64_t k,
-                              __mmask32 km, bool full, bool pf, int64_t ahead, __m512 *lo,
-                              __m512 *hi) {
+                              __mmask32 km, bool full, bool pf, int64_t ahead, bool RA, int sh,
+                              __m512 *lo, __m512 *hi) {
     if (bdt == FFN_DTYPE_F32) {
         const float *w = (const float *)g->B + n * g->ldb + k;
         if (pf) {
-            _mm_prefetch((const char *)(w + ahead * g->ldb), _MM_HINT_T1);
-            _mm_prefetch((const char *)(w + ahead * g->ldb + 16), _MM_HINT_T1);
+            _mm_prefetch((const char *)(w + ahead * g->ldb), FFN_PF_HINT);
+            _mm_prefetch((const char *)(w + ahead * g->ldb + 16), FFN_PF_HINT);
         }
         *lo = full ? _mm512_loadu_ps(w) : _mm512_maskz_loadu_ps((__mmask16)km, w);
         *hi = full ? _mm512_loadu_ps(w + 16) : _mm512_maskz_loadu_ps((__mmask16)(km >> 16), w + 16);
     } else {
         const uint16_t *w = (const uint16_t *)g->B + n * g->ldb + k;
-        if (pf) _mm_prefetch((const char *)(w + ahead * g->ldb), _MM_HINT_T1);
-        const __m512i raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
+        if (pf) _mm_prefetch((const char *)(w + ahead * g->ldb), FFN_PF_HINT);
+        __m512i raw;
+        if (RA && full) {  // the two lines the 32 weights lie across, by aligned loads
+            const uint16_t *a = w - sh;
+            const __m512i ix = _mm512_add_epi16(
+                _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15,
+                                 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                _mm512_set1_epi16((short)sh));
+            const __m512i l0 = _mm512_maskz_loadu_epi16((__mmask32)(0xffffffffu << sh), a),
+                          l1 = _mm512_maskz_loadu_epi16((__mmask32)((1u << sh) - 1), a + 32);
+            raw = _mm512_permutex2var_epi16(l0, ix, l1);
+        } else {
+            raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
+        }
         *lo = _mm512_castsi512_ps(_mm512_slli_epi32(raw, 16));
         *hi = _mm512_castsi512_ps(_mm512_and_si512(raw, _mm512_set1_epi32((int)0xffff0000u)));
     }
@@ -58,11 +81,11 @@ FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, in
 // km: the valid k lanes (a partial last chunk; A's padding is zero, the weights masked to zero).
 FFN_VINLINE void ffn__ba_chunk(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n,
                                int64_t m0, int MG, int NB, int64_t k, __mmask32 km, bool full,
-                               bool pf, __m512 acc[4][8]) {
+                               bool pf, bool RA, int sh, __m512 acc[4][8]) {
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++) {
         __m512 lo, hi;
-        ffn__ba_load(g, bdt, n + j, k, km, full, pf, NB, &lo, &hi);
+        ffn__ba_load(g, bdt, n + j, k, km, full, pf, NB, RA, sh, &lo, &hi);
 #pragma GCC unroll 4
         for (int m = 0; m < MG; m++) {
             const float *a = g->A + (m0 + m) * g->lda + k;
@@ -87,25 +110,27 @@ static inline void ffn__put(const struct ffn_skinny *g, int64_t m, int64_t n, fl
 // Weight rows n..n+NB-1, A rows m0..m0+MG-1, k in [k0, k1) (k0 a multiple of 32). The sums start
 // from zero (first) or from sp; they end in sp, or in C (last).
 FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int64_t m0,
-                             int MG, int NB, int64_t k0, int64_t k1, bool first, bool last,
-                             __m512 *sp) {
+                             int MG, int NB, int64_t k0, int64_t k1, bool first, bool last, bool RA,
+                             int sh, __m512 *sp) {
     __m512 acc[4][8];
 #pragma GCC unroll 4
     for (int m = 0; m < MG; m++)
 #pragma GCC unroll 8
         for (int j = 0; j < NB; j++) acc[m][j] = first ? _mm512_setzero_ps() : sp[m * NB + j];
-    // The next block's weight rows are prefetched into L2 as this one streams (each chunk's
-    // lines): the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
+    // The next block's weight rows are prefetched as this one streams (each chunk's lines):
+    // the hardware prefetchers alone start each short row late (K = 768: 11 -> 20
     // GB/s, one thread, AMD EPYC Zen 4).
     const bool pf = n + 2 * NB <= g->N;
     int64_t k = k0;
     if (pf)
-        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, 0, true, true, acc);
+        for (; k + 32 <= k1; k += 32)
+            ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, 0, true, true, RA, sh, acc);
     else
-        for (; k + 32 <= k1; k += 32) ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, 0, true, false, acc);
+        for (; k + 32 <= k1; k += 32)
+            ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, 0, true, false, RA, sh, acc);
     if (k < k1)
         ffn__ba_chunk(g, bdt, n, m0, MG, NB, k, (__mmask32)((1ull << (k1 - k)) - 1), false, false,
-                      acc);
+                      false, 0, acc);
 #pragma GCC unroll 4
     for (int m = 0; m < MG; m++)
 #pragma GCC unroll 8
@@ -120,26 +145,24 @@ FFN_VINLINE void ffn__ba_run(const struct ffn_skinny *g, enum ffn_dtype bdt, int
 // One instance per (MG, NB) the driver below uses, so that every accumulator is a register.
 FFN_VINLINE void ffn__ba_group(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n,
                                int64_t m0, int mg, int nb, int64_t k0, int64_t k1, bool first,
-                               bool last, __m512 *sp) {
+                               bool last, bool RA, int sh, __m512 *sp) {
     switch (nb * 8 + mg) {
-    case 8 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 8, k0, k1, first, last, sp); break;
-    case 8 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 8, k0, k1, first, last, sp); break;
-    case 4 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 4, k0, k1, first, last, sp); break;
-    case 4 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 4, k0, k1, first, last, sp); break;
-    case 4 * 8 + 3: ffn__ba_run(g, bdt, n, m0, 3, 4, k0, k1, first, last, sp); break;
-    case 4 * 8 + 4: ffn__ba_run(g, bdt, n, m0, 4, 4, k0, k1, first, last, sp); break;
-    case 1 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 1, k0, k1, first, last, sp); break;
-    case 1 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 1, k0, k1, first, last, sp); break;
-    case 1 * 8 + 3: ffn__ba_run(g, bdt, n, m0, 3, 1, k0, k1, first, last, sp); break;
-    case 1 * 8 + 4: ffn__ba_run(g, bdt, n, m0, 4, 1, k0, k1, first, last, sp); break;
+    case 4 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 4, k0, k1, first, last, RA, sh, sp); break;
+    case 4 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 4, k0, k1, first, last, RA, sh, sp); break;
+    case 4 * 8 + 3: ffn__ba_run(g, bdt, n, m0, 3, 4, k0, k1, first, last, RA, sh, sp); break;
+    case 4 * 8 + 4: ffn__ba_run(g, bdt, n, m0, 4, 4, k0, k1, first, last, RA, sh, sp); break;
+    case 1 * 8 + 1: ffn__ba_run(g, bdt, n, m0, 1, 1, k0, k1, first, last, RA, sh, sp); break;
+    case 1 * 8 + 2: ffn__ba_run(g, bdt, n, m0, 2, 1, k0, k1, first, last, RA, sh, sp); break;
+    case 1 * 8 + 3: ffn__ba_run(g, bdt, n, m0, 3, 1, k0, k1, first, last, RA, sh, sp); break;
+    case 1 * 8 + 4: ffn__ba_run(g, bdt, n, m0, 4, 1, k0, k1, first, last, RA, sh, sp); break;
     default: break;
     }
 }
 
-// nb weight rows from n: all of A's rows, in groups of at most 4 (2 with 8 weight rows), the
+// nb weight rows from n: all of A's rows, in groups of at most 4, the
 // k range in blocks only when there are two groups.
 FFN_VINLINE void ffn__ba_cols(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int nb,
-                              int gmax) {
+                              int gmax, bool RA, int sh) {
     __m512 sp[4 * 8];
     const int64_t K = g->K, kb = g->M > gmax ? FFN_BA_KB : K;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
@@ -147,24 +170,50 @@ FFN_VINLINE void ffn__ba_cols(const struct ffn_skinny *g, enum ffn_dtype bdt, in
         for (int64_t m0 = 0; m0 < g->M; m0 += gmax) {
             const int mg = (int)(g->M - m0 < gmax ? g->M - m0 : gmax);
             // The second group's sums wait in sp between blocks: one spill buffer per group.
-            ffn__ba_group(g, bdt, n, m0, mg, nb, k0, k1, k0 == 0, k1 == K, sp + (m0 / gmax) * 16);
+            ffn__ba_group(g, bdt, n, m0, mg, nb, k0, k1, k0 == 0, k1 == K, RA, sh,
+                          sp + (m0 / gmax) * 16);
         }
     }
 }
 
-FFN_VINLINE void ffn__ba(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n0, int64_t n1) {
-    // 8 weight rows in flight while their 8·M sums fit in registers, else 4.
-    const int nb = g->M <= 2 ? 8 : 4, gmax = g->M <= 2 ? (int)g->M : 4;
+FFN_VINLINE void ffn__ba(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n0, int64_t n1,
+                         bool RA, int sh) {
+    // 4 weight rows in flight at any M (Zen 5, M 1-2, bf16: 4 rows streamed 8-25% faster than 8).
+    const int nb = 4, gmax = 4;
     int64_t n = n0;
-    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, bdt, n, nb, gmax);
-    for (; n < n1; n++) ffn__ba_cols(g, bdt, n, 1, gmax);
+    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, bdt, n, nb, gmax, RA, sh);
+    for (; n < n1; n++) ffn__ba_cols(g, bdt, n, 1, gmax, RA, sh);
+}
+
+// One function per instance, each compiled on its own (all inlined into one, the bf16 llama-like
+// block streamed 23.9 against 26.8 GB/s: register allocation and layout of the shared body).
+static FFN_NOINLINE void ffn__ba_f32(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    ffn__ba(g, FFN_DTYPE_F32, n0, n1, false, 0);
+}
+static FFN_NOINLINE void ffn__ba_bf16(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    ffn__ba(g, FFN_DTYPE_BF16, n0, n1, false, 0);
+}
+static FFN_NOINLINE void ffn__ba_bf16_ra(const struct ffn_skinny *g, int64_t n0, int64_t n1,
+                                         int sh) {
+    ffn__ba(g, FFN_DTYPE_BF16, n0, n1, true, sh);
 }
 
 void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    // bf16 weight rows that all start sh elements past a 64-byte boundary (a malloc'd or mmapped
+    // tensor) are read by aligned loads and a permutation: same weights in the same lanes, same
+    // sums, and no chunk split across two lines (Zen 5, M 1, 16 bytes off: 0.61-0.65 -> 0.67-0.72
+    // of the triad, 0.72-0.77 aligned).
+    // f32 weights keep their unaligned loads: there the three aligned loads and two permutations
+    // per chunk were slower (llama-like, 16 bytes off: 27.5 against 30 GB/s).
+    const int64_t off = (int64_t)((uintptr_t)g->B % 64);
+    const bool ra = off % 2 == 0 && g->ldb % 32 == 0;
+    const int sh = (int)(off / 2);
     if (g->bdt == FFN_DTYPE_F32)
-        ffn__ba(g, FFN_DTYPE_F32, n0, n1);
+        ffn__ba_f32(g, n0, n1);
+    else if (ra && sh)
+        ffn__ba_bf16_ra(g, n0, n1, sh);
     else
-        ffn__ba(g, FFN_DTYPE_BF16, n0, n1);
+        ffn__ba_bf16(g, n0, n1);
 }
 
 // --- "ab": axpy over weight rows -----------------------------------------------------------------
@@ -211,8 +260,8 @@ FFN_VINLINE void ffn__ab_dp(const struct ffn_skinny *g, float *s, int64_t ld, in
 }
 
 // NV vectors of columns at n (of the piece from p0) by widening and FMAs: each broadcast of A
-// serves NV FMAs; nm masks the last vector's columns. With pf, the next group's rows into L2,
-// one line per 64 bytes of the piece (N = 768, bf16: 11 -> 19 GB/s).
+// serves NV FMAs; nm masks the last vector's columns. With pf, the next group's rows, one line
+// per 64 bytes of the piece (FFN_PF_HINT; N = 768, bf16: 11 -> 19 GB/s into L2).
 FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, float *s, int64_t ld,
                              int64_t p0, int64_t n, int64_t k0, int KU, int NV, bool full,
                              __mmask16 nm, bool first, bool pf) {
@@ -225,7 +274,7 @@ FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, flo
         if (pf)
             for (int64_t off = 0; off < 16 * NV * esz; off += 64)
                 if (!(((n - p0) * esz + off) & 63))
-                    _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, _MM_HINT_T1);
+                    _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, FFN_PF_HINT);
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
             b[v][u] =
