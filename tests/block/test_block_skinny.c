@@ -150,33 +150,39 @@ static void test_gemm(ffn_ctx_t ctx, enum ffn_dtype bdt) {
     }
 }
 
-// Weights off a 64-byte boundary ("ba", rows a multiple of 64 bytes; bf16 ones are then read by
-// aligned loads and a permutation): the same bits as the aligned weights, on 1 and 2 threads.
-static void test_misaligned(ffn_ctx_t ctx, enum ffn_dtype bdt) {
-    ffn_check_section(bdt == FFN_DTYPE_F32 ? "misaligned f32 weights" : "misaligned bf16 weights",
-                      0);
+// Weights off a 64-byte boundary (rows a multiple of 64 bytes; bf16 ones are then read by aligned
+// loads and a permutation, "ba" and "ab"): the same bits as the aligned weights, on 1 and 2
+// threads.
+static void test_misaligned(ffn_ctx_t ctx, enum ffn_dtype bdt, bool ba) {
     const bool f32 = bdt == FFN_DTYPE_F32;
-    // K: rows of 64, 192 and 576 bytes (f32 48 and 304: a partial last chunk); every offset
-    // class of the element size.
-    const int64_t Ks[] = {f32 ? 16 : 32, f32 ? 48 : 96, f32 ? 304 : 288};
-    const int64_t Ms[] = {1, 2, 3, 5, 8}, Ns[] = {3, 37, 300};
+    ffn_check_section(ba ? (f32 ? "misaligned f32 weights, ba" : "misaligned bf16 weights, ba")
+                         : (f32 ? "misaligned f32 weights, ab" : "misaligned bf16 weights, ab"),
+                      0);
+    // "ba": K rows of 64, 192 and 576 bytes (f32 48 and 304: a partial last chunk), N with tails.
+    // "ab": N rows of 64, 192 and 2112 bytes (bf16; f32 304: a partial last vector; 1056 columns:
+    // pieces of 1024 at M 8, two threads), K with tails; M ≤ 6 (the FMA rows). Every offset class
+    // of the element size.
+    const int64_t Ks_ba[] = {f32 ? 16 : 32, f32 ? 48 : 96, f32 ? 304 : 288},
+                  Ns_ab[] = {f32 ? 16 : 32, f32 ? 48 : 96, f32 ? 304 : 1056};
+    const int64_t Ms[] = {1, 2, 3, 5, ba ? 8 : 6}, Ns_ba[] = {3, 37, 300}, Ks_ab[] = {3, 37, 80};
     for (size_t ki = 0; ki < 3; ki++)
         for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
-            for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
-                const int64_t M = Ms[mi], N = Ns[ni], K = Ks[ki], n = M * N;
+            for (size_t ni = 0; ni < 3; ni++) {
+                const int64_t M = Ms[mi], N = ba ? Ns_ba[ni] : Ns_ab[ni],
+                              K = ba ? Ks_ba[ki] : Ks_ab[ki], n = M * N;
                 float *o0 = malloc((size_t)n * sizeof(float)),
                       *o = malloc((size_t)n * sizeof(float));
                 for (int64_t off = 0; off < (f32 ? 16 : 32); off += off < 3 ? 1 : 5) {
                     const struct gcase c = {
-                        M,  N, K, K, true, (mi & 1) != 0, false, FFN_DTYPE_F32, bdt, FFN_DTYPE_F32,
+                        M,  N, K, K, ba, (mi & 1) != 0, false, FFN_DTYPE_F32, bdt, FFN_DTYPE_F32,
                         off};
                     for (int thr = 1; thr <= 2; thr++) {
                         run_case(ctx, &c, thr, off == 0 && thr == 1 ? o0 : o);
                         if (off == 0 && thr == 1) continue;
                         CHECK(!memcmp(o0, o, (size_t)n * sizeof(float)),
-                              "M %" PRId64 " N %" PRId64 " K %" PRId64 " %s weights %" PRId64
+                              "M %" PRId64 " N %" PRId64 " K %" PRId64 " %s %s weights %" PRId64
                               " elements off, %d threads: differ from the aligned weights",
-                              M, N, K, ffn_dtype_name(bdt), off, thr);
+                              M, N, K, ba ? "ba" : "ab", ffn_dtype_name(bdt), off, thr);
                     }
                 }
                 free(o0), free(o);
@@ -395,7 +401,8 @@ int main(void) {
     for (int wi = 0; wi < 2; wi++) {
         test_gemm(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
         test_specials(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
-        test_misaligned(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
+        test_misaligned(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16, true);
+        test_misaligned(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16, false);
     }
     test_refusals(on);
     // The off context never takes the path.

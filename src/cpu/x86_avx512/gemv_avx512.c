@@ -19,9 +19,10 @@
 //        32c + 16 + i (f32), and the 16 lanes are reduced by a fixed tree.
 //   "ab" (weights contiguous in n, Conv1D [in, out], or [out, in] read transposed by the
 //        backward; M ≤ FFN_SKINNY_AB_MAX_M): an axpy per weight row k, two vectors of 16 columns
-//        per broadcast of A, 8 rows k in flight; the partial sums of a piece of up to 8192 / M
-//        columns live in an L1-resident buffer between row groups. Each column sums over k in
-//        order. With g->A2 (bf16 weights and A, beyond FFN_SKINNY_MAX_M rows) blocks of 32
+//        per broadcast of A, 8 rows k in flight (bf16 rows that start off a 64-byte boundary, at
+//        one or two rows of A: aligned loads and a permutation that widens as well); the partial
+//        sums of a piece of up to 8192 / M columns live in an L1-resident buffer between row
+//        groups. Each column sums over k in order. With g->A2 (bf16 weights and A, beyond FFN_SKINNY_MAX_M rows) blocks of 32
 //        columns go through vdpbf16ps instead (ffn__ab_dp).
 #include "cpu/simd/simd_avx512.h"
 
@@ -264,7 +265,7 @@ FFN_VINLINE void ffn__ab_dp(const struct ffn_skinny *g, float *s, int64_t ld, in
 // per 64 bytes of the piece (FFN_PF_HINT; N = 768, bf16: 11 -> 19 GB/s into L2).
 FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, float *s, int64_t ld,
                              int64_t p0, int64_t n, int64_t k0, int KU, int NV, bool full,
-                             __mmask16 nm, bool first, bool pf) {
+                             __mmask16 nm, bool first, bool pf, bool RA, int sh) {
     const int64_t esz = bdt == FFN_DTYPE_F32 ? 4 : 2;
     const char *B = (const char *)g->B;
     __m512 b[2][8];
@@ -275,6 +276,21 @@ FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, flo
             for (int64_t off = 0; off < 16 * NV * esz; off += 64)
                 if (!(((n - p0) * esz + off) & 63))
                     _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, FFN_PF_HINT);
+        if (RA && NV == 2) {  // the two lines the 32 weights lie across, by aligned loads
+            const uint16_t *a = (const uint16_t *)row + n - sh;
+            const __m512i l0 = _mm512_maskz_loadu_epi16((__mmask32)(0xffffffffu << sh), a),
+                          l1 = _mm512_maskz_loadu_epi16((__mmask32)((1u << sh) - 1), a + 32);
+            // Weight n + i into the top half of lane i (the bottom half zero): widened as is.
+            const __m512i ix = _mm512_add_epi16(
+                _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0,
+                                 5, 0, 4, 0, 3, 0, 2, 0, 1, 0, 0, 0),
+                _mm512_set1_epi16((short)sh));
+            b[0][u] = _mm512_castsi512_ps(
+                _mm512_maskz_permutex2var_epi16((__mmask32)0xaaaaaaaau, l0, ix, l1));
+            b[1][u] = _mm512_castsi512_ps(_mm512_maskz_permutex2var_epi16(
+                (__mmask32)0xaaaaaaaau, l0, _mm512_add_epi16(ix, _mm512_set1_epi16(16)), l1));
+            continue;
+        }
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
             b[v][u] =
@@ -303,16 +319,16 @@ FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, flo
 // one vector at a time.
 FFN_VINLINE void ffn__ab_rows(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf,
                               int64_t ld, int64_t p0, int64_t p1, int64_t k0, int KU, bool first,
-                              bool pf) {
+                              bool pf, bool RA, int sh) {
     int64_t n = p0;
     if (bdt == FFN_DTYPE_BF16 && g->A2)
         for (; n + 32 <= p1; n += 32) ffn__ab_dp(g, buf + (n - p0), ld, n, k0, KU, first, pf);
     for (; n + 32 <= p1; n += 32)
-        ffn__ab_fma(g, bdt, buf + (n - p0), ld, p0, n, k0, KU, 2, true, 0xffff, first, pf);
+        ffn__ab_fma(g, bdt, buf + (n - p0), ld, p0, n, k0, KU, 2, true, 0xffff, first, pf, RA, sh);
     for (; n < p1; n += 16) {
         const bool full = n + 16 <= p1;
         const __mmask16 nm = full ? 0xffff : (__mmask16)((1u << (p1 - n)) - 1);
-        ffn__ab_fma(g, bdt, buf + (n - p0), ld, p0, n, k0, KU, 1, full, nm, first, pf);
+        ffn__ab_fma(g, bdt, buf + (n - p0), ld, p0, n, k0, KU, 1, full, nm, first, pf, false, 0);
     }
 }
 
@@ -327,7 +343,7 @@ FFN_VINLINE void ffn__ab_put(const struct ffn_skinny *g, int64_t m, int64_t n, _
 
 // buf: FFN_AB_BUF floats, 64-byte aligned.
 FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *buf, int64_t n0,
-                         int64_t n1) {
+                         int64_t n1, bool RA, int sh) {
     const int64_t K = g->K, M = g->M;
     // Piece width: a multiple of 32 columns, so that every piece starts on a 64-byte boundary of
     // the weight rows when the thread's range does (bf16 M = 12: 2.30 -> 1.72 ms unaligned).
@@ -336,11 +352,14 @@ FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *
     for (int64_t p0 = n0; p0 < n1; p0 += cw) {
         const int64_t p1 = p0 + cw < n1 ? p0 + cw : n1, ld = (p1 - p0 + 15) / 16 * 16;
         int64_t k = 0;
-        for (; k + 16 <= K; k += 8) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, true);
-        for (; k + 8 <= K; k += 8) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, false);
+        for (; k + 16 <= K; k += 8)
+            ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, true, RA, sh);
+        for (; k + 8 <= K; k += 8)
+            ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, false, RA, sh);
         if (dp)  // pairs of rows (k0 even), then the odd last one
-            for (; k + 2 <= K; k += 2) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 2, k == 0, false);
-        for (; k < K; k++) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 1, k == 0, false);
+            for (; k + 2 <= K; k += 2)
+                ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 2, k == 0, false, RA, sh);
+        for (; k < K; k++) ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 1, k == 0, false, RA, sh);
         // C = sums (+ bias) (+ old C); vdpbf16ps blocks put back in column order.
         const int64_t pd = dp ? p0 + (p1 - p0) / 32 * 32 : p0;  // [p0, pd): permuted blocks
         const __m512i lo =
@@ -363,10 +382,30 @@ FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *
     }
 }
 
+// bf16 weight rows that all start sh elements past a 64-byte boundary, read by aligned loads and
+// one permutation per 16 weights (into the top halves of the lanes, the bottom halves zeroed: the
+// widening as well), the same weights in the same lanes: the same bits. An instance of its own
+// (as "ba"'s): compiled into the function of the others, the 16-row vdpbf16ps path it leaves
+// alone streamed 0.38 against 0.35 ms. Only at 1-2 rows of A, where the weights' bandwidth
+// bounds the GEMM (bench/skinny_gemm.c, M 1 bf16 K 768 N 3072, one thread, AMD EPYC Zen 5,
+// weights 16 bytes off: 0.206 -> 0.197 ms, 5 alternated pairs).
+static FFN_NOINLINE void ffn__ab_bf16_ra(const struct ffn_skinny *g, int64_t n0, int64_t n1,
+                                         int sh) {
+    float buf[FFN_AB_BUF] __attribute__((aligned(64)));
+    ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1, true, sh);
+}
+
 void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    const int64_t off = (int64_t)((uintptr_t)g->B % 64);
+    const int sh = (int)(off / 2);
+    if (g->bdt == FFN_DTYPE_BF16 && off % 2 == 0 && sh && g->ldb % 32 == 0 && n0 % 32 == 0 &&
+        g->M <= 2 && !g->A2) {
+        ffn__ab_bf16_ra(g, n0, n1, sh);
+        return;
+    }
     float buf[FFN_AB_BUF] __attribute__((aligned(64)));
     if (g->bdt == FFN_DTYPE_F32)
-        ffn__ab(g, FFN_DTYPE_F32, buf, n0, n1);
+        ffn__ab(g, FFN_DTYPE_F32, buf, n0, n1, false, 0);
     else
-        ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1);
+        ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1, false, 0);
 }
