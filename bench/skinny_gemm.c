@@ -14,6 +14,7 @@
 
 #include "cpu/cpu_impl.h"
 #include "ffn.h"
+#include "tools.h"
 
 #define REPS_MAX 64
 #define FLUSH_BYTES ((size_t)256 << 20)
@@ -28,27 +29,6 @@ static volatile char *flush_buf;
 
 static void flush(void) {
     for (size_t i = 0; i < FLUSH_BYTES; i += 64) flush_buf[i]++;
-}
-
-// "model name, family F model M" of the first processor in /proc/cpuinfo.
-static void cpu_name(char *buf, size_t size) {
-    char line[256], name[128] = "unknown CPU", fam[16] = "?", model[16] = "?";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f)) {
-        const char *v = strchr(line, ':');
-        if (!v) continue;
-        v += v[1] == ' ' ? 2 : 1;
-        const size_t n = strcspn(v, "\n");
-        if (!strncmp(line, "model name", 10))
-            snprintf(name, sizeof name, "%.*s", (int)n, v);
-        else if (!strncmp(line, "cpu family", 10))
-            snprintf(fam, sizeof fam, "%.*s", (int)n, v);
-        else if (!strncmp(line, "model\t", 6))
-            snprintf(model, sizeof model, "%.*s", (int)n, v);
-        if (!strncmp(line, "processor", 9) && strcmp(name, "unknown CPU")) break;
-    }
-    if (f) fclose(f);
-    snprintf(buf, size, "%s, family %s model %s", name, fam, model);
 }
 
 static int cmp(const void *a, const void *b) {
@@ -156,8 +136,8 @@ int main(int argc, char **argv) {
                 M);
         return 1;
     }
-    char cpu[192];
-    cpu_name(cpu, sizeof cpu);
+    char cpu[256];
+    ffn_tool_cpu_name(cpu, sizeof cpu, NULL);
     const double s = median(ts, reps);
     printf(
         "%s, one thread: M %ld %s K %ld N %ld: skinny %.3f ms (%.1f GB/s of weights, %.0f "

@@ -64,7 +64,7 @@ struct ffn__opts {
 
 // Host description for the header and every JSON row.
 struct ffn__host {
-    char cpu[128];
+    char cpu[256];
     double mhz;  // 0 when unknown
 };
 
@@ -84,31 +84,6 @@ static long ffn__huge_kib(void) {
 static int ffn__cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-// Reads "model name" and "cpu MHz" of the first processor in /proc/cpuinfo, if there is one.
-static void ffn__host_detect(struct ffn__host *h) {
-    snprintf(h->cpu, sizeof h->cpu, "unknown");
-    h->mhz = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    bool have_model = false, have_mhz = false;
-    while ((!have_model || !have_mhz) && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        char *val = colon + 1;
-        while (*val == ' ' || *val == '\t') val++;
-        val[strcspn(val, "\r\n")] = '\0';
-        if (!have_model && !strncmp(line, "model name", 10)) {
-            snprintf(h->cpu, sizeof h->cpu, "%s", val);
-            have_model = true;
-        } else if (!have_mhz && !strncmp(line, "cpu MHz", 7)) {
-            h->mhz = strtod(val, NULL);
-            have_mhz = true;
-        }
-    }
-    fclose(f);
 }
 
 // Writes s as a JSON string (quotes, backslashes and control characters escaped).
@@ -714,7 +689,7 @@ int ffn_cmd_bench_act(int argc, char **argv) {
         return 2;
     }
     struct ffn__host host;
-    ffn__host_detect(&host);
+    ffn_tool_cpu_name(host.cpu, sizeof host.cpu, &host.mhz);
     struct ffn_ctx_opts copts = FFN_CTX_OPTS_INIT;
     copts.force_isa = o.isa;
     copts.accuracy = o.accurate ? FFN_ACCURACY_HIGH : FFN_ACCURACY_DEFAULT;

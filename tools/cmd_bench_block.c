@@ -82,25 +82,6 @@ static void ffn__usage(FILE *f) {
             "                transformers reference and time per forward+backward\n");
 }
 
-// "model name" of /proc/cpuinfo (the CPU the rows were measured on).
-static void ffn__cpu_model(char *buf, size_t cap) {
-    snprintf(buf, cap, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10)) continue;
-        const char *v = strchr(line, ':');
-        if (!v) break;
-        v++;
-        while (*v == ' ') v++;
-        snprintf(buf, cap, "%s", v);
-        buf[strcspn(buf, "\n")] = '\0';
-        break;
-    }
-    fclose(f);
-}
-
 // --- memory: the triad and a cache flush --------------------------------------------------------
 
 static size_t ffn__llc_bytes(void) {
@@ -323,8 +304,8 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
 #else
     ffn_ctx_t ctx;
     if (ffn_ctx_create(NULL, &ctx)) return 2;
-    char cpu[160];
-    ffn__cpu_model(cpu, sizeof cpu);
+    char cpu[256];
+    ffn_tool_cpu_name(cpu, sizeof cpu, NULL);
     const char *isa = ffn_isa_name(ffn_ctx_isa(ctx));
     const int t_lo = threads ? threads : 1, t_hi = threads ? threads : 2;
     double triad[3] = {0};

@@ -251,16 +251,8 @@ int ffn_cmd_bench_tp(int argc, char **argv) {
     int rc = ffn_tool_tp_start("ffn bench block", ctx, &tp);
 #ifdef FFN_HAVE_MPI
     if (!rc) {
-        char cpu[128] = "?";
-        FILE *f = fopen("/proc/cpuinfo", "r");
-        char line[256];
-        while (f && fgets(line, sizeof line, f))
-            if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-                snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
-                cpu[strcspn(cpu, "\n")] = '\0';
-                break;
-            }
-        if (f) fclose(f);
+        char cpu[256];
+        ffn_tool_cpu_name(cpu, sizeof cpu, NULL);
         if (!json) {
             printf("tensor-parallel FFN block, f32, %" PRId64
                    " ranks x %d thread%s (%s, %s, isa %s)\n",

@@ -36,6 +36,12 @@ static inline void ffn_tool_store_f32(void *p, enum ffn_dtype dt, int64_t i, flo
     }
 }
 
+// The CPU: "model name, family F model M" of the first processor in /proc/cpuinfo (family and
+// model tell apart CPUs whose model name is only a brand, "AMD EPYC": Zen 4 is family 25, Zen 5
+// 26), "unknown CPU" without one; its "cpu MHz" in *mhz (0 when absent) unless mhz is NULL
+// (tools/host.c).
+void ffn_tool_cpu_name(char *buf, size_t cap, double *mhz);
+
 int ffn_cmd_check(int argc, char **argv);        // special values and a quick self-check
 int ffn_cmd_ulp(int argc, char **argv);          // accuracy sweep against MPFR
 int ffn_cmd_bench_act(int argc, char **argv);    // activation kernel benchmark
