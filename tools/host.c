@@ -14,7 +14,7 @@ void ffn_tool_cpu_name(char *buf, size_t cap, double *mhz) {
         if (!strncmp(line, "processor", 9) && strcmp(name, "unknown CPU")) break;
         const char *v = strchr(line, ':');
         if (!v) continue;
-        for (v++; *v == ' ' || *v == '\t'; v++) {}
+        for (v++; *v == ' ' || *v == '\t';) v++;
         const int n = (int)strcspn(v, "\r\n");
         if (!strncmp(line, "model name", 10))
             snprintf(name, sizeof name, "%.*s", n, v);
