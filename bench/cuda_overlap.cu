@@ -27,14 +27,13 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-#define LK(call)                                                                   \
-    do {                                                                           \
-        cublasStatus_t s_ = (call);                                                \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, \
-                    (int)s_);                                                      \
-            exit(1);                                                               \
-        }                                                                          \
+#define LK(call)                                                                           \
+    do {                                                                                   \
+        cublasStatus_t s_ = (call);                                                        \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
+            exit(1);                                                                       \
+        }                                                                                  \
     } while (0)
 
 static int64_t T = 8192, D = 4096, M = 14336;
@@ -68,8 +67,8 @@ static gemm gemm_make(int sm_target) {
     LK(cublasLtMatrixLayoutCreate(&g.c, CUDA_R_32F, M, D, M));
     cublasLtMatmulPreference_t pref;
     LK(cublasLtMatmulPreferenceCreate(&pref));
-    LK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                            &ws_cap, sizeof ws_cap));
+    LK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_cap,
+                                            sizeof ws_cap));
     cublasLtMatmulHeuristicResult_t r;
     int n = 0;
     LK(cublasLtMatmulAlgoGetHeuristic(lt, g.op, g.a, g.b, g.c, g.c, pref, 1, &r, &n));
@@ -84,8 +83,8 @@ static gemm gemm_make(int sm_target) {
 
 static void gemm_run(const gemm &g, cudaStream_t s) {
     const float one = 1.0f, zero = 0.0f;
-    LK(cublasLtMatmul(lt, g.op, &one, h, g.a, dy, g.b, &zero, dw, g.c, dw, g.c, &g.algo, ws,
-                      ws_cap, s));
+    LK(cublasLtMatmul(lt, g.op, &one, h, g.a, dy, g.b, &zero, dw, g.c, dw, g.c, &g.algo, ws, ws_cap,
+                      s));
 }
 
 static ffn_ctx_t ctx_make(cudaStream_t s, const char *form, const char *blocks) {
