@@ -375,12 +375,12 @@ FFN_API double ffn_ref_dact(enum ffn_act act, double x);
 // with h [n_tokens, d_ff]. GEMMs run through oneDNN's matmul (AMX, AVX512-BF16 or AVX-512
 // kernels, chosen by oneDNN from the CPU's feature bits), accumulating in f32, except GEMMs of
 // few rows on an AVX-512 CPU: at most 6 rows (decoding a few tokens) with bf16 or f32 weights, or
-// up to 32 rows (f32 weights; 16 bf16) with weights read along the output dimension (the
-// backward's dh and dx of [out, in] weights, the forward of [in, out] ones), run ffn's own skinny
-// GEMM (f32 FMAs on exactly widened weights, IEEE subnormals kept; beyond 8 rows bf16 weights go
-// through vdpbf16ps, which flushes subnormals as oneDNN's bf16 kernels do; FFN_BLOCK_SKINNY=0 in
-// the environment turns it off). The bias add and the activation are ffn's own kernels (its
-// accuracy contract), run right after the GEMM that produced their rows.
+// up to 32 rows (f32 weights; 16 bf16, 10 on a CPU with AMX-BF16) with weights read along the
+// output dimension (the backward's dh and dx of [out, in] weights, the forward of [in, out] ones),
+// run ffn's own skinny GEMM (f32 FMAs on exactly widened weights, IEEE subnormals kept; beyond 8
+// rows bf16 weights go through vdpbf16ps, which flushes subnormals as oneDNN's bf16 kernels do;
+// FFN_BLOCK_SKINNY=0 in the environment turns it off). The bias add and the activation are ffn's
+// own kernels (its accuracy contract), run right after the GEMM that produced their rows.
 //
 // Dtypes: the GEMMs run in the weights' dtype. bf16 weights are used as they lie (AMX /
 // AVX512-BF16). f32 weights are computed in true f32 (FFN_BLOCK_MATH_STRICT, the default);

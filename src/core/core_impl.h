@@ -143,6 +143,7 @@ struct ffn_cpu_features {
     bool avx2;         // AVX + AVX2 + FMA + F16C, and the OS saves YMM state
     bool avx512;       // AVX-512 F + BW + DQ + VL, and the OS saves ZMM + opmask state
     bool avx512_bf16;  // AVX512_BF16 on top of avx512
+    bool amx_bf16;     // AMX-BF16 + AMX-TILE on top of avx512, and the OS saves the tile state
 };
 void ffn_cpu_features_detect(struct ffn_cpu_features *f);
 

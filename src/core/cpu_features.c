@@ -27,6 +27,10 @@ void ffn_cpu_features_detect(struct ffn_cpu_features *f) {
                avx512bw = b & (1u << 30), avx512vl = b & (1u << 31);
     f->avx2 = os_ymm && avx2 && fma && f16c;
     f->avx512 = f->avx2 && os_zmm && avx512f && avx512dq && avx512bw && avx512vl;
+    // AMX: the CPU's AMX-BF16 (leaf 7 EDX bit 22) and AMX-TILE (bit 24), and XCR0's XTILECFG and
+    // XTILEDATA (bits 17, 18). Linux also wants a process to ask for the tile state
+    // (arch_prctl); oneDNN does that itself, ffn only weighs what oneDNN will run.
+    f->amx_bf16 = f->avx512 && (d & (1u << 22)) && (d & (1u << 24)) && (xcr0 & 0x60000) == 0x60000;
     __cpuid_count(7, 1, a, b, c, d);
     f->avx512_bf16 = f->avx512 && (a & (1u << 5));
 }

@@ -82,6 +82,11 @@ struct ffn_cpu_mat {
 // (kernels.h). $FFN_BLOCK_SKINNY_AB_ROWS=1..32 sets both.
 #define FFN_SKINNY_AB_DEFAULT_M 32
 #define FFN_SKINNY_AB_DEFAULT_M_BF16 16
+// On a CPU with AMX-BF16, oneDNN runs that layout on the tile unit, and vdpbf16ps loses to it
+// from about 12 rows (Intel Xeon family 6 model 207, one thread, bf16 `bench_skinny_gemm` on four
+// FFN shapes, two runs: over oneDNN on the same operands 1.15-2.80x at 2-8 rows, 1.01-1.51x at 9,
+// 0.90-1.39x at 10 (geometric mean 1.15), 0.75-1.12x at 12 (0.97), 0.61-0.98x at 16).
+#define FFN_SKINNY_AB_DEFAULT_M_BF16_AMX 10
 // What it reports as its implementation (ffn_block_info's gemm_impl, `ffn bench block`).
 #define FFN_SKINNY_IMPL "ffn:skinny_avx512"
 

@@ -190,14 +190,15 @@ static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *o
     s->avx512_bf16 = ctx->isa == FFN_ISA_AVX512 && feat.avx512_bf16 && !(bf && bf[0] == '0');
     // The skinny GEMM: $FFN_BLOCK_SKINNY=0 turns it off; $FFN_BLOCK_SKINNY_ROWS=1..8 and
     // $FFN_BLOCK_SKINNY_AB_ROWS=1..32 set its row limits (for measurements; defaults
-    // FFN_SKINNY_DEFAULT_M, FFN_SKINNY_AB_DEFAULT_M[_BF16]).
+    // FFN_SKINNY_DEFAULT_M, FFN_SKINNY_AB_DEFAULT_M[_BF16], _BF16_AMX on a CPU with AMX-BF16).
     const char *sk = getenv("FFN_BLOCK_SKINNY"), *skr = getenv("FFN_BLOCK_SKINNY_ROWS");
     const char *ska = getenv("FFN_BLOCK_SKINNY_AB_ROWS");
     const bool on = ctx->isa == FFN_ISA_AVX512 && !(sk && sk[0] == '0');
     s->skinny_max = ffn__rows_limit(on, skr, FFN_SKINNY_DEFAULT_M, FFN_SKINNY_MAX_M);
     s->skinny_ab_max[0] = ffn__rows_limit(on, ska, FFN_SKINNY_AB_DEFAULT_M, FFN_SKINNY_AB_MAX_M);
-    s->skinny_ab_max[1] =
-        ffn__rows_limit(on, ska, FFN_SKINNY_AB_DEFAULT_M_BF16, FFN_SKINNY_AB_MAX_M);
+    s->skinny_ab_max[1] = ffn__rows_limit(
+        on, ska, feat.amx_bf16 ? FFN_SKINNY_AB_DEFAULT_M_BF16_AMX : FFN_SKINNY_AB_DEFAULT_M_BF16,
+        FFN_SKINNY_AB_MAX_M);
     ctx->be_state = s;
     return FFN_STATUS_OK;
 }
