@@ -17,16 +17,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda_check.h"
 #include "ffn.h"
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define LK(call)                                                                           \
     do {                                                                                   \
         cublasStatus_t s_ = (call);                                                        \

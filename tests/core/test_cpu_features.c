@@ -38,8 +38,8 @@ int main(void) {
     struct ffn_cpu_features ft;
     ffn_cpu_features_detect(&ft);
     const bool avx2 = has(fl, "avx") && has(fl, "avx2") && has(fl, "fma") && has(fl, "f16c");
-    const bool avx512 = avx2 && has(fl, "avx512f") && has(fl, "avx512dq") &&
-                        has(fl, "avx512bw") && has(fl, "avx512vl");
+    const bool avx512 = avx2 && has(fl, "avx512f") && has(fl, "avx512dq") && has(fl, "avx512bw") &&
+                        has(fl, "avx512vl");
     CHECK_EQ(ft.avx2, avx2);
     CHECK_EQ(ft.avx512, avx512);
     CHECK_EQ(ft.avx512_bf16, avx512 && has(fl, "avx512_bf16"));
