@@ -22,8 +22,8 @@
 //        per broadcast of A, 8 rows k in flight (bf16 rows that start off a 64-byte boundary, at
 //        one or two rows of A: aligned loads and a permutation that widens as well); the partial
 //        sums of a piece of up to 8192 / M columns live in an L1-resident buffer between row
-//        groups. Each column sums over k in order. With g->A2 (bf16 weights and A, beyond FFN_SKINNY_MAX_M rows) blocks of 32
-//        columns go through vdpbf16ps instead (ffn__ab_dp).
+//        groups. Each column sums over k in order. With g->A2 (bf16 weights and A, beyond
+//        FFN_SKINNY_MAX_M rows) blocks of 32 columns go through vdpbf16ps instead (ffn__ab_dp).
 #include "cpu/simd/simd_avx512.h"
 
 #define FFN_NOINLINE __attribute__((noinline))
@@ -33,6 +33,22 @@
 // one thread, cold weights, M = 1) T0 streamed bf16 weights 15-30% faster than T1 (into L2) at
 // every shape measured (docs/blocks.md, "One token: the skinny GEMM"), f32 ones alike.
 #define FFN_PF_HINT _MM_HINT_T0
+
+// bf16 weight rows that all start sh elements past a 64-byte boundary (a malloc'd or mmapped
+// tensor; rows a multiple of 64 bytes) are read by aligned loads and a permutation, the same
+// weights in the same lanes: the same sums, and no load split across two lines. sh (1-31) when
+// g's weights are such rows, else 0.
+static inline int ffn__bf16_shift(const struct ffn_skinny *g) {
+    const uintptr_t off = (uintptr_t)g->B % 64;
+    return g->bdt == FFN_DTYPE_BF16 && off % 2 == 0 && g->ldb % 32 == 0 ? (int)(off / 2) : 0;
+}
+
+// The two 64-byte lines that the 32 bf16 weights at a + sh lie across, by aligned loads masked
+// to those weights (the rest zero).
+FFN_VINLINE void ffn__bf16_lines(const uint16_t *a, int sh, __m512i *l0, __m512i *l1) {
+    *l0 = _mm512_maskz_loadu_epi16((__mmask32)(0xffffffffu << sh), a);
+    *l1 = _mm512_maskz_loadu_epi16((__mmask32)((1u << sh) - 1), a + 32);
+}
 
 // --- "ba": dot products ------------------------------------------------------------------------
 
@@ -62,13 +78,12 @@ FFN_VINLINE void ffn__ba_load(const struct ffn_skinny *g, enum ffn_dtype bdt, in
         if (pf) _mm_prefetch((const char *)(w + ahead * g->ldb), FFN_PF_HINT);
         __m512i raw;
         if (RA && full) {  // the two lines the 32 weights lie across, by aligned loads
-            const uint16_t *a = w - sh;
             const __m512i ix = _mm512_add_epi16(
                 _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15,
                                  14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                 _mm512_set1_epi16((short)sh));
-            const __m512i l0 = _mm512_maskz_loadu_epi16((__mmask32)(0xffffffffu << sh), a),
-                          l1 = _mm512_maskz_loadu_epi16((__mmask32)((1u << sh) - 1), a + 32);
+            __m512i l0, l1;
+            ffn__bf16_lines(w - sh, sh, &l0, &l1);
             raw = _mm512_permutex2var_epi16(l0, ix, l1);
         } else {
             raw = full ? _mm512_loadu_si512(w) : _mm512_maskz_loadu_epi16(km, w);
@@ -163,7 +178,8 @@ FFN_VINLINE void ffn__ba_group(const struct ffn_skinny *g, enum ffn_dtype bdt, i
 // nb weight rows from n: all of A's rows, in groups of at most 4, the
 // k range in blocks only when there are two groups.
 FFN_VINLINE void ffn__ba_cols(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n, int nb,
-                              int gmax, bool RA, int sh) {
+                              bool RA, int sh) {
+    const int gmax = 4;
     __m512 sp[4 * 8];
     const int64_t K = g->K, kb = g->M > gmax ? FFN_BA_KB : K;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
@@ -180,10 +196,10 @@ FFN_VINLINE void ffn__ba_cols(const struct ffn_skinny *g, enum ffn_dtype bdt, in
 FFN_VINLINE void ffn__ba(const struct ffn_skinny *g, enum ffn_dtype bdt, int64_t n0, int64_t n1,
                          bool RA, int sh) {
     // 4 weight rows in flight at any M (Zen 5, M 1-2, bf16: 4 rows streamed 8-25% faster than 8).
-    const int nb = 4, gmax = 4;
+    const int nb = 4;
     int64_t n = n0;
-    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, bdt, n, nb, gmax, RA, sh);
-    for (; n < n1; n++) ffn__ba_cols(g, bdt, n, 1, gmax, RA, sh);
+    for (; n + nb <= n1; n += nb) ffn__ba_cols(g, bdt, n, nb, RA, sh);
+    for (; n < n1; n++) ffn__ba_cols(g, bdt, n, 1, RA, sh);
 }
 
 // One function per instance, each compiled on its own (all inlined into one, the bf16 llama-like
@@ -200,18 +216,14 @@ static FFN_NOINLINE void ffn__ba_bf16_ra(const struct ffn_skinny *g, int64_t n0,
 }
 
 void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
-    // bf16 weight rows that all start sh elements past a 64-byte boundary (a malloc'd or mmapped
-    // tensor) are read by aligned loads and a permutation: same weights in the same lanes, same
-    // sums, and no chunk split across two lines (Zen 5, M 1, 16 bytes off: 0.61-0.65 -> 0.67-0.72
-    // of the triad, 0.72-0.77 aligned).
-    // f32 weights keep their unaligned loads: there the three aligned loads and two permutations
-    // per chunk were slower (llama-like, 16 bytes off: 27.5 against 30 GB/s).
-    const int64_t off = (int64_t)((uintptr_t)g->B % 64);
-    const bool ra = off % 2 == 0 && g->ldb % 32 == 0;
-    const int sh = (int)(off / 2);
+    // Realigned bf16 rows (ffn__bf16_shift): Zen 5, M 1, 16 bytes off: 0.61-0.65 -> 0.67-0.72 of
+    // the triad, 0.72-0.77 aligned. f32 weights keep their unaligned loads: there the three
+    // aligned loads and two permutations per chunk were slower (llama-like, 16 bytes off: 27.5
+    // against 30 GB/s).
+    const int sh = ffn__bf16_shift(g);
     if (g->bdt == FFN_DTYPE_F32)
         ffn__ba_f32(g, n0, n1);
-    else if (ra && sh)
+    else if (sh)
         ffn__ba_bf16_ra(g, n0, n1, sh);
     else
         ffn__ba_bf16(g, n0, n1);
@@ -277,9 +289,8 @@ FFN_VINLINE void ffn__ab_fma(const struct ffn_skinny *g, enum ffn_dtype bdt, flo
                 if (!(((n - p0) * esz + off) & 63))
                     _mm_prefetch(B + ((k0 + KU + u) * g->ldb + n) * esz + off, FFN_PF_HINT);
         if (RA && NV == 2) {  // the two lines the 32 weights lie across, by aligned loads
-            const uint16_t *a = (const uint16_t *)row + n - sh;
-            const __m512i l0 = _mm512_maskz_loadu_epi16((__mmask32)(0xffffffffu << sh), a),
-                          l1 = _mm512_maskz_loadu_epi16((__mmask32)((1u << sh) - 1), a + 32);
+            __m512i l0, l1;
+            ffn__bf16_lines((const uint16_t *)row + n - sh, sh, &l0, &l1);
             // Weight n + i into the top half of lane i (the bottom half zero): widened as is.
             const __m512i ix = _mm512_add_epi16(
                 _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0,
@@ -382,9 +393,8 @@ FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *
     }
 }
 
-// bf16 weight rows that all start sh elements past a 64-byte boundary, read by aligned loads and
-// one permutation per 16 weights (into the top halves of the lanes, the bottom halves zeroed: the
-// widening as well), the same weights in the same lanes: the same bits. An instance of its own
+// Realigned bf16 rows (ffn__bf16_shift), one permutation per 16 weights (into the top halves of
+// the lanes, the bottom halves zeroed: the widening as well). An instance of its own
 // (as "ba"'s): compiled into the function of the others, the 16-row vdpbf16ps path it leaves
 // alone streamed 0.38 against 0.35 ms. Only at 1-2 rows of A, where the weights' bandwidth
 // bounds the GEMM (bench/skinny_gemm.c, M 1 bf16 K 768 N 3072, one thread, AMD EPYC Zen 5,
@@ -395,17 +405,22 @@ static FFN_NOINLINE void ffn__ab_bf16_ra(const struct ffn_skinny *g, int64_t n0,
     ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1, true, sh);
 }
 
-void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
-    const int64_t off = (int64_t)((uintptr_t)g->B % 64);
-    const int sh = (int)(off / 2);
-    if (g->bdt == FFN_DTYPE_BF16 && off % 2 == 0 && sh && g->ldb % 32 == 0 && n0 % 32 == 0 &&
-        g->M <= 2 && !g->A2) {
-        ffn__ab_bf16_ra(g, n0, n1, sh);
-        return;
-    }
+// The other instances, one function each (as "ba"'s).
+static FFN_NOINLINE void ffn__ab_f32(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
     float buf[FFN_AB_BUF] __attribute__((aligned(64)));
+    ffn__ab(g, FFN_DTYPE_F32, buf, n0, n1, false, 0);
+}
+static FFN_NOINLINE void ffn__ab_bf16(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    float buf[FFN_AB_BUF] __attribute__((aligned(64)));
+    ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1, false, 0);
+}
+
+void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1) {
+    const int sh = ffn__bf16_shift(g);
     if (g->bdt == FFN_DTYPE_F32)
-        ffn__ab(g, FFN_DTYPE_F32, buf, n0, n1, false, 0);
+        ffn__ab_f32(g, n0, n1);
+    else if (sh && n0 % 32 == 0 && g->M <= 2 && !g->A2)
+        ffn__ab_bf16_ra(g, n0, n1, sh);
     else
-        ffn__ab(g, FFN_DTYPE_BF16, buf, n0, n1, false, 0);
+        ffn__ab_bf16(g, n0, n1);
 }
