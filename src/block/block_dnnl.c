@@ -202,9 +202,10 @@ static dnnl_status_t ffn__entry_make(struct ffn_mm_cache *c, const struct ffn_mm
 // fast layout when the GEMM is big enough to repay the copy: M, N and K all at least
 // FFN_MM_RELAYOUT_MIN (measured, gpt2-small f32 fwd+bwd: 16 tokens 1.25x slower with copies,
 // 256 tokens 1.06x faster, 4096 tokens 1.5x faster). Weights are never modified.
-// The copy is a transpose of the operand as it lies, by the CPU layer (ffn_cpu_transpose: 8 x 8
-// register blocks for f32; element by element, a 2048 x 5632 f32 matrix to column-major took
-// 18-74 ms on AMD EPYC Zen 5).
+// The copy is a transpose of the operand as it lies, by the CPU layer (ffn_cpu_transpose:
+// register blocks storing whole 64-byte lines on AVX-512, 6.6-7.0 ms for a 2048 x 5632 f32
+// matrix on an Intel Xeon, model 207, one thread; element by element, 18-74 ms on AMD EPYC
+// Zen 5).
 
 // Replaces *op (R x C, the matrix as the GEMM reads it, column- or row-major) by a copy in
 // scratch `slot` in the other layout: column-major becomes row-major, row-major column-major.
@@ -212,7 +213,7 @@ static enum ffn_status ffn__mm_relayout(ffn_ctx_t ctx, const char *fn, struct ff
                                         int slot, struct ffn_cpu_mat *op, int64_t R, int64_t C) {
     const size_t esz = ffn_dtype_size(op->dt), bytes = (size_t)(R * C) * esz;
     if (bytes > c->tcap[slot]) {
-        // 64-byte aligned: the f32 transpose stores its lines non-temporally there.
+        // 64-byte aligned: the transpose stores whole lines non-temporally there.
         void *q = aligned_alloc(64, (bytes + 63) / 64 * 64);
         if (!q)
             return ffn_error(ctx, FFN_STATUS_OUT_OF_MEMORY,
@@ -248,8 +249,9 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
     }
     struct ffn_cpu_mat a_op = *A_in, b_op = *B_in;
     const struct ffn_cpu_mat *A = &a_op, *B = &b_op;
-    // By default only f32 operands: in bf16 (AMX) the slow forms cost 0-40 % more, and a copy
-    // of a 2-byte operand cost more than it saved (gpt2-small, 4096 tokens: 0.42 -> 0.57 s).
+    // By default only f32 operands: in bf16 (AMX) the slow forms cost 0-40 % more, and copies
+    // of 2-byte operands did not pay even at the copy's own speed (docs/blocks.md, "Operand
+    // layouts": 4096 tokens, Xeon and Zen 5).
     if (K > 1 && (c->relayout_min == 2 || (A->dt == FFN_DTYPE_F32 && B->dt == FFN_DTYPE_F32))) {
         enum ffn_status st;
         // src transposed (column-major M x K, M > 1): copy to row-major M x K.

@@ -139,5 +139,10 @@ void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds,
 // The same for 16-bit elements (bf16, f16: bit copies).
 void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
                              int64_t r0, int64_t r1);
+// The same two with AVX-512 F/BW (transpose_avx512.c).
+void ffn_f32_transpose__avx512(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
+                               int64_t r0, int64_t r1);
+void ffn_u16_transpose__avx512(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
+                               int64_t r0, int64_t r1);
 
 #endif  // FFN_CPU_KERNELS_H

@@ -1,10 +1,10 @@
-// test_transpose.c — the CPU layer's transpose (cpu/transpose.c, x86_avx2/transpose_avx2.c),
-// which the block uses to put GEMM operands in the layout oneDNN runs fast: against the
+// test_transpose.c — the CPU layer's transpose (cpu/transpose.c, x86_avx2/transpose_avx2.c,
+// x86_avx512/transpose_avx512.c), which the block uses to put GEMM operands in the layout oneDNN runs fast: against the
 // definition d[j·ldd + i] = s[i·lds + j], bit for bit (NaN payloads, signed zeros, subnormals),
 // for every R and C from 1 to 40 and a few large ones with 16-row strips and 8-column blocks
-// plus tails, with leading dimensions above the minimum, on the scalar, AVX2 and AVX-512
-// contexts this CPU has and on 1 and 3 threads, f32 and 16-bit elements; the destination's
-// padding is left untouched.
+// plus tails, with leading dimensions above the minimum, into destinations on a 64-byte boundary
+// (the non-temporal paths) and off it, on the scalar, AVX2 and AVX-512 contexts this CPU has and
+// on 1 and 3 threads, f32 and 16-bit elements; the destination's padding is left untouched.
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,33 +21,40 @@ static uint32_t rbits(void) {
 }
 
 // One transpose of an R x C source of esz-byte elements with leading dimensions lds ≥ C,
-// ldd ≥ R; true when exact.
-static bool one(ffn_ctx_t ctx, int64_t R, int64_t C, int64_t lds, int64_t ldd, size_t esz) {
-    const uint32_t pad = 0xffffffff;  // a NaN (as f32 and as bf16/f16): what the padding keeps
-    uint32_t *s = malloc((size_t)(R * lds) * 4), *d = malloc((size_t)(C * ldd) * 4);
-    if (!s || !d) {
-        free(s), free(d);
+// ldd ≥ R, into a destination `off` elements past a 64-byte boundary; true when exact.
+static bool one(ffn_ctx_t ctx, int64_t R, int64_t C, int64_t lds, int64_t ldd, size_t esz,
+                int64_t off) {
+    // All ones is a NaN as f32 and as bf16/f16: what the padding and the bytes around keep.
+    const size_t head = (size_t)off * esz, body = (size_t)(C * ldd) * esz,
+                 dbytes = (head + body + 64 + 63) / 64 * 64;
+    uint32_t *s = malloc((size_t)(R * lds) * 4);
+    unsigned char *dmem = aligned_alloc(64, dbytes);
+    if (!s || !dmem) {
+        free(s), free(dmem);
         FAIL("out of memory for R %" PRId64 " C %" PRId64, R, C);
         return false;
     }
     for (int64_t k = 0; k < R * lds; k++) s[k] = rbits();  // every pattern: NaNs, -0, subnormals
-    for (int64_t k = 0; k < C * ldd; k++) d[k] = pad;
+    memset(dmem, 0xff, dbytes);
+    unsigned char *d = dmem + head;
     ffn_cpu_transpose(ctx, d, ldd, s, lds, R, C, esz);
-    // Element k of a buffer, and what the padding holds, in the element size under test.
-    const uint16_t *s16 = (const uint16_t *)s, *d16 = (const uint16_t *)d;
-    const uint32_t pd = esz == 4 ? pad : 0xffff;
     int64_t bad = 0;
     for (int64_t j = 0; j < C; j++)
         for (int64_t i = 0; i < ldd; i++) {
-            const uint32_t got = esz == 4 ? d[j * ldd + i] : d16[j * ldd + i];
-            const uint32_t want = i >= R ? pd : esz == 4 ? s[i * lds + j] : s16[i * lds + j];
-            bad += got != want;
+            const unsigned char *got = d + (size_t)(j * ldd + i) * esz;
+            static const unsigned char ones[4] = {0xff, 0xff, 0xff, 0xff};
+            const void *want =
+                i >= R ? (const void *)ones
+                       : (const void *)((const unsigned char *)s + (size_t)(i * lds + j) * esz);
+            bad += memcmp(got, want, esz) != 0;
         }
-    free(s), free(d);
+    for (size_t k = 0; k < dbytes; k++)  // nothing written before or after the destination
+        bad += (k < head || k >= head + body) && dmem[k] != 0xff;
+    free(s), free(dmem);
     CHECK(bad == 0,
           "%s, %d threads, %zu-byte elements, R %" PRId64 " C %" PRId64 " lds %" PRId64
-          " ldd %" PRId64 ": %" PRId64 " elements wrong",
-          ffn_isa_name(ffn_ctx_isa(ctx)), ffn_ctx_threads(ctx), esz, R, C, lds, ldd, bad);
+          " ldd %" PRId64 " offset %" PRId64 ": %" PRId64 " elements wrong",
+          ffn_isa_name(ffn_ctx_isa(ctx)), ffn_ctx_threads(ctx), esz, R, C, lds, ldd, off, bad);
     return bad == 0;
 }
 
@@ -65,13 +72,19 @@ int main(void) {
             for (size_t esz = 4; esz >= 2; esz -= 2) {
                 ffn_ctx_set_threads(ctx, th);
                 bool ok = true;
-                for (int64_t R = 1; R <= 40 && ok; R++)
+                for (int64_t R = 1; R <= 72 && ok; R++)
                     for (int64_t C = 1; C <= 40 && ok; C++)
-                        ok = one(ctx, R, C, C + R % 3, R + C % 5, esz);
-                // Big enough for the threads (2^16 elements), with strips and tails.
-                ok = ok && one(ctx, 517, 300, 301, 520, esz) &&
-                     one(ctx, 256, 1024, 1024, 256, esz) && one(ctx, 1000, 77, 80, 1000, esz) &&
-                     one(ctx, 33, 4099, 4099, 40, esz);
+                        ok = one(ctx, R, C, C + R % 3, R + C % 5, esz, 0) &&
+                             (R % 16 || one(ctx, R, C, C + R % 3, R, esz, 0)) &&
+                             one(ctx, R, C, C, R, esz, (R + C) % 3);
+                // Big enough for the threads (2^16 elements), with strips and tails, on and off
+                // the 64-byte boundary.
+                for (int64_t off = 0; off <= 1 && ok; off++)
+                    ok = one(ctx, 517, 300, 301, 520, esz, off) &&
+                         one(ctx, 256, 1024, 1024, 256, esz, off) &&
+                         one(ctx, 1000, 77, 80, 1000, esz, off) &&
+                         one(ctx, 33, 4099, 4099, 40, esz, off) &&
+                         one(ctx, 608, 200, 203, 640, esz, off);
             }
         ffn_ctx_destroy(ctx);
     }
