@@ -38,18 +38,18 @@ if [ "$(kcfg "$work/old")" != "$(kcfg "$root/src")" ]; then
 fi
 flags="-O3 -fPIC -fno-fast-math -std=gnu11 $isaflags -ffp-contract=off -I$root/include \
 ${AB_CFLAGS:-}"
-# The activation kernels only: gemv_*.c (the skinny GEMM's, which call into the cpu layer) are
-# not in the kernel list.
+# The activation kernels only: gemv_*.c (the skinny GEMM's, which call into the cpu layer) and
+# transpose_*.c (the AVX-512 transposes call the AVX2 ones) are not in the kernel list.
 for c in "$work"/old/cpu/x86_$isa/*.c; do
     b=$(basename "$c" .c)
-    case $b in gemv_*) continue ;; esac
+    case $b in gemv_* | transpose_*) continue ;; esac
     cc $flags -I"$work/old" -I"$root/src" -c "$c" -o "$work/o/old_$b.o"
     # old_ before the symbols it defines (the kernels), not before those it uses (memcpy)
     nm --defined-only -g "$work/o/old_$b.o" | awk '{print $3 " old_" $3}' >"$work/syms"
     objcopy --redefine-syms="$work/syms" "$work/o/old_$b.o"
 done
 for c in "$root"/src/cpu/x86_$isa/*.c; do
-    case $(basename "$c") in gemv_*) continue ;; esac
+    case $(basename "$c") in gemv_* | transpose_*) continue ;; esac
     cc $flags ${AB_NEW_CFLAGS:-} -I"$root/src" -c "$c" -o "$work/o/new_$(basename "$c" .c).o"
 done
 cc -O2 -std=gnu11 -Wall -Wextra $isaflags -I"$root/src" -I"$root/include" \

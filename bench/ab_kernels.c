@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench_time.h"
 #include "cpu/kernels.h"
 
 #ifndef AB_KERNELS_INC
@@ -48,12 +49,6 @@ static const struct ab_kernel ab_kernels[] = {
 };
 #undef FFN_KERNEL
 #define AB_NK (sizeof ab_kernels / sizeof ab_kernels[0])
-
-static double ab_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static uint32_t ab_rs = 12345u;
 static uint32_t ab_rand(void) {  // xorshift32
@@ -165,15 +160,6 @@ __attribute__((noinline)) static void ab_triad(float *a, const float *b, const f
 #endif
 }
 
-static int ab_cmp(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double ab_median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, ab_cmp);
-    return v[n / 2];
-}
-
 static int ab_time(int64_t n, int reps, int nf, char **filters) {
     enum { MAXREPS = 10000 };
     if (n < 16 || reps < 1 || reps > MAXREPS) {
@@ -224,10 +210,10 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
             double best[2] = {1e30, 1e30};
             for (int r = 0; r < reps; r++)
                 for (int s = 0; s < 2; s++) {
-                    const double t0 = ab_now();
+                    const double t0 = bench_now();
                     ab_call(k, s ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0], buf[1],
                             buf[2]);
-                    const double dt = ab_now() - t0;
+                    const double dt = bench_now() - t0;
                     if (dt < best[s]) best[s] = dt;
                 }
             const double vec = (double)n / 16 / 3.45e9;
@@ -240,19 +226,20 @@ static int ab_time(int64_t n, int reps, int nf, char **filters) {
             double dt[2];
             for (int s = 0; s < 2; s++) {
                 const int is_new = (s + r) & 1;  // alternate which goes first
-                const double t0 = ab_now();
+                const double t0 = bench_now();
                 ab_triad(t[0], t[1], t[2], n);
-                const double t1 = ab_now();
+                const double t1 = bench_now();
                 ab_call(k, is_new ? k->new_fn : k->old_fn, &c, n, buf[3], buf[4], buf[0], buf[1],
                         buf[2]);
-                const double t2 = ab_now();
+                const double t2 = bench_now();
                 dt[is_new] = t2 - t1;
                 ratio[is_new][r] = (bytes / dt[is_new]) / (12.0 * (double)n / (t1 - t0));
             }
             speed[r] = dt[0] / dt[1];
         }
         printf("%-22s ratio to triad: old %.3f new %.3f   new/old speed (median) %.3f\n", k->name,
-               ab_median(ratio[0], reps), ab_median(ratio[1], reps), ab_median(speed, reps));
+               bench_median(ratio[0], reps), bench_median(ratio[1], reps),
+               bench_median(speed, reps));
         fflush(stdout);
     }
     return 0;

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_time.h"
 #include "cpu/cpu_impl.h"
 #include "ffn.h"
 #include "tools.h"
@@ -19,26 +19,10 @@
 #define REPS_MAX 64
 #define FLUSH_BYTES ((size_t)256 << 20)
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static volatile char *flush_buf;
 
 static void flush(void) {
     for (size_t i = 0; i < FLUSH_BYTES; i += 64) flush_buf[i]++;
-}
-
-static int cmp(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
 }
 
 struct mm {
@@ -77,10 +61,10 @@ static double mm_time(const struct mm *p) {
     dnnl_exec_arg_t args[3] = {
         {DNNL_ARG_SRC, p->mem[0]}, {DNNL_ARG_WEIGHTS, p->mem[1]}, {DNNL_ARG_DST, p->mem[2]}};
     flush();
-    const double t0 = now();
+    const double t0 = bench_now();
     dnnl_primitive_execute(p->prim, p->st, 3, args);
     dnnl_stream_wait(p->st);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -125,9 +109,9 @@ int main(int argc, char **argv) {
     bool done = false;
     for (int r = 0; r < reps; r++) {
         flush();
-        const double t0 = now();
+        const double t0 = bench_now();
         ffn_cpu_gemm_skinny(ctx, "bench", M, N, K, &a, &b, &c, NULL, false, &done);
-        ts[r] = now() - t0;
+        ts[r] = bench_now() - t0;
         to[r] = mm_time(&slow), tf[r] = mm_time(&fast);
         r_slow[r] = to[r] / ts[r], r_fast[r] = tf[r] / ts[r];
     }
@@ -138,13 +122,13 @@ int main(int argc, char **argv) {
     }
     char cpu[256];
     ffn_tool_cpu_name(cpu, sizeof cpu, NULL);
-    const double s = median(ts, reps);
+    const double s = bench_median(ts, reps);
     printf(
         "%s, one thread: M %ld %s K %ld N %ld: skinny %.3f ms (%.1f GB/s of weights, %.0f "
         "GFLOP/s); oneDNN [K][N] %.3f ms, [N][K] %.3f ms; speed-up %.2f / %.2f\n",
         cpu, M, ffn_dtype_name(dt), K, N, s * 1e3, (double)(K * N) * (double)es / s * 1e-9,
-        2.0 * (double)(M * N * K) / s * 1e-9, median(to, reps) * 1e3, median(tf, reps) * 1e3,
-        median(r_slow, reps), median(r_fast, reps));
+        2.0 * (double)(M * N * K) / s * 1e-9, bench_median(to, reps) * 1e3,
+        bench_median(tf, reps) * 1e3, bench_median(r_slow, reps), bench_median(r_fast, reps));
     ffn_ctx_destroy(ctx);
     return 0;
 }

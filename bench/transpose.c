@@ -10,29 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_time.h"
 #include "cpu/cpu_impl.h"
 #include "ffn.h"
 #include "tools.h"
 
 #define REPS_MAX 64
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 static void copy(char *d, const char *s, size_t n, int nt) {
 #pragma omp parallel num_threads(nt)
@@ -64,14 +48,14 @@ static int one(long R, long C, int nt, int reps, size_t esz) {
     }
     double tc[REPS_MAX], tt[NI][REPS_MAX], ratio[NI][REPS_MAX];
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         copy(d, s, n * esz, nt);
-        tc[r] = now() - t0;
+        tc[r] = bench_now() - t0;
         for (int k = 0; k < NI; k++) {
             if (!ctx[k]) continue;
-            t0 = now();
+            t0 = bench_now();
             ffn_cpu_transpose(ctx[k], d, R, s, C, R, C, esz);
-            tt[k][r] = now() - t0;
+            tt[k][r] = bench_now() - t0;
             ratio[k][r] = tt[k][r] / tc[r];
         }
     }
@@ -81,14 +65,14 @@ static int one(long R, long C, int nt, int reps, size_t esz) {
         for (long j = 0; j < C; j += 3)
             bad += memcmp(d + ((size_t)j * (size_t)R + (size_t)i) * esz,
                           s + ((size_t)i * (size_t)C + (size_t)j) * esz, esz) != 0;
-    const double mc = median(tc, reps), gb = 2.0 * (double)(n * esz) / 1e9;
+    const double mc = bench_median(tc, reps), gb = 2.0 * (double)(n * esz) / 1e9;
     printf("%ld x %ld %s, %d thread%s: copy %.2f ms (%.1f GB/s)", R, C, esz == 4 ? "f32" : "bf16",
            nt, nt > 1 ? "s" : "", mc * 1e3, gb / mc);
     for (int k = 0; k < NI; k++) {
         if (!ctx[k]) continue;
-        const double m = median(tt[k], reps);
+        const double m = bench_median(tt[k], reps);
         printf("; %s transpose %.2f ms (%.1f GB/s, %.2fx the copy)", ffn_isa_name(isas[k]), m * 1e3,
-               gb / m, median(ratio[k], reps));
+               gb / m, bench_median(ratio[k], reps));
         ffn_ctx_destroy(ctx[k]);
     }
     printf("%s\n", bad ? "  WRONG RESULT" : "");

@@ -11,11 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "bench_time.h"
 
 #define GHZ 3.45
 #define ITERS 10000000L
@@ -30,7 +26,7 @@ static double now(void) {
         const __m512 c = _mm512_set1_ps(0.9999f), d = _mm512_set1_ps(1e-7f);                    \
         const __m512i ci = _mm512_set1_epi32(3);                                                \
         (void)c, (void)d, (void)ci;                                                             \
-        const double t0 = now();                                                                \
+        const double t0 = bench_now();                                                          \
         for (long i = 0; i < ITERS; i++) {                                                      \
             _Pragma("GCC unroll 12") for (int k = 0; k < 12; k++) {                             \
                 __m512 x = a[k];                                                                \
@@ -41,7 +37,7 @@ static double now(void) {
                              "v"(a[5]), "v"(a[6]), "v"(a[7]), "v"(a[8]), "v"(a[9]), "v"(a[10]), \
                              "v"(a[11]));                                                       \
         }                                                                                       \
-        const double t = now() - t0;                                                            \
+        const double t = bench_now() - t0;                                                      \
         printf("%-26s %.2f cycles\n", NAME, t *GHZ * 1e9 / (ITERS * 12.0));                     \
     } while (0)
 
@@ -101,9 +97,9 @@ int main(void) {
     for (int k = 0; k < 2; k++) {
         double best = 1e30;
         for (int r = 0; r < 2000; r++) {
-            const double t0 = now();
+            const double t0 = bench_now();
             lookups[k].fn(x, y, N, table);
-            const double t = now() - t0;
+            const double t = bench_now() - t0;
             if (t < best) best = t;
         }
         printf("%-26s %.2f cycles per 16 elements (y[1] %u)\n", lookups[k].name,
