@@ -81,32 +81,36 @@ static inline __attribute__((always_inline)) void ffn__blk_u16(char *d, int64_t 
 }
 
 // Source rows [r0, r0 + nr) (nr a multiple of br) by columns [0, nc) (a multiple of 16), in
-// blocks of br rows x 16 columns of esz-byte elements, tile by tile.
+// blocks of br rows x 16 columns of esz-byte elements (br·esz = 64: one destination line), tile
+// by tile; non-temporally (then fenced) where every line starts on a 64-byte boundary.
 static inline __attribute__((always_inline)) void ffn__tiles(
     char *d, int64_t ldd, const char *s, int64_t lds, int64_t nc, int64_t r0, int64_t nr,
-    int64_t br, size_t esz, bool nt, void (*blk)(char *, int64_t, const char *, int64_t, bool)) {
-    const int64_t r1 = r0 + nr;
+    int64_t br, size_t esz, void (*blk)(char *, int64_t, const char *, int64_t, bool)) {
+    const int64_t r1 = r0 + nr, es = (int64_t)esz;
+    const bool nt = (uintptr_t)d % 64 == 0 && ldd * es % 64 == 0 && r0 * es % 64 == 0;
     for (int64_t ib = r0; ib < r1; ib += FFN_TR_TILE_R)
         for (int64_t jb = 0; jb < nc; jb += FFN_TR_TILE_C) {
             const int64_t ie = ib + FFN_TR_TILE_R < r1 ? ib + FFN_TR_TILE_R : r1,
                           je = jb + FFN_TR_TILE_C < nc ? jb + FFN_TR_TILE_C : nc;
             for (int64_t i = ib; i < ie; i += br)
-                for (int64_t j = jb; j < je; j += 16)
-                    blk(d + (j * ldd + i) * (int64_t)esz, ldd, s + (i * lds + j) * (int64_t)esz,
-                        lds, nt);
+                for (int64_t j = jb; j < je; j += 16) {
+                    char *q = d + (j * ldd + i) * es;
+                    const char *p = s + (i * lds + j) * es;
+                    if (nt)
+                        blk(q, ldd, p, lds, true);
+                    else
+                        blk(q, ldd, p, lds, false);
+                }
         }
+    if (nt) _mm_sfence();
 }
 
+// The rows and columns the blocks leave over go to the AVX2 kernels: first the columns past nc
+// of the full blocks' rows, then the rows past r0 + nr.
 void ffn_f32_transpose__avx512(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
                                int64_t r0, int64_t r1) {
     const int64_t nr = (r1 - r0) / 16 * 16, nc = C / 16 * 16;
-    if ((uintptr_t)d % 64 == 0 && ldd % 16 == 0 && r0 % 16 == 0) {
-        ffn__tiles((char *)d, ldd, (const char *)s, lds, nc, r0, nr, 16, 4, true, ffn__blk_f32);
-        _mm_sfence();
-    } else {
-        ffn__tiles((char *)d, ldd, (const char *)s, lds, nc, r0, nr, 16, 4, false, ffn__blk_f32);
-    }
-    // The columns left over (fewer than 16) of the full blocks' rows, then the rows left over.
+    ffn__tiles((char *)d, ldd, (const char *)s, lds, nc, r0, nr, 16, 4, ffn__blk_f32);
     if (nc < C && nr) ffn_f32_transpose__avx2(d + nc * ldd, ldd, s + nc, lds, C - nc, r0, r0 + nr);
     if (r0 + nr < r1) ffn_f32_transpose__avx2(d, ldd, s, lds, C, r0 + nr, r1);
 }
@@ -114,12 +118,7 @@ void ffn_f32_transpose__avx512(float *d, int64_t ldd, const float *s, int64_t ld
 void ffn_u16_transpose__avx512(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
                                int64_t r0, int64_t r1) {
     const int64_t nr = (r1 - r0) / 32 * 32, nc = C / 16 * 16;
-    if ((uintptr_t)d % 64 == 0 && ldd % 32 == 0 && r0 % 32 == 0) {
-        ffn__tiles((char *)d, ldd, (const char *)s, lds, nc, r0, nr, 32, 2, true, ffn__blk_u16);
-        _mm_sfence();
-    } else {
-        ffn__tiles((char *)d, ldd, (const char *)s, lds, nc, r0, nr, 32, 2, false, ffn__blk_u16);
-    }
+    ffn__tiles((char *)d, ldd, (const char *)s, lds, nc, r0, nr, 32, 2, ffn__blk_u16);
     if (nc < C && nr) ffn_u16_transpose__avx2(d + nc * ldd, ldd, s + nc, lds, C - nc, r0, r0 + nr);
     if (r0 + nr < r1) ffn_u16_transpose__avx2(d, ldd, s, lds, C, r0 + nr, r1);
 }
