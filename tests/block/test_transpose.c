@@ -1,10 +1,11 @@
 // test_transpose.c — the CPU layer's transpose (cpu/transpose.c, x86_avx2/transpose_avx2.c,
-// x86_avx512/transpose_avx512.c), which the block uses to put GEMM operands in the layout oneDNN runs fast: against the
-// definition d[j·ldd + i] = s[i·lds + j], bit for bit (NaN payloads, signed zeros, subnormals),
-// for every R and C from 1 to 40 and a few large ones with 16-row strips and 8-column blocks
-// plus tails, with leading dimensions above the minimum, into destinations on a 64-byte boundary
-// (the non-temporal paths) and off it, on the scalar, AVX2 and AVX-512 contexts this CPU has and
-// on 1 and 3 threads, f32 and 16-bit elements; the destination's padding is left untouched.
+// x86_avx512/transpose_avx512.c), which the block uses to put GEMM operands in the layout oneDNN
+// runs fast: against the definition d[j·ldd + i] = s[i·lds + j], bit for bit (NaN payloads,
+// signed zeros, subnormals), for every R from 1 to 72 and C from 1 to 40 and a few large ones
+// (whole blocks of 8, 16 and 32 rows by 8 and 16 columns, plus tails), with leading dimensions
+// at and above the minimum, into destinations on a 64-byte boundary (the non-temporal paths)
+// and off it, on the scalar, AVX2 and AVX-512 contexts this CPU has and on 1 and 3 threads, f32
+// and 16-bit elements; the destination's padding and the bytes around it are left untouched.
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
