@@ -96,7 +96,7 @@ static inline __attribute__((always_inline)) void ffn__tiles(
                 for (int64_t j = jb; j < je; j += 16) {
                     char *q = d + (j * ldd + i) * es;
                     const char *p = s + (i * lds + j) * es;
-                    if (nt)
+                    if (nt)  // a constant in each call: two inlined blocks, no test per line
                         blk(q, ldd, p, lds, true);
                     else
                         blk(q, ldd, p, lds, false);
