@@ -2,25 +2,17 @@
 // transpose.c) in 8 x 8 blocks of registers (AVX for f32, SSE for 16-bit elements): eight row
 // loads, three rounds of shuffles, eight stores. Source rows go two blocks at a time (16 rows),
 // so each destination row receives 64 (f32) or 32 contiguous bytes per pass, in tiles of 64 x 64
-// elements; f32 lines go to an aligned destination non-temporally. Rows and columns left over
-// are copied one element at a time. Contract: kernels.h.
+// elements; f32 lines go to a 64-byte aligned destination non-temporally, each line's two halves
+// stored back to back. Rows and columns left over are copied one element at a time. Contract:
+// kernels.h.
 #include <immintrin.h>
 #include <string.h>
 
 #include "cpu/kernels.h"
 
-static inline __attribute__((always_inline)) void ffn__st8(float *d, __m256 v, bool nt) {
-    if (nt)
-        _mm256_stream_ps(d, v);
-    else
-        _mm256_storeu_ps(d, v);
-}
-
-// nt: non-temporal stores (d 32-byte aligned, ldd a multiple of 8): the two blocks of a strip
-// write whole 64-byte lines of the destination, which is not read again before the GEMM reads it
-// whole (a copy of weights: 46 MB), so its lines need not be read first.
-static inline __attribute__((always_inline)) void ffn__tr8x8(float *d, int64_t ldd, const float *s,
-                                                             int64_t lds, bool nt) {
+// The 8 x 8 block at s, transposed into o[0..7] (o[k]: column k of the block).
+static inline __attribute__((always_inline)) void ffn__tr8x8_regs(__m256 o[8], const float *s,
+                                                                  int64_t lds) {
     const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + lds),
                  r2 = _mm256_loadu_ps(s + 2 * lds), r3 = _mm256_loadu_ps(s + 3 * lds),
                  r4 = _mm256_loadu_ps(s + 4 * lds), r5 = _mm256_loadu_ps(s + 5 * lds),
@@ -38,14 +30,37 @@ static inline __attribute__((always_inline)) void ffn__tr8x8(float *d, int64_t l
                  u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2)),
                  u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)),
                  u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-    ffn__st8(d, _mm256_permute2f128_ps(u0, u4, 0x20), nt);
-    ffn__st8(d + ldd, _mm256_permute2f128_ps(u1, u5, 0x20), nt);
-    ffn__st8(d + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20), nt);
-    ffn__st8(d + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20), nt);
-    ffn__st8(d + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31), nt);
-    ffn__st8(d + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31), nt);
-    ffn__st8(d + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31), nt);
-    ffn__st8(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31), nt);
+    o[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    o[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    o[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    o[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    o[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    o[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    o[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    o[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+static inline __attribute__((always_inline)) void ffn__tr8x8(float *d, int64_t ldd, const float *s,
+                                                             int64_t lds) {
+    __m256 o[8];
+    ffn__tr8x8_regs(o, s, lds);
+    for (int k = 0; k < 8; k++) _mm256_storeu_ps(d + k * ldd, o[k]);
+}
+
+// Two blocks side by side in the destination (source rows s and s + 8·lds): each destination
+// line, 64 bytes (d 64-byte aligned, ldd a multiple of 16), stored whole by two non-temporal
+// stores in a row. The destination is not read again before the GEMM reads it whole (a copy of
+// weights: 46 MB), so its lines need not be read first; a line's halves stored apart (eight other
+// lines' stores between them) cost 5-8x a copy on an Intel Xeon (family 6 model 207).
+static inline __attribute__((always_inline)) void ffn__tr8x16_nt(float *d, int64_t ldd,
+                                                                 const float *s, int64_t lds) {
+    __m256 a[8], b[8];
+    ffn__tr8x8_regs(a, s, lds);
+    ffn__tr8x8_regs(b, s + 8 * lds, lds);
+    for (int k = 0; k < 8; k++) {
+        _mm256_stream_ps(d + k * ldd, a[k]);
+        _mm256_stream_ps(d + k * ldd + 8, b[k]);
+    }
 }
 
 static inline __attribute__((always_inline)) void ffn__tr8x8_u16(uint16_t *d, int64_t ldd,
@@ -76,22 +91,20 @@ static inline __attribute__((always_inline)) void ffn__tr8x8_u16(uint16_t *d, in
 #define FFN_TR_TILE_R 64  // a multiple of 16
 #define FFN_TR_TILE_C 64  // a multiple of 8
 
-// Source rows [r0, r1): 16 rows (two 8 x 8 blocks side by side: 16 contiguous elements of each
-// destination row per pass) by 8 columns at a time, tile by tile; then what is left one element
-// at a time; esz-byte elements.
+// Source rows [r0, r1): 16 rows (two 8 x 8 blocks side by side, tr8x16: 16 contiguous elements
+// of each destination row per pass) by 8 columns at a time, tile by tile; then what is left one
+// element at a time; esz-byte elements.
 static inline __attribute__((always_inline)) void ffn__tr_strips(
     char *d, int64_t ldd, const char *s, int64_t lds, int64_t C, int64_t r0, int64_t r1, size_t esz,
-    void (*tr8x8)(char *, int64_t, const char *, int64_t)) {
+    void (*tr8x16)(char *, int64_t, const char *, int64_t)) {
     const int64_t r16 = r0 + (r1 - r0) / 16 * 16, c8 = C / 8 * 8;
     for (int64_t ib = r0; ib < r16; ib += FFN_TR_TILE_R)
         for (int64_t jb = 0; jb < c8; jb += FFN_TR_TILE_C) {
             const int64_t ie = ib + FFN_TR_TILE_R < r16 ? ib + FFN_TR_TILE_R : r16,
                           je = jb + FFN_TR_TILE_C < c8 ? jb + FFN_TR_TILE_C : c8;
             for (int64_t i = ib; i < ie; i += 16)
-                for (int64_t j = jb; j < je; j += 8) {
-                    tr8x8(d + (j * ldd + i) * esz, ldd, s + (i * lds + j) * esz, lds);
-                    tr8x8(d + (j * ldd + i + 8) * esz, ldd, s + ((i + 8) * lds + j) * esz, lds);
-                }
+                for (int64_t j = jb; j < je; j += 8)
+                    tr8x16(d + (j * ldd + i) * esz, ldd, s + (i * lds + j) * esz, lds);
         }
     for (int64_t i = r0; i < r16; i++)
         for (int64_t j = c8; j < C; j++)
@@ -101,34 +114,37 @@ static inline __attribute__((always_inline)) void ffn__tr_strips(
             memcpy(d + (j * ldd + i) * esz, s + (i * lds + j) * esz, esz);
 }
 
-static inline __attribute__((always_inline)) void ffn__tr8x8_f32_at(char *d, int64_t ldd,
-                                                                    const char *s, int64_t lds) {
-    ffn__tr8x8((float *)d, ldd, (const float *)s, lds, false);
+static inline __attribute__((always_inline)) void ffn__tr8x16_f32_at(char *d, int64_t ldd,
+                                                                     const char *s, int64_t lds) {
+    ffn__tr8x8((float *)d, ldd, (const float *)s, lds);
+    ffn__tr8x8((float *)d + 8, ldd, (const float *)s + 8 * lds, lds);
 }
 
-static inline __attribute__((always_inline)) void ffn__tr8x8_f32_nt_at(char *d, int64_t ldd,
-                                                                       const char *s, int64_t lds) {
-    ffn__tr8x8((float *)d, ldd, (const float *)s, lds, true);
+static inline __attribute__((always_inline)) void ffn__tr8x16_f32_nt_at(char *d, int64_t ldd,
+                                                                        const char *s,
+                                                                        int64_t lds) {
+    ffn__tr8x16_nt((float *)d, ldd, (const float *)s, lds);
 }
 
-static inline __attribute__((always_inline)) void ffn__tr8x8_u16_at(char *d, int64_t ldd,
-                                                                    const char *s, int64_t lds) {
+static inline __attribute__((always_inline)) void ffn__tr8x16_u16_at(char *d, int64_t ldd,
+                                                                     const char *s, int64_t lds) {
     ffn__tr8x8_u16((uint16_t *)d, ldd, (const uint16_t *)s, lds);
+    ffn__tr8x8_u16((uint16_t *)d + 8, ldd, (const uint16_t *)s + 8 * lds, lds);
 }
 
 void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
                              int64_t r0, int64_t r1) {
-    // Every 8 x 8 block's stores aligned: non-temporal (their lines written whole, two blocks
-    // side by side), fenced before the GEMM reads them.
-    if ((uintptr_t)d % 32 == 0 && ldd % 8 == 0 && r0 % 8 == 0) {
-        ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x8_f32_nt_at);
+    // Every pair of blocks on whole 64-byte lines: non-temporal, fenced before the GEMM reads
+    // them.
+    if ((uintptr_t)d % 64 == 0 && ldd % 16 == 0 && r0 % 16 == 0) {
+        ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x16_f32_nt_at);
         _mm_sfence();
     } else {
-        ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x8_f32_at);
+        ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x16_f32_at);
     }
 }
 
 void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
                              int64_t r0, int64_t r1) {
-    ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 2, ffn__tr8x8_u16_at);
+    ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 2, ffn__tr8x16_u16_at);
 }
