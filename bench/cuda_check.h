@@ -1,5 +1,6 @@
 // cuda_check.h — the standalone CUDA measurement programs' error check (bench/cuda_lab.cu,
-// bench/cuda_overlap.cu): a failed runtime call prints where and why, and the program exits.
+// bench/cuda_overlap.cu, bench/cuda_overlap_block.cu): a failed runtime call prints where and
+// why, and the program exits (LK: a cuBLAS status); and their timing (C++ only).
 #ifndef FFN_BENCH_CUDA_CHECK_H
 #define FFN_BENCH_CUDA_CHECK_H
 
@@ -15,5 +16,38 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+
+// The same for a cuBLAS / cuBLASLt call (the program includes cublasLt.h).
+#define LK(call)                                                                           \
+    do {                                                                                   \
+        cublasStatus_t s_ = (call);                                                        \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+#ifdef __cplusplus
+#    include <algorithm>
+#    include <vector>
+
+// The median ms of `reps` calls of f (which queues its work on s and may fork to other streams
+// and join back), between the events a and b recorded on s, after two calls not counted.
+template <class F>
+static double cuda_median_ms(F f, cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int reps) {
+    std::vector<double> v;
+    for (int r = 0; r < reps + 2; r++) {
+        CK(cudaEventRecord(a, s));
+        f();
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 2) v.push_back(ms);
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+#endif
 
 #endif  // FFN_BENCH_CUDA_CHECK_H

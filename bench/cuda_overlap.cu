@@ -20,15 +20,6 @@
 #include "cuda_check.h"
 #include "ffn.h"
 
-#define LK(call)                                                                           \
-    do {                                                                                   \
-        cublasStatus_t s_ = (call);                                                        \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
 static int64_t T = 8192, D = 4096, M = 14336;
 static int reps = 10, sms;
 static cublasLtHandle_t lt;
@@ -127,18 +118,7 @@ static cudaEvent_t e0, e1, fork_ev, join_ev;
 // Median ms of `reps` runs of f (which queues on sa and may fork to sb).
 template <class F>
 static double timed(F f) {
-    std::vector<double> v;
-    for (int r = 0; r < reps + 2; r++) {
-        CK(cudaEventRecord(e0, sa));
-        f();
-        CK(cudaEventRecord(e1, sa));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 2) v.push_back(ms);
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return cuda_median_ms(f, sa, e0, e1, reps);
 }
 
 int main(int argc, char **argv) {

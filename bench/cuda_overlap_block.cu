@@ -24,15 +24,6 @@
 
 #include "cuda_check.h"
 
-#define LK(call)                                                                           \
-    do {                                                                                   \
-        cublasStatus_t s_ = (call);                                                        \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
 static cublasLtHandle_t lt;
 static int n_sm;
 
@@ -295,23 +286,12 @@ __global__ void fill(__nv_bfloat16 *p, long n, unsigned seed, float scale) {
 
 template <class F>
 static double timeit(F f, cudaStream_t s, int reps = 9) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < reps + 2; i++) {
-        CK(cudaEventRecord(a, s));
-        f();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (i >= 2) t.push_back(ms);
+    static cudaEvent_t a, b;
+    if (!a) {
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
     }
-    std::sort(t.begin(), t.end());
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return t[t.size() / 2];
+    return cuda_median_ms(f, s, a, b, reps);
 }
 
 int main(int argc, char **argv) {
