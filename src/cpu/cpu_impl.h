@@ -120,8 +120,8 @@ static inline void ffn_cpu_share(int64_t n, int64_t blk, int64_t *lo, int64_t *h
 // d[j·ldd + i] = s[i·lds + j] for i < R, j < C, elements of esz bytes (4 or 2): a transpose
 // (bit copies), the layout change of a GEMM operand (block_dnnl.c). In register blocks walked in
 // 64 x 64 tiles on an AVX2 or AVX-512 context (AVX-512: whole 64-byte destination lines, stored
-// non-temporally into a 64-byte aligned destination; AVX2: f32 half lines non-temporally into a
-// 32-byte aligned one), else element by element; on ffn_ctx_threads(ctx) threads from 2^16
+// non-temporally into a 64-byte aligned destination; AVX2: f32 lines as two halves back to back,
+// non-temporally into a 64-byte aligned one), else element by element; on ffn_ctx_threads(ctx) threads from 2^16
 // elements on, each taking whole 32-row strips of the source. Source and destination must not
 // overlap.
 void ffn_cpu_transpose(ffn_ctx_t ctx, void *d, int64_t ldd, const void *s, int64_t lds, int64_t R,
