@@ -140,6 +140,13 @@ void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds,
 void ffn_u16_transpose__avx2(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,
                              int64_t r0, int64_t r1);
 // The same two with AVX-512 F/BW (transpose_avx512.c).
+// Whether a transpose of source rows from r0 into d (leading dimension ldd, esz-byte elements)
+// writes only whole 64-byte destination lines, whose stores may then be non-temporal: the
+// destination lines of 64 bytes' worth of rows all start on a 64-byte boundary.
+static inline bool ffn_tr_lines_whole(const void *d, int64_t ldd, int64_t r0, size_t esz) {
+    const int64_t es = (int64_t)esz;
+    return (uintptr_t)d % 64 == 0 && ldd * es % 64 == 0 && r0 * es % 64 == 0;
+}
 void ffn_f32_transpose__avx512(float *d, int64_t ldd, const float *s, int64_t lds, int64_t C,
                                int64_t r0, int64_t r1);
 void ffn_u16_transpose__avx512(uint16_t *d, int64_t ldd, const uint16_t *s, int64_t lds, int64_t C,

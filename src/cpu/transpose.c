@@ -3,9 +3,9 @@
 // AVX-512 context the blocks store whole 64-byte destination lines (x86_avx512/
 // transpose_avx512.c), on AVX2 pairs of 8 x 8 blocks the two halves of each line back to back
 // (x86_avx2/transpose_avx2.c): half lines stored non-temporally apart cost 5-8x a copy of the
-// same bytes on an Intel Xeon (family 6 model 207), whole lines 0.7-0.9x. Element by element, a 2048 x 5632
-// matrix to column-major took 18-74 ms on AMD EPYC Zen 5, which made the block's copies cost more
-// than they saved at 256 tokens (docs/blocks.md).
+// same bytes on an Intel Xeon (family 6 model 207), whole lines 0.7-0.9x. Element by element, a
+// 2048 x 5632 matrix to column-major took 18-74 ms on AMD EPYC Zen 5, which made the block's
+// copies cost more than they saved at 256 tokens (docs/blocks.md).
 
 #include "cpu/cpu_impl.h"
 

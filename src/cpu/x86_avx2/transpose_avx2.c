@@ -40,26 +40,26 @@ static inline __attribute__((always_inline)) void ffn__tr8x8_regs(__m256 o[8], c
     o[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-static inline __attribute__((always_inline)) void ffn__tr8x8(float *d, int64_t ldd, const float *s,
-                                                             int64_t lds) {
-    __m256 o[8];
-    ffn__tr8x8_regs(o, s, lds);
-    for (int k = 0; k < 8; k++) _mm256_storeu_ps(d + k * ldd, o[k]);
+static inline __attribute__((always_inline)) void ffn__st8(float *d, __m256 v, bool nt) {
+    if (nt)
+        _mm256_stream_ps(d, v);
+    else
+        _mm256_storeu_ps(d, v);
 }
 
 // Two blocks side by side in the destination (source rows s and s + 8·lds): each destination
-// line, 64 bytes (d 64-byte aligned, ldd a multiple of 16), stored whole by two non-temporal
-// stores in a row. The destination is not read again before the GEMM reads it whole (a copy of
+// row's 16 elements stored by two stores in a row. nt (the lines whole, ffn_tr_lines_whole):
+// non-temporally, as the destination is not read again before the GEMM reads it whole (a copy of
 // weights: 46 MB), so its lines need not be read first; a line's halves stored apart (eight other
 // lines' stores between them) cost 5-8x a copy on an Intel Xeon (family 6 model 207).
-static inline __attribute__((always_inline)) void ffn__tr8x16_nt(float *d, int64_t ldd,
-                                                                 const float *s, int64_t lds) {
+static inline __attribute__((always_inline)) void ffn__tr8x16(float *d, int64_t ldd, const float *s,
+                                                              int64_t lds, bool nt) {
     __m256 a[8], b[8];
     ffn__tr8x8_regs(a, s, lds);
     ffn__tr8x8_regs(b, s + 8 * lds, lds);
     for (int k = 0; k < 8; k++) {
-        _mm256_stream_ps(d + k * ldd, a[k]);
-        _mm256_stream_ps(d + k * ldd + 8, b[k]);
+        ffn__st8(d + k * ldd, a[k], nt);
+        ffn__st8(d + k * ldd + 8, b[k], nt);
     }
 }
 
@@ -116,14 +116,13 @@ static inline __attribute__((always_inline)) void ffn__tr_strips(
 
 static inline __attribute__((always_inline)) void ffn__tr8x16_f32_at(char *d, int64_t ldd,
                                                                      const char *s, int64_t lds) {
-    ffn__tr8x8((float *)d, ldd, (const float *)s, lds);
-    ffn__tr8x8((float *)d + 8, ldd, (const float *)s + 8 * lds, lds);
+    ffn__tr8x16((float *)d, ldd, (const float *)s, lds, false);
 }
 
 static inline __attribute__((always_inline)) void ffn__tr8x16_f32_nt_at(char *d, int64_t ldd,
                                                                         const char *s,
                                                                         int64_t lds) {
-    ffn__tr8x16_nt((float *)d, ldd, (const float *)s, lds);
+    ffn__tr8x16((float *)d, ldd, (const float *)s, lds, true);
 }
 
 static inline __attribute__((always_inline)) void ffn__tr8x16_u16_at(char *d, int64_t ldd,
@@ -136,7 +135,7 @@ void ffn_f32_transpose__avx2(float *d, int64_t ldd, const float *s, int64_t lds,
                              int64_t r0, int64_t r1) {
     // Every pair of blocks on whole 64-byte lines: non-temporal, fenced before the GEMM reads
     // them.
-    if ((uintptr_t)d % 64 == 0 && ldd % 16 == 0 && r0 % 16 == 0) {
+    if (ffn_tr_lines_whole(d, ldd, r0, sizeof *d)) {
         ffn__tr_strips((char *)d, ldd, (const char *)s, lds, C, r0, r1, 4, ffn__tr8x16_f32_nt_at);
         _mm_sfence();
     } else {

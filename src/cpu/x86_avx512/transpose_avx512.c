@@ -4,7 +4,7 @@
 // then the same 16 x 16 transpose). Into a 64-byte aligned destination the lines are stored
 // non-temporally: the copy of a weight (tens of MB) is not read again before the GEMM reads it
 // whole, so its lines need not be read first, and each store fills a write-combining buffer at
-// once. (Half lines, the AVX2 kernel's two 32-byte stores per line, cost 5-8x a copy of the same
+// once. (Half lines stored apart, as an earlier AVX2 kernel did, cost 5-8x a copy of the same
 // bytes on an Intel Xeon, family 6 model 207: docs/blocks.md, "Operand layouts".) Blocks are
 // walked in tiles of the source; the rows and columns left over go to the AVX2 kernels.
 // Contract: kernels.h.
@@ -87,7 +87,7 @@ static inline __attribute__((always_inline)) void ffn__tiles(
     char *d, int64_t ldd, const char *s, int64_t lds, int64_t nc, int64_t r0, int64_t nr,
     int64_t br, size_t esz, void (*blk)(char *, int64_t, const char *, int64_t, bool)) {
     const int64_t r1 = r0 + nr, es = (int64_t)esz;
-    const bool nt = (uintptr_t)d % 64 == 0 && ldd * es % 64 == 0 && r0 * es % 64 == 0;
+    const bool nt = ffn_tr_lines_whole(d, ldd, r0, esz);
     for (int64_t ib = r0; ib < r1; ib += FFN_TR_TILE_R)
         for (int64_t jb = 0; jb < nc; jb += FFN_TR_TILE_C) {
             const int64_t ie = ib + FFN_TR_TILE_R < r1 ? ib + FFN_TR_TILE_R : r1,
