@@ -64,6 +64,13 @@ static Gemm make(bool ta, bool tb, long n, long m, long k, long lda, long ldb, l
     return g;
 }
 
+static void drop(Gemm &g) {
+    cublasLtMatrixLayoutDestroy(g.a);
+    cublasLtMatrixLayoutDestroy(g.b);
+    cublasLtMatrixLayoutDestroy(g.c);
+    cublasLtMatmulDescDestroy(g.d);
+}
+
 static void run(const Gemm &g, const void *A, const void *B, void *C, void *ws, size_t wsz,
                 cudaStream_t s) {
     float one = 1, zero = 0;
@@ -73,82 +80,49 @@ static void run(const Gemm &g, const void *A, const void *B, void *C, void *ws, 
 __device__ __forceinline__ float silu(float x) { return x / (1.f + __expf(-x)); }
 
 // h[r, j] = silu(gu[r, j]) * gu[r, m + j]; rows of gu have 2m; 8 bf16 per vector; grid-stride,
-// U vectors a thread in flight.
-template <int U>
+// one vector a thread at a time.
 __global__ void combine_fwd(const __nv_bfloat16 *__restrict__ gu, __nv_bfloat16 *__restrict__ h,
                             long rows, long m) {
     const long mv = m / 8, n = rows * mv;
-    const long step = (long)gridDim.x * blockDim.x;
-    for (long i0 = blockIdx.x * (long)blockDim.x + threadIdx.x; i0 < n; i0 += step * U) {
-        uint4 g[U], u[U];
-#pragma unroll
-        for (int j = 0; j < U; j++) {
-            long i = i0 + j * step;
-            if (i < n) {
-                long r = i / mv, c = i - r * mv;
-                g[j] = __ldcs((const uint4 *)(gu + r * 2 * m) + c);
-                u[j] = __ldcs((const uint4 *)(gu + r * 2 * m + m) + c);
-            }
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)gridDim.x * blockDim.x) {
+        const long r = i / mv, c = i - r * mv;
+        const uint4 g = __ldcs((const uint4 *)(gu + r * 2 * m) + c),
+                    u = __ldcs((const uint4 *)(gu + r * 2 * m + m) + c);
+        const __nv_bfloat162 *g2 = (const __nv_bfloat162 *)&g, *u2 = (const __nv_bfloat162 *)&u;
+        uint4 o;
+        __nv_bfloat162 *o2 = (__nv_bfloat162 *)&o;
+        for (int k = 0; k < 4; k++) {
+            const float2 gf = __bfloat1622float2(g2[k]), uf = __bfloat1622float2(u2[k]);
+            o2[k] = __floats2bfloat162_rn(silu(gf.x) * uf.x, silu(gf.y) * uf.y);
         }
-#pragma unroll
-        for (int j = 0; j < U; j++) {
-            long i = i0 + j * step;
-            if (i >= n) break;
-            long r = i / mv, c = i - r * mv;
-            const __nv_bfloat162 *g2 = (const __nv_bfloat162 *)&g[j],
-                                 *u2 = (const __nv_bfloat162 *)&u[j];
-            uint4 o;
-            __nv_bfloat162 *o2 = (__nv_bfloat162 *)&o;
-            for (int k = 0; k < 4; k++) {
-                float2 gf = __bfloat1622float2(g2[k]), uf = __bfloat1622float2(u2[k]);
-                o2[k] = __floats2bfloat162_rn(silu(gf.x) * uf.x, silu(gf.y) * uf.y);
-            }
-            ((uint4 *)(h + r * m))[c] = o;
-        }
+        ((uint4 *)(h + r * m))[c] = o;
     }
 }
 
-// dg, du in place over gu from dh.
-template <int U>
+// dg, du in place over gu from dh; grid-stride, one vector a thread at a time.
 __global__ void combine_bwd(__nv_bfloat16 *__restrict__ gu, const __nv_bfloat16 *__restrict__ dh,
                             long rows, long m) {
     const long mv = m / 8, n = rows * mv;
-    const long step = (long)gridDim.x * blockDim.x;
-    for (long i0 = blockIdx.x * (long)blockDim.x + threadIdx.x; i0 < n; i0 += step * U) {
-        uint4 G[U], UU[U], DD[U];
-#pragma unroll
-        for (int j = 0; j < U; j++) {
-            long i = i0 + j * step;
-            if (i < n) {
-                long r = i / mv, c = i - r * mv;
-                G[j] = *((uint4 *)(gu + r * 2 * m) + c);
-                UU[j] = *((uint4 *)(gu + r * 2 * m + m) + c);
-                DD[j] = ((const uint4 *)(dh + r * m))[c];
-            }
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)gridDim.x * blockDim.x) {
+        const long r = i / mv, c = i - r * mv;
+        uint4 *gp = (uint4 *)(gu + r * 2 * m) + c, *up = (uint4 *)(gu + r * 2 * m + m) + c;
+        const uint4 g = *gp, u = *up, d = ((const uint4 *)(dh + r * m))[c];
+        const __nv_bfloat162 *g2 = (const __nv_bfloat162 *)&g, *u2 = (const __nv_bfloat162 *)&u,
+                             *d2 = (const __nv_bfloat162 *)&d;
+        uint4 og, ou;
+        __nv_bfloat162 *og2 = (__nv_bfloat162 *)&og, *ou2 = (__nv_bfloat162 *)&ou;
+        for (int k = 0; k < 4; k++) {
+            const float2 gf = __bfloat1622float2(g2[k]), uf = __bfloat1622float2(u2[k]),
+                         df = __bfloat1622float2(d2[k]);
+            const float s0 = 1.f / (1.f + __expf(-gf.x)), s1 = 1.f / (1.f + __expf(-gf.y));
+            const float da0 = s0 * (1.f + gf.x * (1.f - s0)), da1 = s1 * (1.f + gf.y * (1.f - s1));
+            og2[k] = __floats2bfloat162_rn(df.x * uf.x * da0, df.y * uf.y * da1);
+            ou2[k] = __floats2bfloat162_rn(df.x * (gf.x * s0), df.y * (gf.y * s1));
         }
-#pragma unroll
-        for (int j = 0; j < U; j++) {
-            long i = i0 + j * step;
-            if (i >= n) break;
-            long r = i / mv, c = i - r * mv;
-            uint4 *gp = (uint4 *)(gu + r * 2 * m) + c, *up = (uint4 *)(gu + r * 2 * m + m) + c;
-            uint4 g = G[j], u = UU[j], d = DD[j];
-            const __nv_bfloat162 *g2 = (const __nv_bfloat162 *)&g, *u2 = (const __nv_bfloat162 *)&u,
-                                 *d2 = (const __nv_bfloat162 *)&d;
-            uint4 og, ou;
-            __nv_bfloat162 *og2 = (__nv_bfloat162 *)&og, *ou2 = (__nv_bfloat162 *)&ou;
-            for (int k = 0; k < 4; k++) {
-                float2 gf = __bfloat1622float2(g2[k]), uf = __bfloat1622float2(u2[k]),
-                       df = __bfloat1622float2(d2[k]);
-                float s0 = 1.f / (1.f + __expf(-gf.x)), s1 = 1.f / (1.f + __expf(-gf.y));
-                float a0 = gf.x * s0, a1 = gf.y * s1;
-                float da0 = s0 * (1.f + gf.x * (1.f - s0)), da1 = s1 * (1.f + gf.y * (1.f - s1));
-                og2[k] = __floats2bfloat162_rn(df.x * uf.x * da0, df.y * uf.y * da1);
-                ou2[k] = __floats2bfloat162_rn(df.x * a0, df.y * a1);
-            }
-            *gp = og;
-            *up = ou;
-        }
+        *gp = og;
+        *up = ou;
     }
 }
 
@@ -240,7 +214,7 @@ __global__ void __launch_bounds__(1024, 1)
 // block an SM), form: 1 the grid-stride kernels; 22, 12, 14 the row kernels rfwd / rbwd <RP, U>
 // (RP rows a step, U vectors a thread a row).
 struct Comb {
-    int grid, threads, smem, unroll;
+    int grid, threads, smem, form;
 };
 static Comb comb = {0, 512, 0, 1};
 
@@ -248,28 +222,28 @@ static void cfwd(const void *gu, void *h, long rows, long m, cudaStream_t s) {
     int grid = comb.grid ? comb.grid : n_sm * 4;
     auto G = (const __nv_bfloat16 *)gu;
     auto H = (__nv_bfloat16 *)h;
-    if (comb.unroll == 22)
+    if (comb.form == 22)
         rfwd<2, 2><<<grid, comb.threads, comb.smem, s>>>(G, H, rows, m);
-    else if (comb.unroll == 12)
+    else if (comb.form == 12)
         rfwd<1, 2><<<grid, comb.threads, comb.smem, s>>>(G, H, rows, m);
-    else if (comb.unroll == 14)
+    else if (comb.form == 14)
         rfwd<1, 4><<<grid, comb.threads, comb.smem, s>>>(G, H, rows, m);
     else
-        combine_fwd<1><<<grid, comb.threads, comb.smem, s>>>(G, H, rows, m);
+        combine_fwd<<<grid, comb.threads, comb.smem, s>>>(G, H, rows, m);
     CK(cudaGetLastError());
 }
 static void cbwd(void *gu, const void *dh, long rows, long m, cudaStream_t s) {
     int grid = comb.grid ? comb.grid : n_sm * 4;
     auto G = (__nv_bfloat16 *)gu;
     auto D = (const __nv_bfloat16 *)dh;
-    if (comb.unroll == 22)
+    if (comb.form == 22)
         rbwd<2, 2><<<grid, comb.threads, comb.smem, s>>>(G, D, rows, m);
-    else if (comb.unroll == 12)
+    else if (comb.form == 12)
         rbwd<1, 2><<<grid, comb.threads, comb.smem, s>>>(G, D, rows, m);
-    else if (comb.unroll == 14)
+    else if (comb.form == 14)
         rbwd<1, 4><<<grid, comb.threads, comb.smem, s>>>(G, D, rows, m);
     else
-        combine_bwd<1><<<grid, comb.threads, comb.smem, s>>>(G, D, rows, m);
+        combine_bwd<<<grid, comb.threads, comb.smem, s>>>(G, D, rows, m);
     CK(cudaGetLastError());
 }
 
@@ -322,9 +296,9 @@ int main(int argc, char **argv) {
     fill<<<1024, 256>>>((__nv_bfloat16 *)h, T * m, 6, 1.f);
     fill<<<1024, 256>>>((__nv_bfloat16 *)dh, T * m, 7, 1.f);
     CK(cudaDeviceSynchronize());
-    for (auto f : {(const void *)combine_fwd<1>, (const void *)combine_bwd<1>,
-                   (const void *)rfwd<2, 2>, (const void *)rfwd<1, 2>, (const void *)rfwd<1, 4>,
-                   (const void *)rbwd<2, 2>, (const void *)rbwd<1, 2>, (const void *)rbwd<1, 4>})
+    for (auto f : {(const void *)combine_fwd, (const void *)combine_bwd, (const void *)rfwd<2, 2>,
+                   (const void *)rfwd<1, 2>, (const void *)rfwd<1, 4>, (const void *)rbwd<2, 2>,
+                   (const void *)rbwd<1, 2>, (const void *)rbwd<1, 4>})
         CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 120 << 10));
     cudaStream_t s0, s1;
     int lo, hi;
@@ -343,7 +317,7 @@ int main(int argc, char **argv) {
         Gemm gu_g = make(true, false, 2 * m, R, d, d, d, 2 * m, smt, ws);
         Gemm d_g = make(true, false, d, R, m, m, m, d, smt, ws);
         Gemm d_all = make(true, false, d, T, m, m, m, d, smt, ws);
-        return timeit(
+        const double t = timeit(
             [&] {
                 if (mode < 2) {
                     for (int i = 0; i < nc; i++) {
@@ -375,6 +349,8 @@ int main(int argc, char **argv) {
                 }
             },
             s0);
+        drop(gu_g), drop(d_g), drop(d_all);
+        return t;
     };
     // Backward. mode 0: GEMMs only; 1: serial; 2: combine overlapping dW_down.
     auto bwd = [&](int mode, int smt) {
@@ -382,7 +358,7 @@ int main(int argc, char **argv) {
         Gemm g1 = make(false, true, m, d, T, m, d, m, smt, ws);
         Gemm g2 = make(false, false, d, T, 2 * m, d, 2 * m, d, smt, ws);
         Gemm g3 = make(false, true, d, 2 * m, T, d, 2 * m, d, smt, ws);
-        return timeit(
+        const double t = timeit(
             [&] {
                 run(g0, wd, dy, dh, ws0, ws, s0);
                 if (mode == 2) {
@@ -400,6 +376,8 @@ int main(int argc, char **argv) {
                 run(g3, x, gu, dwgu, ws0, ws, s0);
             },
             s0);
+        drop(g0), drop(g1), drop(g2), drop(g3);
+        return t;
     };
     struct V {
         const char *name;
@@ -445,8 +423,7 @@ int main(int argc, char **argv) {
         printf(
             "pass alone, grid %d (0: the GPU), %d threads, form %d: fwd %.3f ms %.0f GB/s, bwd "
             "%.3f ms %.0f GB/s\n",
-            c.grid, c.threads, c.unroll, a, 3.0 * T * m * 2 / a / 1e6, b,
-            5.0 * T * m * 2 / b / 1e6);
+            c.grid, c.threads, c.form, a, 3.0 * T * m * 2 / a / 1e6, b, 5.0 * T * m * 2 / b / 1e6);
     }
     std::vector<std::vector<double>> t(vs.size());
     for (int r = 0; r < rounds; r++) {
