@@ -5,8 +5,11 @@
 // unit's ex2.approx and rcp.approx over every f32 input of their ranges; the cost of three
 // exponentials inside a SiLU-backward-like bf16 kernel with the data in L2 and in memory; bf16
 // kernels on the special-function unit's ex2.approx and rcp.approx (the 16-bit tier's form,
-// act_math.h) against a copy, for what a 16-bit call can reach (lean).
-//   nvcc -O3 -arch=sm_90 -o cuda_lab bench/cuda_lab.cu && ./cuda_lab [mem|ulp|math|lean|all]
+// act_math.h) against a copy, for what a 16-bit call can reach (lean); the library's own flat
+// kernel (src/cuda/ew_kernel.cuh) beside a minimal one-pass kernel with the same element math, with
+// and without a rare-lane call, for what the library's structure costs (flat16).
+//   nvcc -O3 -fmad=false -arch=sm_90 -Isrc -Iinclude -o cuda_lab bench/cuda_lab.cu
+//   ./cuda_lab [mem|ulp|math|lean|flat16|all]
 // Standalone: not linked into libffn; prints one table per part.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -19,6 +22,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/ew_kernel.cuh"
 #include "cuda_check.h"
 
 static int g_sms, g_l2;
@@ -648,6 +652,168 @@ static void part_lean(void) {
     cudaFree(rc), cudaFree(cs), cudaFree(cd);
 }
 
+// --- flat16: the library's flat kernel against a minimal kernel with the same element math -----
+// bf16 erf-GeLU forward (the 16-bit tier, act_math.h) at n = 8192 × 14336, N(0,1) inputs, one
+// pass of U chunks of 8 a thread, 256 threads: V 0 rare lanes counted (atomic at the end), 1 a
+// chunk with a rare lane recomputed by an out-of-line call (never taken here: the call's cost
+// alone), 2 the rare test by the chunk's least and greatest value, 3 no rare test, 4 CUDA's
+// erfcf in place of the fit, 5 tanh-GeLU's 16-bit tier; then the library's ffn_cu_flat under
+// each form (U chunks; one pass, or W waves of resident blocks looping), bf16 and f32.
+template <int OP, int ACT, int DT, bool PAR>
+static __device__ __noinline__ struct ffn_cu_words f16_fix_call(uint4 v) {
+    return ffn_cu_fix<OP, ACT, DT, PAR>(nullptr, false, v, v, v);
+}
+
+template <int V, int U>
+__global__ void __launch_bounds__(256) k_f16(const uint4 *x, uint4 *y, int64_t n16, int *rc) {
+    int rare = 0;
+    const int64_t base = (int64_t)blockIdx.x * blockDim.x * U + threadIdx.x;
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (base + u * blockDim.x < n16) v[u] = x[base + u * blockDim.x];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int64_t i = base + u * blockDim.x;
+        if (i >= n16) continue;
+        float f[8], o[8], mn, mx;
+        ffn_cu_unpack<FFN_DTYPE_BF16>(v[u], f);
+        bool r = false;
+        mn = mx = f[0];
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            if (V == 4) {
+                o[e] = f[e] * (0.5f * erfcf(f[e] * -0x1.6a09e6p-1f));
+                r |= !(f[e] >= -13.0f);
+                continue;
+            }
+            const struct ffn_cm_res q =
+                V == 5 ? ffn_cm_tier16(FFN_ACT_GELU_TANH, FFN_CM_ACT, f[e], f[e], f[e])
+                       : ffn_cm_tier16_erf(FFN_CM_ACT, f[e], f[e], f[e]);
+            o[e] = q.y0;
+            if (V == 2)
+                mn = fminf(mn, f[e]), mx = fmaxf(mx, f[e]), r |= f[e] != f[e];
+            else if (V != 3)
+                r |= q.rare;
+        }
+        if (V == 2) r |= !(mn >= -12.0f && mx <= 0x1.fffffep127f);
+        uint4 w = ffn_cu_pack<FFN_DTYPE_BF16>(o);
+        if (V == 1 && r)
+            w = f16_fix_call<FFN_KOP_ACT_FWD, FFN_ACT_GELU_ERF, FFN_DTYPE_BF16, false>(v[u]).w[0];
+        else
+            rare += r;
+        y[i] = w;
+    }
+    if (rare) atomicAdd(rc, 1);
+}
+
+template <int V, int U>
+static double run_f16(const uint4 *x, uint4 *y, int64_t n16, int *rc) {
+    const int64_t grid = (n16 + 256 * U - 1) / (256 * U);
+    return timeit([&] { k_f16<V, U><<<(unsigned)grid, 256, 0, g_s>>>(x, y, n16, rc); }, 20, false);
+}
+
+template <int ACT, int DT, int U, bool PIPE>
+static double run_flat(const void *x, void *y, int64_t n, int waves) {
+    struct ffn_cuda_ew_args a;
+    memset(&a, 0, sizeof a);
+    a.out[0] = a.out[1] = y;
+    a.in[0] = a.in[1] = a.in[2] = x;
+    a.rows = 1, a.cols = n, a.in_dt = a.out_dt = DT, a.flags = FFN_CUDA_VEC;
+    const auto k = ffn_cu_flat<FFN_KOP_ACT_FWD, ACT, DT, false, U, PIPE>;
+    const int64_t per = 256 * U;
+    int64_t grid = (n / (DT == FFN_DTYPE_F32 ? 4 : 8) + per - 1) / per;
+    if (PIPE) {
+        int occ = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 256, 0));
+        grid = std::min<int64_t>(grid, (int64_t)g_sms * occ * waves);
+    }
+    return timeit([&] { k<<<(unsigned)grid, 256, 0, g_s>>>(a); }, 20, false);
+}
+
+static void part_flat16(void) {
+    const int64_t n = 117440512, n16 = n / 8;
+    printf("\n== flat16: bf16 / f32 forwards, n = %lld, N(0,1) inputs, ratio to a same-run copy\n",
+           (long long)n);
+    std::vector<float> hf(n);
+    std::vector<uint16_t> hb(n);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u1 = ((s >> 11) + 1) * 0x1p-53;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u2 = (s >> 11) * 0x1p-53, r = sqrt(-2 * log(u1));
+        hf[i] = (float)(r * cos(6.283185307179586 * u2));
+        hf[i + 1] = (float)(r * sin(6.283185307179586 * u2));
+    }
+    for (int64_t i = 0; i < n; i++) {  // rounded to nearest even (no NaN here)
+        uint32_t w;
+        memcpy(&w, &hf[i], 4);
+        hb[i] = (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
+    }
+    uint4 *xb, *yb, *xf, *yf, *cs, *cd;
+    int *rc;
+    CK(cudaMalloc(&xb, n * 2));
+    CK(cudaMalloc(&yb, n * 2));
+    CK(cudaMalloc(&xf, n * 4));
+    CK(cudaMalloc(&yf, n * 4));
+    CK(cudaMalloc(&cs, n * 4));
+    CK(cudaMalloc(&cd, n * 4));
+    CK(cudaMalloc(&rc, 4));
+    CK(cudaMemcpy(xb, hb.data(), n * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(xf, hf.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemset(rc, 0, 4));
+    static const char *const names[] = {
+        "min, rare counted U1", "min, rare counted U2",    "min, rare counted U4",
+        "min, rare by call U2", "min, rare by min/max U2", "min, no rare test U2",
+        "min, erfcf U2",        "min, tanh-GeLU U2",       "flat bf16 erf 1,0",
+        "flat bf16 erf 2,0",    "flat bf16 erf 4,0",       "flat bf16 erf 2,4",
+        "flat bf16 tanh 1,1",   "flat bf16 tanh 2,0",      "flat f32 tanh 2,0",
+        "flat f32 tanh 4,0",    "flat f32 silu 2,0",       "flat f32 silu 4,0",
+        "flat f32 erf 2,0",     "flat f32 erf 4,0"};
+    const auto run = [&](int k) {
+        switch (k) {
+        case 0: return run_f16<0, 1>(xb, yb, n16, rc);
+        case 1: return run_f16<0, 2>(xb, yb, n16, rc);
+        case 2: return run_f16<0, 4>(xb, yb, n16, rc);
+        case 3: return run_f16<1, 2>(xb, yb, n16, rc);
+        case 4: return run_f16<2, 2>(xb, yb, n16, rc);
+        case 5: return run_f16<3, 2>(xb, yb, n16, rc);
+        case 6: return run_f16<4, 2>(xb, yb, n16, rc);
+        case 7: return run_f16<5, 2>(xb, yb, n16, rc);
+        case 8: return run_flat<FFN_ACT_GELU_ERF, FFN_DTYPE_BF16, 1, false>(xb, yb, n, 0);
+        case 9: return run_flat<FFN_ACT_GELU_ERF, FFN_DTYPE_BF16, 2, false>(xb, yb, n, 0);
+        case 10: return run_flat<FFN_ACT_GELU_ERF, FFN_DTYPE_BF16, 4, false>(xb, yb, n, 0);
+        case 11: return run_flat<FFN_ACT_GELU_ERF, FFN_DTYPE_BF16, 2, true>(xb, yb, n, 4);
+        case 12: return run_flat<FFN_ACT_GELU_TANH, FFN_DTYPE_BF16, 1, true>(xb, yb, n, 1);
+        case 13: return run_flat<FFN_ACT_GELU_TANH, FFN_DTYPE_BF16, 2, false>(xb, yb, n, 0);
+        case 14: return run_flat<FFN_ACT_GELU_TANH, FFN_DTYPE_F32, 2, false>(xf, yf, n, 0);
+        case 15: return run_flat<FFN_ACT_GELU_TANH, FFN_DTYPE_F32, 4, false>(xf, yf, n, 0);
+        case 16: return run_flat<FFN_ACT_SILU, FFN_DTYPE_F32, 2, false>(xf, yf, n, 0);
+        case 17: return run_flat<FFN_ACT_SILU, FFN_DTYPE_F32, 4, false>(xf, yf, n, 0);
+        case 18: return run_flat<FFN_ACT_GELU_ERF, FFN_DTYPE_F32, 2, false>(xf, yf, n, 0);
+        default: return run_flat<FFN_ACT_GELU_ERF, FFN_DTYPE_F32, 4, false>(xf, yf, n, 0);
+        }
+    };
+    for (int rep = 0; rep < 2; rep++) {
+        const double c2 = timeit(
+            [&] { cudaMemcpyAsync(cd, cs, n * 2, cudaMemcpyDeviceToDevice, g_s); }, 20, false);
+        const double c4 = timeit(
+            [&] { cudaMemcpyAsync(cd, cs, n * 4, cudaMemcpyDeviceToDevice, g_s); }, 20, false);
+        printf("  round %d: copy of the bf16 bytes %.2f us, of the f32 bytes %.2f us\n", rep, c2,
+               c4);
+        for (int k = 0; k < 20; k++) {
+            const double us = run(k);
+            printf("  %-26s %9.2f us  ratio %.3f\n", names[k], us, (k >= 14 ? c4 : c2) / us);
+        }
+    }
+    int r = 0;
+    CK(cudaMemcpy(&r, rc, 4, cudaMemcpyDeviceToHost));
+    printf("  (threads of the minimal kernels with a rare lane: %d)\n", r);
+    cudaFree(xb), cudaFree(yb), cudaFree(xf), cudaFree(yf), cudaFree(cs), cudaFree(cd),
+        cudaFree(rc);
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     cudaDeviceProp p;
@@ -667,5 +833,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "mem") || !strcmp(what, "all")) part_mem();
     if (!strcmp(what, "math") || !strcmp(what, "all")) part_math();
     if (!strcmp(what, "lean") || !strcmp(what, "all")) part_lean();
+    if (!strcmp(what, "flat16") || !strcmp(what, "all")) part_flat16();
     return 0;
 }

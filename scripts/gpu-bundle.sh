@@ -6,7 +6,7 @@
 #             test_tp_nccl when the build has NCCL (the GPU machine's own libnccl.so.2 is used)
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
-#   bench/    torch_cuda.py, torch_cuda_block.py, _torchbench.py
+#   bench/    torch_cuda.py, torch_cuda_block.py, _torchbench.py, torch_ulp.py
 #   data/hf/  the Hugging Face fixtures the block tests read (tests/data/hf, 3.4 MB)
 #   lib/libffn.so, python/ffn/, tests/python/{ffntest,test_cuda}.py, bench/py_bench.py
 #             the Python package on CUDA tensors and its GPU tests, against this libffn.so
@@ -43,9 +43,10 @@ for b in ffn tests/cuda/test_cuda tests/cuda/test_cuda_fault tests/cuda/test_cud
     strip -o "$out/bin/$(basename "$b")" "$build/$b"
 done
 # The design measurements (bench/cuda_lab.cu), built by nvcc for sm_90.
-"${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -arch=sm_90 -o "$out/bin/cuda_lab" \
-    "$root/bench/cuda_lab.cu"
+"${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -fmad=false -arch=sm_90 -I"$root/src" -I"$root/include" \
+    -o "$out/bin/cuda_lab" "$root/bench/cuda_lab.cu"
 cp "$root/bench/torch_cuda.py" "$root/bench/torch_cuda_block.py" "$root/bench/_torchbench.py" \
+    "$root/bench/torch_ulp.py" \
     "$out/bench/"
 mkdir -p "$out/data/hf"
 for fx in llama gemma phi3 gpt2 t5gated; do

@@ -6,8 +6,10 @@
 # table (summary.py) as the last thing printed.
 #   OUT=<folder> ./run.sh        logs in $OUT (default ./out):
 #     run.log (machine, step times), tests.log, ulp.jsonl, bench-ffn.jsonl (their stderr:
-#     tools.log), bench-torch.jsonl + torch.log, summary.txt; with the design steps also lab.txt
-#     (bin/cuda_lab: copy variants, the special-function unit's ulps, exp variants) and
+#     tools.log), bench-torch.jsonl + torch.log, torch-ulp.txt/.jsonl (PyTorch's f32 forwards
+#     over every f32 input), summary.txt; with the design steps also lab.txt
+#     (bin/cuda_lab: copy variants, the special-function unit's ulps, exp variants, the flat
+#     kernel beside a minimal one) and
 #     sass.txt.xz (the kernels' machine code). When more than 8 files result, all but
 #     summary.txt are packed into logs.tar.xz.
 # Every step has a time limit, and all of them share a deadline (TOTAL seconds, default 500):
@@ -150,6 +152,9 @@ if want torch; then
     step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
         --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
         --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
+    # The accuracy of PyTorch's f32 forwards over every f32 input (docs/cuda.md, "Numerics").
+    step torch_ulp 60 torch-ulp.txt torch.log python3 "$here/bench/torch_ulp.py" \
+        --json-out "$OUT/torch-ulp.jsonl"
 fi
 
 # --- variants of the flat kernel's block size, the lookup table's partition (accurate tier), and a
@@ -362,10 +367,11 @@ if D:
     h = sorted(r["host_us"] for r in D.values())
     print("  deflt %.2f us (max %.2f)" % (h[len(h) // 2], h[-1]))
 # The rule's classes: op x 16-bit x the activation's math (none: ReLU, identity; light: the
-# sigma family; heavy: tanh/erf-GeLU). The identity forward of one dtype is a cudaMemcpy, not the
-# kernel. Geometric mean of the ratios at n >= 16M, then at the smallest n.
+# sigma family; heavy: tanh-GeLU; erf: erf-GeLU). The identity forward of one dtype is a
+# cudaMemcpy, not the kernel. Geometric mean of the ratios at n >= 16M, then at the smallest n.
 acts = {"relu": 0, "identity": 0, "silu": 1, "sigmoid": 1, "quick_gelu": 1, "gelu_tanh": 2,
-        "gelu_erf": 2}
+        "gelu_erf": 3}
+mnames = ("none", "light", "heavy", "erf")
 kop = {(False, "fwd"): "FFN_KOP_ACT_FWD", (False, "bwd"): "FFN_KOP_ACT_BWD",
        (True, "fwd"): "FFN_KOP_GLU_FWD", (True, "bwd"): "FFN_KOP_GLU_BWD"}
 def cls(r):  # tanh-GeLU's 16-bit tier is light (cuda_backend.c ffn__flat_form_of)
@@ -387,16 +393,20 @@ def pick(c, g, sel):  # of the forms within 1% of the best mean, the one whose w
     near = [i for i in range(len(forms)) if g[i] == g[i] and g[i] >= 0.99 * top]
     return max(near, key=lambda i: min(sel_rows(forms[i], c, sel)))
 rules = {}
-for name, sel in (("large", lambda n: n >= 16777216), ("small", lambda n: n == nmin)):
-    print("== geometric mean of the ratios per class of the rule, n %s" % (
-          ">= 16M (the large rule)" if name == "large" else "= %d (the small rule)" % nmin))
+# Three rules (cuda_backend.c: small below FFN_CUDA_FLAT_MEDIUM elements, medium below
+# FFN_CUDA_FLAT_LARGE, large from there), each chosen at its own sizes.
+SIZES = (("large", lambda n: n >= 67108864, "n >= 64M"),
+         ("medium", lambda n: 16777216 <= n < 67108864, "16M <= n < 64M"),
+         ("small", lambda n: n == nmin, "n = %d" % nmin))
+for name, sel, what in SIZES:
+    print("== geometric mean of the ratios per class of the rule, %s (the %s rule)" % (what, name))
     print("%-16s %-5s %-5s |" % ("op", "dt", "act") + "".join(" %5s" % f for f in forms) +
           " | best")
     G = gms(sel)
     rules[name] = {c: forms[pick(c, G[c], sel)] for c in classes}
     for c in classes:
         print("%-16s %-5s %-5s |" % (c[0], "16bit" if c[1] else "f32",
-              ("none", "light", "heavy")[c[2]]) + "".join(" %5.3f" % x for x in G[c]) +
+              mnames[c[2]]) + "".join(" %5.3f" % x for x in G[c]) +
               " | %s" % rules[name][c])
 # Between the two sizes: each rule's geometric mean over the classes at every size, so that the
 # size where the small rule stops paying can be read off.
@@ -404,18 +414,18 @@ print("== each rule at each size (geometric mean over the classes of the rule's 
 for n in sizes:
     G = gms(lambda m, n=n: m == n)
     line = "  n %9d:" % n
-    for name in ("small", "large"):
+    for name in ("small", "medium", "large"):
         v = [G[c][forms.index(rules[name][c])] for c in classes]
         line += "  %s %.3f" % (name, gm([x for x in v if x == x]))
     print(line)
 print("== the rules: per class, of the forms within 1% of the best mean, the one whose worst row")
 print("   is best")
-print("   (src/cuda/cuda_backend.c ffn__flat_rule, [small, large]):")
-for name in ("small", "large"):
+print("   (src/cuda/cuda_backend.c ffn__flat_rule, [small, medium, large]):")
+for name in ("small", "medium", "large"):
     print("  [%s]" % name)
     for op in ("FFN_KOP_ACT_FWD", "FFN_KOP_ACT_BWD", "FFN_KOP_GLU_FWD", "FFN_KOP_GLU_BWD"):
         f = lambda h: ", ".join("{%s}" % rules[name].get((op, h, m), "1,0").replace(",", ", ")
-                                for m in range(3))
+                                for m in range(4))
         print("    [%s] = {{%s}, {%s}}," % (op, f(False), f(True)))
 PY
 fi

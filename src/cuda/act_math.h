@@ -729,23 +729,40 @@ FFN_CM struct ffn_cm_res ffn_cm_elem_fast(const struct ffn_cm_tabs *T, int op, e
     return o;
 }
 
-// The outputs of a rare lane of op family `op` (the reference; parity as above).
-FFN_CM struct ffn_cm_out ffn_cm_elem_ref(int op, enum ffn_act act, bool parity, enum ffn_dtype out,
-                                         float x, float a, float b) {
+// The outputs of a rare lane of op family `op` (the reference; parity as above). inl: the
+// reference's double math in line (ffn_cm_ref_eval), else through its out-of-line copy per
+// activation (ffn_cm_act_ref); the same operations either way.
+FFN_CM struct ffn_cm_out ffn_cm_elem_ref_in(int op, enum ffn_act act, bool parity,
+                                            enum ffn_dtype out, float x, float a, float b,
+                                            bool inl) {
     const enum ffn_cm_mode mode = ffn_cm_mode_of(op, parity);
-    struct ffn_cm_out o = ffn_cm_act_ref(act, mode, x, a, mode == FFN_CM_BOTH ? b : a);
+    const float m = mode == FFN_CM_BOTH ? b : a;
+    struct ffn_cm_out o =
+        inl ? ffn_cm_ref_eval(act, mode, x, a, m) : ffn_cm_act_ref(act, mode, x, a, m);
     if (op == 2 && parity) o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);
     return o;
 }
 
-// The outputs of one element of op family `op`: the fast lane, or the reference where it is rare.
+FFN_CM struct ffn_cm_out ffn_cm_elem_ref(int op, enum ffn_act act, bool parity, enum ffn_dtype out,
+                                         float x, float a, float b) {
+    return ffn_cm_elem_ref_in(op, act, parity, out, x, a, b, false);
+}
+
+// The outputs of one element of op family `op`: the fast lane, or the reference where it is rare
+// (inl as above).
+FFN_CM struct ffn_cm_out ffn_cm_elem_in(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
+                                        bool acc, bool parity, enum ffn_dtype out, float x, float a,
+                                        float b, bool inl) {
+    const struct ffn_cm_res r = ffn_cm_elem_fast(T, op, act, acc, parity, out, x, a, b);
+    if (r.rare) return ffn_cm_elem_ref_in(op, act, parity, out, x, a, b, inl);
+    const struct ffn_cm_out o = {r.y0, r.y1};
+    return o;
+}
+
 FFN_CM struct ffn_cm_out ffn_cm_elem(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
                                      bool acc, bool parity, enum ffn_dtype out, float x, float a,
                                      float b) {
-    const struct ffn_cm_res r = ffn_cm_elem_fast(T, op, act, acc, parity, out, x, a, b);
-    if (r.rare) return ffn_cm_elem_ref(op, act, parity, out, x, a, b);
-    const struct ffn_cm_out o = {r.y0, r.y1};
-    return o;
+    return ffn_cm_elem_in(T, op, act, acc, parity, out, x, a, b, false);
 }
 
 // Whether act's math reads the tables (ReLU and identity do not).

@@ -200,9 +200,10 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
 // the next, which keeps the memory busier than a persistent loop: measured 1.00 against
 // 0.92-0.95 of a device copy for the copy-limited ops), or a few waves of resident blocks
 // looping (the compute-heavy ops, whose math would otherwise not overlap any load). Dtypes, op,
-// parity and U are compile-time, so the fast lanes carry no branch but their own; a chunk with a
-// rare lane (NaN, ±inf, the tails, tiny inputs of a product: the reference's) recomputes its
-// elements through ffn_cm_elem on a path the other chunks do not take. Every form computes every
+// parity and U are compile-time (the accuracy tier too, by one branch of the kernel), so the fast
+// lanes carry no branch but their own; a chunk with a rare lane (NaN, ±inf, the tails, tiny
+// inputs of a product: the reference's) recomputes its elements through ffn_cu_fix, in line, on
+// a path the other chunks do not take. Every form computes every
 // element with the same math: the outputs are the same bits. The last n mod C elements are
 // block 0's, one a thread.
 template <int DT>
@@ -238,12 +239,18 @@ struct ffn_cu_words {
     uint4 w[2];
 };
 
-// A chunk with a rare lane: every element through ffn_cm_elem (the fast lane, or the reference
-// where it is rare), out of line, from the chunk's input words to its output words, so that the
-// fast path keeps its registers (only the words are live across the call).
+// A chunk with a rare lane: every element through ffn_cm_elem_in (the fast lane, or the reference
+// where it is rare), from the chunk's input words to its output words. In line, with the
+// reference's double math in line too, and one copy of it in the loop over the elements (not
+// unrolled): the steps' loop then holds no call. A call, even one never taken, cost the fast path:
+// the bf16 erf-GeLU forward in one pass of four chunks ran at 0.90 of a device copy with this
+// function out of line, 0.96 in line (0.97 with no rare lanes handled at all; H200, 8192 × 14336,
+// bench/cuda_lab.cu part `flat16`). The tail's elements (below) still call the out-of-line copy:
+// outside the loop, it costs nothing measurable.
 template <int OP, int ACT, int DT, bool PAR>
-static __device__ __noinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_cm_tabs *T, bool acc,
-                                                              uint4 v0, uint4 v1, uint4 v2) {
+static __device__ __forceinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_cm_tabs *T,
+                                                                 bool acc, uint4 v0, uint4 v1,
+                                                                 uint4 v2) {
     constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
     constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
     constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
@@ -251,11 +258,11 @@ static __device__ __noinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_c
     ffn_cu_unpack<DT>(v0, x[0]);
     if (NI > 1) ffn_cu_unpack<DT>(v1, x[1]);
     if (NI > 2) ffn_cu_unpack<DT>(v2, x[2]);
-#pragma unroll
+#pragma unroll 1
     for (int e = 0; e < C; e++) {
         const struct ffn_cm_out o =
-            ffn_cm_elem(T, OP, (enum ffn_act)ACT, acc, PAR, (enum ffn_dtype)DT, x[0][e],
-                        x[NI > 1 ? 1 : 0][e], x[NI > 2 ? 2 : 0][e]);
+            ffn_cm_elem_in(T, OP, (enum ffn_act)ACT, acc, PAR, (enum ffn_dtype)DT, x[0][e],
+                           x[NI > 1 ? 1 : 0][e], x[NI > 2 ? 2 : 0][e], true);
         y[0][e] = o.y0;
         y[1][e] = o.y1;
     }
@@ -265,8 +272,8 @@ static __device__ __noinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_c
     return r;
 }
 
-// One chunk: its input words to its output words (the fast lanes; the chunk again out of line when
-// one of them is rare).
+// One chunk: its input words to its output words (the fast lanes; the chunk again by ffn_cu_fix
+// when one of them is rare).
 template <int OP, int ACT, int DT, bool PAR>
 static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct ffn_cm_tabs *T,
                                                                    bool acc, const uint4 *v) {
@@ -292,6 +299,53 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct 
     for (int k = 0; k < NO; k++) o.w[k] = ffn_cu_pack<DT>(y[k]);
     if (rare) o = ffn_cu_fix<OP, ACT, DT, PAR>(T, acc, v[0], v[NI > 1 ? 1 : 0], v[NI > 2 ? 2 : 0]);
     return o;
+}
+
+// The steps of a thread from chunk c on (cur: its first step's chunks, loaded). acc is a
+// compile-time constant where it picks the element math (a 16-bit output of a transcendental
+// activation: the 16-bit tier or the accurate one; the kernel branches once, on the call's flag,
+// and inlines this twice). With the tier a run-time flag, the element math held both tiers'
+// lanes (the 16-bit tier's, and the f32 fast lanes with their table reads) under a per-element
+// condition: on the H200 the bf16 erf-GeLU forward in one pass of four chunks ran at 0.86 of a
+// device copy, with the tier fixed 0.91, the 16-bit tanh-GeLU forward in its looping form 0.89
+// and 0.94 (with the rare-lane call of the time; 8192 × 14336, N(0,1) inputs).
+template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
+static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tabs *T,
+                                                         const uint4 *const *in, uint4 *const *out,
+                                                         uint4 (*cur)[OP == FFN_KOP_ACT_FWD   ? 1
+                                                                      : OP == FFN_KOP_GLU_BWD ? 3
+                                                                                              : 2],
+                                                         int64_t c, int64_t step, int64_t nch,
+                                                         int64_t bt, bool acc) {
+    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
+    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    for (; c < nch; c += step) {
+        uint4 nxt[U][NI];  // PIPE only
+        if (PIPE) {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (c + step + u * bt < nch)
+#pragma unroll
+                    for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * bt];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = c + u * bt;
+            if (i >= nch) break;
+            const struct ffn_cu_words o = ffn_cu_chunk<OP, ACT, DT, PAR>(T, acc, cur[u]);
+#pragma unroll
+            for (int k = 0; k < NO; k++) out[k][i] = o.w[k];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < NI; k++) {
+                if (PIPE)
+                    cur[u][k] = nxt[u][k];
+                else if (c + step + u * bt < nch)
+                    cur[u][k] = in[k][c + step + u * bt];
+            }
+    }
 }
 
 template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
@@ -332,33 +386,13 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
                          ffn_cm_uses_erf(act));
         __syncthreads();
     }
-    for (; c < nch; c += step) {
-        uint4 nxt[U][NI];  // PIPE only
-        if (PIPE) {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (c + step + u * bt < nch)
-#pragma unroll
-                    for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * bt];
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int64_t i = c + u * bt;
-            if (i >= nch) break;
-            const struct ffn_cu_words o = ffn_cu_chunk<OP, ACT, DT, PAR>(&T, acc, cur[u]);
-#pragma unroll
-            for (int k = 0; k < NO; k++) out[k][i] = o.w[k];
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < NI; k++) {
-                if (PIPE)
-                    cur[u][k] = nxt[u][k];
-                else if (c + step + u * bt < nch)
-                    cur[u][k] = in[k][c + step + u * bt];
-            }
-    }
+    constexpr bool split = DT != FFN_DTYPE_F32 && !PAR && TABS;  // ffn_cm_tier16_on's cases
+    if (!split)
+        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, acc);
+    else if (acc)
+        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, true);
+    else
+        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, false);
     // The last n mod C elements.
     const int64_t e = nch * C + threadIdx.x;
     if (blockIdx.x == 0 && e < n) {
