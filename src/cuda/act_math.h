@@ -716,7 +716,7 @@ FFN_CM enum ffn_cm_mode ffn_cm_mode_of(int op, bool parity) {
 
 // The fast lane of one element of op family `op`, in f32 before the output's rounding to `out`
 // (the 16-bit tier for a bf16 / f16 out): inputs x (x or gate), a (dy or up), b (dh); rare: the
-// outputs are to be replaced by ffn_cm_elem_ref's. parity: gated forward with a 16-bit output,
+// outputs are to be replaced by ffn_cm_elem_ref_in's. parity: gated forward with a 16-bit output,
 // h = round(round(act(gate))·round(up)).
 FFN_CM struct ffn_cm_res ffn_cm_elem_fast(const struct ffn_cm_tabs *T, int op, enum ffn_act act,
                                           bool acc, bool parity, enum ffn_dtype out, float x,
@@ -741,11 +741,6 @@ FFN_CM struct ffn_cm_out ffn_cm_elem_ref_in(int op, enum ffn_act act, bool parit
         inl ? ffn_cm_ref_eval(act, mode, x, a, m) : ffn_cm_act_ref(act, mode, x, a, m);
     if (op == 2 && parity) o.y0 = o.y1 = ffn_cm_round_to(out, o.y0) * ffn_cm_round_to(out, a);
     return o;
-}
-
-FFN_CM struct ffn_cm_out ffn_cm_elem_ref(int op, enum ffn_act act, bool parity, enum ffn_dtype out,
-                                         float x, float a, float b) {
-    return ffn_cm_elem_ref_in(op, act, parity, out, x, a, b, false);
 }
 
 // The outputs of one element of op family `op`: the fast lane, or the reference where it is rare

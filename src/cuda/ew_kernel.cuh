@@ -24,6 +24,14 @@ static __device__ const struct ffn_cm_tabs_src ffn_cu_tabs = {{FFN_EXP2_TAB_HI},
 }};
 // clang-format on
 
+// The inputs and outputs of op family OP (enum ffn_kop): x | x, dy | gate, up | gate, up, dh in;
+// y | dx | h | dgate, dup out.
+template <int OP>
+struct ffn_cu_arity {
+    static constexpr int ni = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
+    static constexpr int no = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+};
+
 // --- loads and stores --------------------------------------------------------------------------
 
 // 8 elements of dtype dt at p (16-byte aligned) as f32.
@@ -109,8 +117,7 @@ static __device__ __forceinline__ void ffn_cu_store1(char *p, int dt, bool bytes
 // disjoint.
 template <int OP, int ACT>
 __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_cuda_ew_args a) {
-    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
-    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int NI = ffn_cu_arity<OP>::ni, NO = ffn_cu_arity<OP>::no;
     constexpr bool TABS = ACT != FFN_ACT_RELU && ACT != FFN_ACT_IDENTITY;
     constexpr int NU = OP == FFN_KOP_ACT_FWD ? 2 : 1;  // units per step (see the loop)
     __shared__ struct ffn_cm_tabs T;
@@ -251,8 +258,7 @@ template <int OP, int ACT, int DT, bool PAR>
 static __device__ __forceinline__ struct ffn_cu_words ffn_cu_fix(const struct ffn_cm_tabs *T,
                                                                  bool acc, uint4 v0, uint4 v1,
                                                                  uint4 v2) {
-    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
-    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int NI = ffn_cu_arity<OP>::ni, NO = ffn_cu_arity<OP>::no;
     constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
     float x[3][C], y[2][C];
     ffn_cu_unpack<DT>(v0, x[0]);
@@ -277,8 +283,7 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_fix(const struct ff
 template <int OP, int ACT, int DT, bool PAR>
 static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct ffn_cm_tabs *T,
                                                                    bool acc, const uint4 *v) {
-    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
-    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int NI = ffn_cu_arity<OP>::ni, NO = ffn_cu_arity<OP>::no;
     constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
     float x[NI][C];
 #pragma unroll
@@ -312,13 +317,10 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct 
 template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
 static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tabs *T,
                                                          const uint4 *const *in, uint4 *const *out,
-                                                         uint4 (*cur)[OP == FFN_KOP_ACT_FWD   ? 1
-                                                                      : OP == FFN_KOP_GLU_BWD ? 3
-                                                                                              : 2],
+                                                         uint4 (*cur)[ffn_cu_arity<OP>::ni],
                                                          int64_t c, int64_t step, int64_t nch,
                                                          int64_t bt, bool acc) {
-    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
-    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int NI = ffn_cu_arity<OP>::ni, NO = ffn_cu_arity<OP>::no;
     for (; c < nch; c += step) {
         uint4 nxt[U][NI];  // PIPE only
         if (PIPE) {
@@ -351,8 +353,7 @@ static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tab
 template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
 __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     ffn_cu_flat(const struct ffn_cuda_ew_args a) {
-    constexpr int NI = OP == FFN_KOP_ACT_FWD ? 1 : OP == FFN_KOP_GLU_BWD ? 3 : 2;
-    constexpr int NO = OP == FFN_KOP_GLU_BWD ? 2 : 1;
+    constexpr int NI = ffn_cu_arity<OP>::ni, NO = ffn_cu_arity<OP>::no;
     constexpr int C = DT == FFN_DTYPE_F32 ? 4 : 8;
     constexpr bool TABS = ACT != FFN_ACT_RELU && ACT != FFN_ACT_IDENTITY;
     constexpr enum ffn_dtype dt = (enum ffn_dtype)DT;
