@@ -313,7 +313,7 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct 
 // lanes (the 16-bit tier's, and the f32 fast lanes with their table reads) under a per-element
 // condition: on the H200 the bf16 erf-GeLU forward in one pass of four chunks ran at 0.86 of a
 // device copy, with the tier fixed 0.91, the 16-bit tanh-GeLU forward in its looping form 0.89
-// and 0.94 (with the rare-lane call of the time; 8192 × 14336, N(0,1) inputs).
+// and 0.94 (both with the rare-lane fix-up out of line; 8192 × 14336, N(0,1) inputs).
 template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
 static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tabs *T,
                                                          const uint4 *const *in, uint4 *const *out,
