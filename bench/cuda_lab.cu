@@ -482,6 +482,28 @@ static void part_math(void) {
     cudaFree(x), cudaFree(dy), cudaFree(dx), cudaFree(cs), cudaFree(cd), cudaFree(rc);
 }
 
+// n N(0,1) floats (Box-Muller on a fixed LCG: the same values in every run), and a float rounded
+// to bf16 to nearest even (no NaN here).
+static std::vector<float> normal_f32(int64_t n) {
+    std::vector<float> v(n);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int64_t i = 0; i < n; i += 2) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u1 = ((s >> 11) + 1) * 0x1p-53;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u2 = (s >> 11) * 0x1p-53, r = sqrt(-2 * log(u1));
+        v[i] = (float)(r * cos(6.283185307179586 * u2));
+        if (i + 1 < n) v[i + 1] = (float)(r * sin(6.283185307179586 * u2));
+    }
+    return v;
+}
+
+static uint16_t to_bf16(float f) {
+    uint32_t w;
+    memcpy(&w, &f, 4);
+    return (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
+}
+
 // --- lean 16-bit math: the cost of act in f32 with ex2.approx / rcp.approx for bf16 outputs ----
 // One pass, 256 threads, U = 2 chunks of 8 bf16 a thread. op: 0 gelu_tanh fwd, 1 silu fwd,
 // 2 swiglu fwd, 3 geglu_tanh fwd, 4 gelu_tanh bwd, 5 silu bwd, 6 swiglu bwd, 7 gelu_erf fwd,
@@ -588,22 +610,10 @@ static void part_lean(void) {
     const int64_t n = 117440512;
     printf("\n== lean bf16 math (ex2.approx, rcp.approx), one pass, n = %lld, N(0,1) inputs\n",
            (long long)n);
-    uint16_t *h = (uint16_t *)malloc(n * 2);
-    uint64_t s = 0x9e3779b97f4a7c15ull;
-    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const double u1 = ((s >> 11) + 1) * 0x1p-53;
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const double u2 = (s >> 11) * 0x1p-53;
-        const double r = sqrt(-2 * log(u1));
-        const float v[2] = {(float)(r * cos(6.283185307179586 * u2)),
-                            (float)(r * sin(6.283185307179586 * u2))};
-        for (int k = 0; k < 2; k++) {
-            uint32_t w;
-            memcpy(&w, &v[k], 4);
-            h[i + k] = (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
-        }
-    }
+    const std::vector<float> hf = normal_f32(n);
+    std::vector<uint16_t> hv(n);
+    for (int64_t i = 0; i < n; i++) hv[i] = to_bf16(hf[i]);
+    const uint16_t *h = hv.data();
     uint4 *in[3], *out[2];
     for (int k = 0; k < 3; k++) {
         CK(cudaMalloc(&in[k], n * 2));
@@ -646,7 +656,6 @@ static void part_lean(void) {
                 "lane: %d)\n",
                 names[op], us, (double)n * bytes[op] / us * 1e-3, tc, tc / us, r);
         }
-    free(h);
     for (int k = 0; k < 3; k++) cudaFree(in[k]);
     for (int k = 0; k < 2; k++) cudaFree(out[k]);
     cudaFree(rc), cudaFree(cs), cudaFree(cd);
@@ -735,22 +744,9 @@ static void part_flat16(void) {
     const int64_t n = 117440512, n16 = n / 8;
     printf("\n== flat16: bf16 / f32 forwards, n = %lld, N(0,1) inputs, ratio to a same-run copy\n",
            (long long)n);
-    std::vector<float> hf(n);
+    const std::vector<float> hf = normal_f32(n);
     std::vector<uint16_t> hb(n);
-    uint64_t s = 0x9e3779b97f4a7c15ull;
-    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const double u1 = ((s >> 11) + 1) * 0x1p-53;
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const double u2 = (s >> 11) * 0x1p-53, r = sqrt(-2 * log(u1));
-        hf[i] = (float)(r * cos(6.283185307179586 * u2));
-        hf[i + 1] = (float)(r * sin(6.283185307179586 * u2));
-    }
-    for (int64_t i = 0; i < n; i++) {  // rounded to nearest even (no NaN here)
-        uint32_t w;
-        memcpy(&w, &hf[i], 4);
-        hb[i] = (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
-    }
+    for (int64_t i = 0; i < n; i++) hb[i] = to_bf16(hf[i]);
     uint4 *xb, *yb, *xf, *yf, *cs, *cd;
     int *rc;
     CK(cudaMalloc(&xb, n * 2));

@@ -387,7 +387,9 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
                          ffn_cm_uses_erf(act));
         __syncthreads();
     }
-    constexpr bool split = DT != FFN_DTYPE_F32 && !PAR && TABS;  // ffn_cm_tier16_on's cases
+    // Whether the tier picks the element math (folded at compile time).
+    const bool split =
+        ffn_cm_tier16_on(act, dt, false, PAR) != ffn_cm_tier16_on(act, dt, true, PAR);
     if (!split)
         ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, acc);
     else if (acc)
