@@ -105,18 +105,25 @@ def glu_backward(act, dg, du, g, u, dh, saved, tmp, tmp2):
 
 
 # --- the FFN block ------------------------------------------------------------------------------
-def make_block(d, m, gated, bias):
+def make_block(d, m, gated, bias, fused=False):
     """The block from nn.Linear layers: down(silu(gate(x)) * up(x)) (gated) or
-    down(gelu_tanh(up(x))), in f32 on the CPU (the caller moves it)."""
+    down(gelu_tanh(up(x))), in f32 on the CPU (the caller moves it). fused (gated): one
+    gate_up Linear(d, 2m) whose output is split in halves, as Hugging Face's Phi3MLP."""
     class Block(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.gated = gated
-            self.up = torch.nn.Linear(d, m, bias=bias)
-            self.gate = torch.nn.Linear(d, m, bias=bias) if gated else None
+            if fused:
+                self.gate_up = torch.nn.Linear(d, 2 * m, bias=bias)
+            else:
+                self.up = torch.nn.Linear(d, m, bias=bias)
+                self.gate = torch.nn.Linear(d, m, bias=bias) if gated else None
             self.down = torch.nn.Linear(m, d, bias=bias)
 
         def forward(self, x):
+            if fused:
+                g, u = self.gate_up(x).chunk(2, dim=-1)
+                return self.down(F.silu(g) * u)
             if gated:
                 return self.down(F.silu(self.gate(x)) * self.up(x))
             return self.down(F.gelu(self.up(x), approximate="tanh"))

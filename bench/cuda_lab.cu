@@ -729,7 +729,7 @@ static double run_flat(const void *x, void *y, int64_t n, int waves) {
     a.out[0] = a.out[1] = y;
     a.in[0] = a.in[1] = a.in[2] = x;
     a.rows = 1, a.cols = n, a.in_dt = a.out_dt = DT, a.flags = FFN_CUDA_VEC;
-    const auto k = ffn_cu_flat<FFN_KOP_ACT_FWD, ACT, DT, false, U, PIPE>;
+    const auto k = ffn_cu_flat<FFN_KOP_ACT_FWD, ACT, DT, false, U, PIPE, false>;
     const int64_t per = 256 * U;
     int64_t grid = (n / (DT == FFN_DTYPE_F32 ? 4 : 8) + per - 1) / per;
     if (PIPE) {

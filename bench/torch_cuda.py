@@ -16,6 +16,10 @@ them. torch.compile compiles each op's math (the backward's as its explicit form
   python3 bench/torch_cuda.py --ffn-json ffn.jsonl            # torch rows + the comparison table
   python3 bench/torch_cuda.py --op swiglu --dtype bf16 --n 117440512 --no-compile
 
+`--fused M`: the gated ops only, gate and up the two halves of one [n/M, 2M] tensor (a fused
+gate_up projection's output, sliced as vLLM and Hugging Face's fused MLPs slice it), dgate and
+dup written into the halves of another; h and dh [n/M, M]. As `ffn bench act --fused M`.
+
 `torch_cuda.py --blocks [...]` runs the FFN blocks instead (bench/torch_cuda_block.py).
 ffn's rows come from `ffn bench act --backend cuda --json` (a file, or --ffn PATH to run the tool
 here). JSON lines of the torch rows go to --json-out. Not a correctness check.
@@ -155,7 +159,9 @@ def run_torch(args, out):
     max_n = max(args.ns)
     for dname in args.dtypes:
         dt = getattr(torch, TORCH_DTYPES[dname])
-        bufs = [torch.empty(max_n, dtype=dt, device="cuda") for _ in range(5)]
+        # --fused: bufs[0] (gate, up) and bufs[3] (dgate, dup) hold [n/M, 2M]
+        bufs = [torch.empty(max_n * (2 if args.fused and k in (0, 3) else 1), dtype=dt,
+                            device="cuda") for k in range(5)]
         tmp = [torch.empty(max_n, dtype=dt, device="cuda") for _ in range(2)]
         csrc = torch.empty(5 * max_n * bufs[0].element_size() // 2 + 16, dtype=torch.uint8,
                            device="cuda")
@@ -169,6 +175,13 @@ def run_torch(args, out):
                     x, i1, i2 = (b[:n] for b in bufs[:3])
                     o0, o1 = bufs[3][:n], bufs[4][:n]
                     t0, t1 = tmp[0][:n], tmp[1][:n]
+                    if args.fused:
+                        m = args.fused
+                        r = n // m
+                        gu, dgu = bufs[0][:2 * n].view(r, 2 * m), bufs[3][:2 * n].view(r, 2 * m)
+                        x, i1 = gu[:, :m], gu[:, m:]
+                        i2, t0, t1 = i2.view(r, m), t0.view(r, m), t1.view(r, m)
+                        o0, o1 = (dgu[:, :m], dgu[:, m:]) if bwd else (o0.view(r, m), o1)
                     n_out = 2 if glu and bwd else 1
                     n_in = (3 if bwd else 2) if glu else (2 if bwd else 1)
                     nbytes = (n_in + n_out) * n * x.element_size()
@@ -193,6 +206,13 @@ def run_torch(args, out):
                     impls = [("torch_eager", eager)] if args.eager else []
                     if args.compile:
                         key = (act, glu, bwd, dname)
+                        if args.fused:
+                            # Strided halves: one compilation a row, Dynamo's caches cleared
+                            # (shared across rows they reached its recompile limit and fell back
+                            # to eager code).
+                            key += (n,)
+                            if key not in args.compiled:
+                                torch._dynamo.reset()
                         if key not in args.compiled:
                             args.compiled[key] = compiled_fn(act, glu, bwd)
                         cf = args.compiled[key]
@@ -206,7 +226,7 @@ def run_torch(args, out):
                                "gbps": nbytes / med * 1e-9, "min_gbps": nbytes / best * 1e-9,
                                "copy_gbps": 2 * half / cmed * 1e-9, "copy_seconds": cmed,
                                "ratio": ratio * nbytes / (2 * half), "host_us": host * 1e6,
-                               "device": dev, "torch": torch.__version__}
+                               "fused": args.fused, "device": dev, "torch": torch.__version__}
                         rows.append(row)
                         if out:
                             out.write(json.dumps(row) + "\n")
@@ -222,7 +242,8 @@ def run_torch(args, out):
 
 # --- the comparison table -------------------------------------------------------------------------
 def table(ffn_rows, torch_rows):
-    key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]))
+    key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]),
+                     int(r.get("fused") or 0))
     ffn = {key(r): r for r in ffn_rows if not r.get("header")}
     tor = {}
     for r in torch_rows:
@@ -250,8 +271,10 @@ def table(ffn_rows, torch_rows):
             worst = (speed, k)
         ratio = f"{f['ratio']:8.3f}" if f else f"{'-':>8s}"
         speed_s = f"{speed:6.2f}x" if speed == speed else f"{'-':>7s}"
-        print(f"{k[0]:12s} {k[1]:3s} {k[2]:5s} {k[4]:10d} | {us(f)} {us(e):>9s} {us(c):>10s} | "
+        print(f"{k[0]:12s} {k[1]:3s} {k[2]:5s} {k[4]:10d}{'*' if k[5] else ' '}| {us(f)} {us(e):>9s} {us(c):>10s} | "
               f"{gb(f, 8)} {gb(e, 7)} {gb(c, 7)} {copy or 0:7.0f} | {ratio} {speed_s}")
+    if any(k[5] for k in keys):
+        print("* gate and up: the halves of one [n/M, 2M] tensor (--fused M)")
     if worst:
         print(f"\nslowest against the better PyTorch variant: {worst[1][0]} {worst[1][1]} "
               f"{worst[1][2]} n={worst[1][4]}: {worst[0]:.2f}x")
@@ -268,6 +291,8 @@ def parse(argv):
     p.add_argument("--n", default=None, help="N[,N...] (default 1572864,16777216,117440512)")
     p.add_argument("--dist", default="normal", choices=["normal", "wide", "all"])
     p.add_argument("--reps", type=int, default=0)
+    p.add_argument("--fused", type=int, default=0, metavar="M",
+                   help="gated ops only: gate and up the halves of one [n/M, 2M] tensor")
     p.add_argument("--no-compile", dest="compile", action="store_false")
     p.add_argument("--no-eager", dest="eager", action="store_false")
     p.add_argument("--ffn-json", help="ffn's rows (`ffn bench act --backend cuda --json`)")
@@ -290,6 +315,10 @@ def parse(argv):
             a.cases += [(True, act, b) for b in dirs]
         else:
             p.error(f"unknown op {name}")
+    if a.fused:
+        if a.fused < 1 or any(n % a.fused for n in a.ns):
+            p.error(f"--fused {a.fused}: every n must be a multiple of it")
+        a.cases = [c for c in a.cases if c[0]]
     a.compiled = {}
     return a
 
@@ -309,6 +338,8 @@ def main(argv):
             cmd += ["--dtype", d]
         for o in a.op or []:
             cmd += ["--op", o]
+        if a.fused:
+            cmd += ["--fused", str(a.fused)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         ffn_rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     if a.table_only:

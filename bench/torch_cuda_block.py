@@ -2,8 +2,9 @@
 """torch_cuda_block.py — FFN blocks in PyTorch on the GPU, eager and torch.compile, timed the way
 `ffn bench block --backend cuda` times ffn's, and one table comparing them with ffn's rows.
 
-Same rows as ffn: gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama3-8b (4096 -> 14336,
-SwiGLU, no biases) at 16, 512 and 8192 tokens, bf16 (f32 with --dtype f32), built from nn.Linear
+Same rows as ffn: gpt2-small (768 -> 3072, GeLU-tanh, biases), llama3-8b (4096 -> 14336,
+SwiGLU, no biases) and phi3-mini (3072 -> 8192, SwiGLU, one gate_up Linear whose output is split
+in halves, as Hugging Face's Phi3MLP) at 16, 512 and 8192 tokens, bf16 (f32 with --dtype f32), built from nn.Linear
 layers (F.gelu(approximate='tanh') / F.silu(g) * u), forward under no_grad (fwd) and forward +
 autograd backward of y with upstream gradient dy, into the weights, biases and x (fwdbwd; the
 gradients set to None before each step, as optimizer.zero_grad does). torch.compile compiles the
@@ -37,16 +38,17 @@ from _torchbench import flops, json_rows, make_block as cpu_block, torch
 # (torch is None without PyTorch: --table-only needs none)
 
 SHAPES = [
-    # name, d, m, gated, bias
-    ("gpt2-small", 768, 3072, False, True),
-    ("llama3-8b", 4096, 14336, True, False),
+    # name, d, m, gated, bias, fused (one gate_up weight)
+    ("gpt2-small", 768, 3072, False, True, False),
+    ("llama3-8b", 4096, 14336, True, False, False),
+    ("phi3-mini", 3072, 8192, True, False, True),
 ]
 TOKENS = [16, 512, 8192]
 MIN_REPS, MAX_REPS, ROW_BUDGET_S = 5, 50, 0.4
 
 
-def make_block(d, m, gated, bias, dt):
-    return cpu_block(d, m, gated, bias).to(device="cuda", dtype=dt)
+def make_block(d, m, gated, bias, dt, fused=False):
+    return cpu_block(d, m, gated, bias, fused).to(device="cuda", dtype=dt)
 
 
 class Timer:
@@ -86,6 +88,8 @@ class Timer:
 
 def gemms_fn(blk, x, dy, bwd, gated, bias):
     """The block's matrix products alone, as ffn issues them (P and h in the row's dtype)."""
+    if hasattr(blk, "gate_up"):
+        return fused_gemms_fn(blk, x, dy, bwd)
     wu, wd = blk.up.weight, blk.down.weight
     t, d = x.shape
     m = wu.shape[0]
@@ -116,8 +120,39 @@ def gemms_fn(blk, x, dy, bwd, gated, bias):
     return fn
 
 
+def fused_gemm_list(blk, x, dy):
+    """The matrix products of a block with one gate_up weight [2m, d] (no biases): P0 = x·W_guᵀ
+    [t, 2m], down, and backward dW_down, dh, dW_P0 = dPᵀ·x, dx_P0 = dP·W_gu."""
+    wgu, wd = blk.gate_up.weight, blk.down.weight
+    t, d = x.shape
+    m = wd.shape[1]
+    o = dict(dtype=x.dtype, device="cuda")
+    p, h, y = torch.randn(t, 2 * m, **o), torch.randn(t, m, **o), torch.empty(t, d, **o)
+    dh, gwd, gwgu, dx = (torch.empty(t, m, **o), torch.empty(d, m, **o),
+                         torch.empty(2 * m, d, **o), torch.empty(t, d, **o))
+    return [("P0", lambda: torch.mm(x, wgu.t(), out=p)),
+            ("down", lambda: torch.mm(h, wd.t(), out=y)),
+            ("dW_down", lambda: torch.mm(dy.t(), h, out=gwd)),
+            ("dh", lambda: torch.mm(dy, wd, out=dh)),
+            ("dW_P0", lambda: torch.mm(p.t(), x, out=gwgu)),
+            ("dx_P0", lambda: torch.mm(p, wgu, out=dx))]
+
+
+def fused_gemms_fn(blk, x, dy, bwd):
+    L = fused_gemm_list(blk, x, dy)
+    L = L if bwd else L[:2]
+
+    def fn():
+        with torch.no_grad():
+            for _, f in L:
+                f()
+    return fn
+
+
 def gemm_list(blk, x, dy, gated, bias):
     """[(name, fn)]: each matrix product of a fwd+bwd row alone, named as ffn's stages."""
+    if hasattr(blk, "gate_up"):
+        return fused_gemm_list(blk, x, dy)
     wu, wd = blk.up.weight, blk.down.weight
     wg = blk.gate.weight if gated else None
     t, d = x.shape
@@ -156,14 +191,14 @@ def run_gemms(args, out):
     timer = Timer()
     torch.manual_seed(0x5EED)
     libs = ["cublas", "cublaslt"]
-    for name, d, m, gated, bias in SHAPES:
+    for name, d, m, gated, bias, fused in SHAPES:
         if args.shape and name != args.shape:
             continue
         for t in args.tokens:
             for dname in args.dtypes:
                 dt = torch.bfloat16 if dname == "bf16" else torch.float32
                 with torch.no_grad():
-                    blk = make_block(d, m, gated, bias, dt)
+                    blk = make_block(d, m, gated, bias, dt, fused)
                     x = torch.randn(t, d, dtype=dt, device="cuda")
                     dy = torch.randn(t, d, dtype=dt, device="cuda")
                     for lib in libs:
@@ -266,13 +301,13 @@ def run_torch(args, out):
     timer = Timer()
     torch.manual_seed(0x5EED)
     rows = []
-    for name, d, m, gated, bias in SHAPES:
+    for name, d, m, gated, bias, fused in SHAPES:
         if args.shape and name != args.shape:
             continue
         for t in args.tokens:
             for dname in args.dtypes:
                 dt = torch.bfloat16 if dname == "bf16" else torch.float32
-                blk = make_block(d, m, gated, bias, dt)
+                blk = make_block(d, m, gated, bias, dt, fused)
                 x = torch.randn(t, d, dtype=dt, device="cuda", requires_grad=True)
                 dy = torch.randn(t, d, dtype=dt, device="cuda")
                 params = list(blk.parameters()) + [x]

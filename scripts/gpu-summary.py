@@ -81,10 +81,13 @@ def main(out):
 
     # --- bench ------------------------------------------------------------------------------------
     allffn = [r for r in read_jsonl(f"{out}/bench-ffn.jsonl") if not r.get("header")]
+    fused = [r for r in allffn if r.get("fused")]  # gate and up: halves of a fused buffer
+    allffn = [r for r in allffn if not r.get("fused")]
     ffn = [r for r in allffn if r.get("flush", True)]
     warm = [r for r in allffn if not r.get("flush", True)]
     tor = read_jsonl(f"{out}/bench-torch.jsonl")
-    key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]))
+    key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]),
+                     int(r.get("fused") or 0))
     tmap = {}
     for r in tor:
         tmap.setdefault(key(r), {})[r["impl"]] = r
@@ -104,7 +107,7 @@ def main(out):
             for t in ("f32", "bf16", "f16"):
                 r = next((x for x in fdef
                           if (x["op"], x["dir"], x["dtype"], x["n"]) == (op, d, t, big)), None)
-                tt = tmap.get((op, d, t, "normal", big), {})
+                tt = tmap.get((op, d, t, "normal", big, 0), {})
                 tb = max((x["gbps"] for x in tt.values()), default=None)
                 if r:
                     if r["ratio"] < 0.95:
@@ -119,7 +122,7 @@ def main(out):
         sw = next((r for r in fdef if (r["op"], r["dir"], r["dtype"], r["n"])
                    == ("swiglu", "fwd", "f32", 512 * 3072)), None)
         if sw:
-            tt = tmap.get(("swiglu", "fwd", "f32", "normal", 512 * 3072), {})
+            tt = tmap.get(("swiglu", "fwd", "f32", "normal", 512 * 3072, 0), {})
             tx = ", ".join(f"{k[6:]} {v['seconds'] * 1e6:.2f} us" for k, v in sorted(tt.items()))
             copy_us = sw["bytes"] / sw["copy_gbps"] * 1e-3
             both(f"512x3072 f32 swiglu fwd: ffn {sw['seconds'] * 1e6:.2f} us (target <= 6; the "
@@ -165,6 +168,22 @@ def main(out):
             full.append(f"{r['op']:12s} {r['dir']} {r['dtype']:4s} {r['n']:10d} {tier} | "
                         f"{us(r)} {us(e)} {us(c)} | {r['gbps']:8.1f} {r['copy_gbps']:8.1f} "
                         f"{r['ratio']:6.3f}")
+    if fused:
+        # The halves of a fused gate_up output; the generic kernel's ratio from the flat group.
+        gen = {key(r): r for r in read_jsonl(f"{out}/bench-fused-flat0.jsonl")
+               if not r.get("header")}
+        both("")
+        both("gate and up as the halves of one [n/M, 2M] buffer (--fused M): ffn GB/s, ratio to "
+             "the copy, the generic kernel's ratio (same bytes, FFN_CUDA_FLAT=0), PyTorch eager / "
+             "compile GB/s")
+        for r in sorted(fused, key=lambda r: (r["n"], r["dtype"], r["op"], r["dir"])):
+            tt = tmap.get(key(r), {})
+            g = gen.get(key(r))
+            gb = lambda x: f"{x['gbps']:7.0f}" if x else f"{'-':>7s}"
+            both(f"{r['op']:12s} {r['dir']} {r['dtype']:4s} {r['n']:10d} M={r['fused']:<6d} | "
+                 f"{r['gbps']:7.0f} {r['ratio']:6.3f} | generic "
+                 + (f"{g['ratio']:6.3f}" if g else f"{'-':>6s}")
+                 + f" | {gb(tt.get('torch_eager'))} {gb(tt.get('torch_compile'))}")
     if warm:
         full.append("")
         full.append("warm (inputs in L2, no flush): op dir dtype n | ffn us, min us | GB/s, warm "

@@ -48,8 +48,8 @@ struct ffn_cuda_state {
     int flat_threads;         // threads per block of the flat kernel ($FFN_CUDA_BLOCK)
     int flat_u, flat_w;       // $FFN_CUDA_FLAT_FORM=U,W for every call (0: the rule's)
     int64_t flat_blocks;      // $FFN_CUDA_FLAT_BLOCKS: most blocks of a looping grid (tests)
-    // Blocks per SM of the flat kernels, [log2 u][kind][op][act] (0: not asked).
-    int flat_occ[3][FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];
+    // Blocks per SM of the flat kernels, [views of rows][log2 u][kind][op][act] (0: not asked).
+    int flat_occ[2][3][FFN_CUDA_K_COUNT][FFN_KOP_COUNT][FFN_ACT_COUNT];
     int lut_mode;       // $FFN_CUDA_LUT_MODE (lut.cu)
     bool lut_smem_set;  // the apply kernel's shared-memory limit raised
 };
@@ -305,15 +305,15 @@ static enum ffn_status ffn__check_view(ffn_ctx_t ctx, const char *fn, const char
 
 // --- the element-wise call -----------------------------------------------------------------------
 
-static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u, bool pipe) {
+static const void *ffn__kernel(int op, enum ffn_act act, int kind, int u, int mode) {
     switch (act) {
-    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind, u, pipe);
-    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind, u, pipe);
-    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind, u, pipe);
-    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind, u, pipe);
-    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind, u, pipe);
-    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind, u, pipe);
-    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind, u, pipe);
+    case FFN_ACT_GELU_TANH: return ffn_cuda_ew_gelu_tanh(op, kind, u, mode);
+    case FFN_ACT_GELU_ERF: return ffn_cuda_ew_gelu_erf(op, kind, u, mode);
+    case FFN_ACT_SILU: return ffn_cuda_ew_silu(op, kind, u, mode);
+    case FFN_ACT_RELU: return ffn_cuda_ew_relu(op, kind, u, mode);
+    case FFN_ACT_SIGMOID: return ffn_cuda_ew_sigmoid(op, kind, u, mode);
+    case FFN_ACT_IDENTITY: return ffn_cuda_ew_identity(op, kind, u, mode);
+    case FFN_ACT_QUICK_GELU: return ffn_cuda_ew_quick_gelu(op, kind, u, mode);
     default: return NULL;
     }
 }
@@ -401,7 +401,7 @@ static const uint16_t *ffn__lut(ffn_ctx_t ctx, enum ffn_act act, enum ffn_dtype 
     int in_i = (int)in, out_i = (int)out;
     void *params[] = {&tab, &in_i, &out_i};
     const dim3 grid = {65536 / FFN_CUDA_THREADS, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
-    const void *build = ffn__kernel(-1, act, 0, 1, false);
+    const void *build = ffn__kernel(-1, act, 0, 1, FFN_CUDA_FLAT_PASS);
     if (!build || cudaLaunchKernel(build, grid, block, params, 0, s->lut_stream) != cudaSuccess ||
         cudaStreamSynchronize(s->lut_stream) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -463,20 +463,26 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     cudaError_t e = ffn_cuda_enter(ctx->device, &prev);
     if (e != cudaSuccess) return ffn_cuda_error(ctx, c->fn, "cudaSetDevice", e);
 
-    // The identity forward of contiguous views of one dtype is a copy of the bytes: the driver's
-    // device-to-device copy (stream-ordered, capturable), nothing at all in place.
-    if (c->op == FFN_KOP_ACT_FWD && c->act == FFN_ACT_IDENTITY && c->in == c->out && a.rows == 1 &&
-        !s->no_flat) {
-        e = a.out[0] == a.in[0]
-                ? cudaSuccess
-                : cudaMemcpyAsync(a.out[0], a.in[0], (size_t)a.cols * ies, cudaMemcpyDeviceToDevice,
-                                  (cudaStream_t)ctx->stream);
-        ffn_cuda_leave(ctx->device, prev);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return ffn_cuda_error(ctx, c->fn, "cudaMemcpyAsync", e);
+    // The identity forward of views of one dtype is a copy of the bytes (NaN payloads too): the
+    // driver's device-to-device copy (stream-ordered, capturable), 2-D for views of rows, nothing
+    // at all in place. Row strides beyond the copy's largest pitch take the kernel.
+    if (c->op == FFN_KOP_ACT_FWD && c->act == FFN_ACT_IDENTITY && c->in == c->out && !s->no_flat) {
+        const cudaStream_t st = (cudaStream_t)ctx->stream;
+        const size_t w = (size_t)a.cols * ies;
+        e = a.out[0] == a.in[0] && a.out_rs[0] == a.in_rs[0] ? cudaSuccess
+            : a.rows == 1 ? cudaMemcpyAsync(a.out[0], a.in[0], w, cudaMemcpyDeviceToDevice, st)
+                          : cudaMemcpy2DAsync(a.out[0], (size_t)a.out_rs[0] * ies, a.in[0],
+                                              (size_t)a.in_rs[0] * ies, w, (size_t)a.rows,
+                                              cudaMemcpyDeviceToDevice, st);
+        if (e != cudaErrorInvalidPitchValue) {
+            ffn_cuda_leave(ctx->device, prev);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                return ffn_cuda_error(ctx, c->fn, "cudaMemcpyAsync", e);
+            }
+            return FFN_STATUS_OK;
         }
-        return FFN_STATUS_OK;
+        (void)cudaGetLastError();
     }
 
     // A large contiguous 16-bit forward of a transcendental activation in the accurate tier (the
@@ -512,15 +518,25 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
         }
     }
 
-    // The kernel: the flat one for contiguous views, all 16-byte aligned, of one dtype in and out,
-    // the generic one for everything else (row strides, offsets, mixed dtypes).
-    const bool flat = a.rows == 1 && vec && !bytes && c->in == c->out && !s->no_flat;
+    // The kernel: the flat one for views of one dtype in and out whose rows all start 16-byte
+    // aligned, when they are contiguous, or when every row is a whole number of 16-byte chunks
+    // (fewer than 2^31 chunks in all: the row of a chunk is a 32-bit quotient; such views, the
+    // halves of a fused gate/up output among them, take one pass of the rule's chunks a thread);
+    // the generic one for everything else (offsets, ragged rows, mixed dtypes).
+    const int64_t cw = in16 ? 8 : 4;  // elements of a 16-byte chunk
+    const bool one_dt = vec && !bytes && c->in == c->out && !s->no_flat;
+    const bool rows =
+        one_dt && a.rows > 1 && a.cols % cw == 0 && a.rows * (a.cols / cw) < INT32_MAX;
+    const bool flat = (one_dt && a.rows == 1) || rows;
+    if (rows) ffn_cuda_div_magic((uint32_t)(a.cols / cw), &a.div_mul, &a.div_shift);
     const bool par = (a.flags & FFN_CUDA_PAR) && c->op == FFN_KOP_GLU_FWD;
     const int kind =
         !flat ? FFN_CUDA_K_GENERIC : FFN_CUDA_K_FLAT + (int)c->in + (par ? FFN_CUDA_K_PAR : 0);
     const struct ffn__flat_form form =
-        flat ? ffn__flat_form_of(s, c, a.cols) : (struct ffn__flat_form){1, 0};
-    const void *kern = ffn__kernel(c->op, c->act, kind, form.u, form.w > 0);
+        flat ? ffn__flat_form_of(s, c, a.rows * a.cols) : (struct ffn__flat_form){1, 0};
+    const void *kern =
+        ffn__kernel(c->op, c->act, kind, form.u,
+                    (form.w > 0 ? FFN_CUDA_FLAT_LOOP : 0) | (rows ? FFN_CUDA_FLAT_ROWS : 0));
     if (!kern) {
         ffn_cuda_leave(ctx->device, prev);
         return ffn_error(ctx, FFN_STATUS_INTERNAL, "%s: no CUDA kernel for %s", c->fn,
@@ -530,7 +546,8 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     // once per kernel) and no more than the work needs; grid-stride loops cover the rest. The
     // flat one: one pass (w = 0), or w waves of resident blocks looping.
     const int ul = form.u == 4 ? 2 : form.u == 2 ? 1 : 0;
-    int *occ = flat ? &s->flat_occ[ul][kind][c->op][c->act] : &s->occupancy[kind][c->op][c->act];
+    int *occ =
+        flat ? &s->flat_occ[rows][ul][kind][c->op][c->act] : &s->occupancy[kind][c->op][c->act];
     if ((!flat || form.w > 0) && *occ <= 0) {
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             occ, kern, flat ? s->flat_threads : FFN_CUDA_THREADS, 0);
@@ -543,7 +560,7 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
     }
     dim3 grid = {1, 1, 1}, block = {FFN_CUDA_THREADS, 1, 1};
     if (flat) {
-        const int64_t chunks = a.cols / (in16 ? 8 : 4), bt = s->flat_threads, per = bt * form.u;
+        const int64_t chunks = a.rows * a.cols / cw, bt = s->flat_threads, per = bt * form.u;
         block.x = (unsigned)bt;
         int64_t gx = (chunks + per - 1) / per;
         if (form.w > 0) {

@@ -46,10 +46,17 @@ enum {
     FFN_CUDA_BYTES = 8,  // some view is not aligned to its element size: byte accesses
 };
 
+// Modes of the flat kernel (flags): its grid, one pass (a step a thread) or resident blocks
+// looping (the next step's loads before the current one's math); and its views, contiguous or
+// views of rows (row strides; the chunks of a row contiguous).
+enum { FFN_CUDA_FLAT_PASS = 0, FFN_CUDA_FLAT_LOOP = 1, FFN_CUDA_FLAT_ROWS = 2 };
+
 // One launch: up to 2 outputs and 3 inputs of one shape [rows, cols], row strides in elements.
 // Thread (tr, tu) of a block, tu < 2^lpr_log2 (lanes per row), takes unit u of row r for
 // r = blockIdx.y·rows_per_block + tr + k·gridDim.y·rows_per_block, u = blockIdx.x·lanes + tu +
 // m·gridDim.x·lanes (grid-stride in both directions), rows_per_block = FFN_CUDA_THREADS / lanes.
+// The flat kernel over views of rows numbers their 16-byte chunks row by row and finds a chunk's
+// row by ffn_cuda_div with div_mul, div_shift = ffn_cuda_div_magic(chunks per row).
 struct ffn_cuda_ew_args {
     void *out[2];
     const void *in[3];
@@ -58,20 +65,43 @@ struct ffn_cuda_ew_args {
     int32_t in_dt, out_dt;  // enum ffn_dtype
     int32_t flags;
     int32_t lpr_log2;  // log2 of the lanes per row (≤ log2 FFN_CUDA_THREADS)
+    uint32_t div_mul, div_shift;
 };
 
+// n / d for n, d < 2^31 by a multiply and a shift: q = (hi32(n · mul) + n) >> shift with
+// shift = ceil(log2 d) and mul = floor(2^32 (2^shift − d) / d) + 1 (Granlund and Montgomery's
+// division by invariant integers; the sum fits in 32 bits because hi32(n · mul) < n < 2^31). The
+// same function on the host (tests) and in the kernels, where the product's high half is one
+// mul.hi.
+#ifdef __CUDACC__
+#    define FFN_CUDA_HD __host__ __device__
+#else
+#    define FFN_CUDA_HD
+#endif
+static inline FFN_CUDA_HD uint32_t ffn_cuda_div(uint32_t n, uint32_t mul, uint32_t shift) {
+    return (uint32_t)((((uint64_t)n * mul) >> 32) + n) >> shift;
+}
+
+static inline void ffn_cuda_div_magic(uint32_t d, uint32_t *mul, uint32_t *shift) {
+    uint32_t s = 0;
+    while (((uint64_t)1 << s) < d) s++;
+    *shift = s;
+    *mul = (uint32_t)(((((uint64_t)1 << s) - d) << 32) / d + 1);
+}
+
 // The kernel of op family `op` (enum ffn_kop) and kind (FFN_CUDA_K_*) for each activation, for
-// the flat kinds with u (1, 2 or 4) chunks a thread and step, pipelined (pipe: the form of a
-// looping grid) or not: a host stub for cudaLaunchKernel, taking one struct ffn_cuda_ew_args (the
-// flat kinds: rows = 1, cols = the elements); op = -1: the builder of an accurate-tier 16-bit
-// forward's lookup table, taking (uint16_t *tab, int in_dt, int out_dt). Defined in ew_<act>.cu.
-const void *ffn_cuda_ew_gelu_tanh(int op, int kind, int u, int pipe);
-const void *ffn_cuda_ew_gelu_erf(int op, int kind, int u, int pipe);
-const void *ffn_cuda_ew_silu(int op, int kind, int u, int pipe);
-const void *ffn_cuda_ew_relu(int op, int kind, int u, int pipe);
-const void *ffn_cuda_ew_sigmoid(int op, int kind, int u, int pipe);
-const void *ffn_cuda_ew_identity(int op, int kind, int u, int pipe);
-const void *ffn_cuda_ew_quick_gelu(int op, int kind, int u, int pipe);
+// the flat kinds with u (1, 2 or 4) chunks a thread and step in form `mode` (FFN_CUDA_FLAT_*): a
+// host stub for cudaLaunchKernel, taking one struct ffn_cuda_ew_args (the flat kinds: rows = 1,
+// cols = the elements; FFN_CUDA_FLAT_ROWS: rows, cols a multiple of the chunk, row strides);
+// op = -1: the builder of an accurate-tier 16-bit forward's lookup table, taking
+// (uint16_t *tab, int in_dt, int out_dt). Defined in ew_<act>.cu.
+const void *ffn_cuda_ew_gelu_tanh(int op, int kind, int u, int mode);
+const void *ffn_cuda_ew_gelu_erf(int op, int kind, int u, int mode);
+const void *ffn_cuda_ew_silu(int op, int kind, int u, int mode);
+const void *ffn_cuda_ew_relu(int op, int kind, int u, int mode);
+const void *ffn_cuda_ew_sigmoid(int op, int kind, int u, int mode);
+const void *ffn_cuda_ew_identity(int op, int kind, int u, int mode);
+const void *ffn_cuda_ew_quick_gelu(int op, int kind, int u, int mode);
 
 // An accurate-tier 16-bit forward through its lookup table (lut.cu): every block copies the 128 KiB table into
 // shared memory, then maps 8 elements per 16-byte access, 4 accesses in flight per thread.

@@ -5,7 +5,9 @@
 // when every row of every view is 16-byte aligned (FFN_CUDA_VEC), element by element otherwise
 // (and byte by byte for views not aligned to their element size), over a grid-stride loop in rows
 // and in units of a row, with 64-bit indices. Dtypes, the accuracy tier and parity are uniform
-// run-time flags (a branch per 8 elements), so there are 28 kernels, not 28 × 9 × 4.
+// run-time flags (a branch per 8 elements), so there are 28 kernels, not 28 × 9 × 4. Views of one
+// dtype, 16-byte aligned, contiguous or in rows of whole 16-byte chunks, take the flat kernel
+// (below), compiled per dtype, form and layout.
 #ifndef FFN_CUDA_EW_KERNEL_CUH
 #define FFN_CUDA_EW_KERNEL_CUH
 
@@ -196,9 +198,11 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
     }
 }
 
-// --- the flat kernel: contiguous views, every one 16-byte aligned ------------------------------
-// The common case (whole tensors, a GEMM's output): every view of one dtype DT, taken as 16-byte
-// chunks, C = 4 elements of f32 or 8 of bf16/f16 a chunk. A thread takes U chunks a step,
+// --- the flat kernel: views of one dtype, 16-byte aligned ----------------------------------------
+// The common case (whole tensors, a GEMM's output; ROWS: the halves of a fused gate_up output, or
+// any views whose rows are whole numbers of chunks at their own row strides): every view of one
+// dtype DT, taken as 16-byte chunks, C = 4 elements of f32 or 8 of bf16/f16 a chunk, numbered row
+// by row (ffn_cu_at). A thread takes U chunks a step,
 // blockDim apart (each warp access is 512 contiguous bytes), and steps gridDim·U·blockDim chunks
 // on; the chunks of its first step are loaded before the block fills its tables (the loads are in
 // flight across the barrier), and those of its next step before the math of the current one
@@ -211,8 +215,8 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
 // lanes carry no branch but their own; a chunk with a rare lane (NaN, ±inf, the tails, tiny
 // inputs of a product: the reference's) recomputes its elements through ffn_cu_fix, in line, on
 // a path the other chunks do not take. Every form computes every
-// element with the same math: the outputs are the same bits. The last n mod C elements are
-// block 0's, one a thread.
+// element with the same math: the outputs are the same bits, contiguous or ROWS. The last n mod C
+// elements of contiguous views are block 0's, one a thread (ROWS has none).
 template <int DT>
 static __device__ __forceinline__ void ffn_cu_unpack(const uint4 v,
                                                      float x[DT == FFN_DTYPE_F32 ? 4 : 8]) {
@@ -306,6 +310,22 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct 
     return o;
 }
 
+// Where chunk c of view v (the inputs, then the outputs) lies, in chunks from the view's start:
+// c itself for contiguous views; for views of rows (ROWS: every row of every view 16-byte aligned
+// and a whole number of chunks long, fewer than 2^31 chunks in all) chunk c mod cpr of row
+// c / cpr, the quotient by a multiply and a shift (cuda_impl.h, ffn_cuda_div).
+struct ffn_cu_rows {
+    int64_t ld[5];  // row strides in chunks
+    uint32_t cpr, mul, shift;
+};
+
+template <bool ROWS>
+static __device__ __forceinline__ int64_t ffn_cu_at(const struct ffn_cu_rows &m, int v, int64_t c) {
+    if (!ROWS) return c;
+    const uint32_t n = (uint32_t)c, q = ffn_cuda_div(n, m.mul, m.shift);
+    return (int64_t)q * m.ld[v] + (int64_t)(n - q * m.cpr);
+}
+
 // The steps of a thread from chunk c on (cur: its first step's chunks, loaded). acc is a
 // compile-time constant where it picks the element math (a 16-bit output of a transcendental
 // activation: the 16-bit tier or the accurate one; the kernel branches once, on the call's flag,
@@ -314,9 +334,10 @@ static __device__ __forceinline__ struct ffn_cu_words ffn_cu_chunk(const struct 
 // condition: on the H200 the bf16 erf-GeLU forward in one pass of four chunks ran at 0.86 of a
 // device copy, with the tier fixed 0.91, the 16-bit tanh-GeLU forward in its looping form 0.89
 // and 0.94 (both with the rare-lane fix-up out of line; 8192 × 14336, N(0,1) inputs).
-template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
+template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE, bool ROWS>
 static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tabs *T,
                                                          const uint4 *const *in, uint4 *const *out,
+                                                         const struct ffn_cu_rows &m,
                                                          uint4 (*cur)[ffn_cu_arity<OP>::ni],
                                                          int64_t c, int64_t step, int64_t nch,
                                                          int64_t bt, bool acc) {
@@ -328,7 +349,8 @@ static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tab
             for (int u = 0; u < U; u++)
                 if (c + step + u * bt < nch)
 #pragma unroll
-                    for (int k = 0; k < NI; k++) nxt[u][k] = in[k][c + step + u * bt];
+                    for (int k = 0; k < NI; k++)
+                        nxt[u][k] = in[k][ffn_cu_at<ROWS>(m, k, c + step + u * bt)];
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -336,7 +358,7 @@ static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tab
             if (i >= nch) break;
             const struct ffn_cu_words o = ffn_cu_chunk<OP, ACT, DT, PAR>(T, acc, cur[u]);
 #pragma unroll
-            for (int k = 0; k < NO; k++) out[k][i] = o.w[k];
+            for (int k = 0; k < NO; k++) out[k][ffn_cu_at<ROWS>(m, NI + k, i)] = o.w[k];
         }
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -345,12 +367,12 @@ static __device__ __forceinline__ void ffn_cu_flat_steps(const struct ffn_cm_tab
                 if (PIPE)
                     cur[u][k] = nxt[u][k];
                 else if (c + step + u * bt < nch)
-                    cur[u][k] = in[k][c + step + u * bt];
+                    cur[u][k] = in[k][ffn_cu_at<ROWS>(m, k, c + step + u * bt)];
             }
     }
 }
 
-template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE>
+template <int OP, int ACT, int DT, bool PAR, int U, bool PIPE, bool ROWS>
 __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     ffn_cu_flat(const struct ffn_cuda_ew_args a) {
     constexpr int NI = ffn_cu_arity<OP>::ni, NO = ffn_cu_arity<OP>::no;
@@ -360,13 +382,22 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     constexpr enum ffn_act act = (enum ffn_act)ACT;
     __shared__ struct ffn_cm_tabs T;
     const bool acc = a.flags & FFN_CUDA_ACC;
-    const int64_t n = a.cols, nch = n / C, bt = blockDim.x;
+    // ROWS: a.rows rows of a.cols elements (a multiple of C), no tail.
+    const int64_t n = ROWS ? a.rows * a.cols : a.cols, nch = n / C, bt = blockDim.x;
     const uint4 *in[NI];
     uint4 *out[NO];
+    struct ffn_cu_rows m;
 #pragma unroll
     for (int k = 0; k < NI; k++) in[k] = (const uint4 *)a.in[k];
 #pragma unroll
     for (int k = 0; k < NO; k++) out[k] = (uint4 *)a.out[k];
+    if (ROWS) {
+        m.cpr = (uint32_t)(a.cols / C), m.mul = a.div_mul, m.shift = a.div_shift;
+#pragma unroll
+        for (int k = 0; k < NI; k++) m.ld[k] = a.in_rs[k] / C;
+#pragma unroll
+        for (int k = 0; k < NO; k++) m.ld[NI + k] = a.out_rs[k] / C;
+    }
 
     // Chunk c + u·bt of every input is cur[u]. PIPE (a looping grid): the next step's, nxt[u], are
     // loaded before the math of this one; one pass (a step a thread, but for a grid cut at its
@@ -380,7 +411,7 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     for (int u = 0; u < U; u++)
         if (c + u * bt < nch)
 #pragma unroll
-            for (int k = 0; k < NI; k++) cur[u][k] = in[k][c + u * bt];
+            for (int k = 0; k < NI; k++) cur[u][k] = in[k][ffn_cu_at<ROWS>(m, k, c + u * bt)];
     // The 16-bit tier reads no table (uniform across the block: the barrier is safe).
     if (TABS && !ffn_cm_tier16_on(act, dt, acc, PAR)) {
         ffn_cm_tabs_fill(&T, &ffn_cu_tabs, threadIdx.x, blockDim.x, ffn_cm_uses_exp(act),
@@ -391,14 +422,17 @@ __global__ void __launch_bounds__(FFN_CUDA_FLAT_MAX_THREADS)
     const bool split =
         ffn_cm_tier16_on(act, dt, false, PAR) != ffn_cm_tier16_on(act, dt, true, PAR);
     if (!split)
-        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, acc);
+        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE, ROWS>(&T, in, out, m, cur, c, step, nch, bt,
+                                                           acc);
     else if (acc)
-        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, true);
+        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE, ROWS>(&T, in, out, m, cur, c, step, nch, bt,
+                                                           true);
     else
-        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE>(&T, in, out, cur, c, step, nch, bt, false);
+        ffn_cu_flat_steps<OP, ACT, DT, PAR, U, PIPE, ROWS>(&T, in, out, m, cur, c, step, nch, bt,
+                                                           false);
     // The last n mod C elements.
     const int64_t e = nch * C + threadIdx.x;
-    if (blockIdx.x == 0 && e < n) {
+    if (!ROWS && blockIdx.x == 0 && e < n) {
         constexpr int es = DT == FFN_DTYPE_F32 ? 4 : 2;
         float x[3];
 #pragma unroll
@@ -434,43 +468,47 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
 // one, or a flat one: FFN_CUDA_K_FLAT + dtype, + FFN_CUDA_K_PAR for the parity of a 16-bit gated
 // forward) and, for a flat one, u chunks a thread and step (1, 2 or 4); op -1: its table
 // builder.
-template <int OP, int ACT, int DT, bool PAR, bool PIPE>
+template <int OP, int ACT, int DT, bool PAR, bool PIPE, bool ROWS>
 static const void *ffn_cu_flat_of(int u) {
-    return u == 4   ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 4, PIPE>
-           : u == 2 ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 2, PIPE>
-                    : (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 1, PIPE>;
+    return u == 4   ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 4, PIPE, ROWS>
+           : u == 2 ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 2, PIPE, ROWS>
+                    : (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 1, PIPE, ROWS>;
 }
 
 template <int OP, int ACT, int DT, bool PAR>
-static const void *ffn_cu_flat_of(int u, bool pipe) {
-    return pipe ? ffn_cu_flat_of<OP, ACT, DT, PAR, true>(u)
-                : ffn_cu_flat_of<OP, ACT, DT, PAR, false>(u);
+static const void *ffn_cu_flat_of(int u, int mode) {
+    const bool pipe = mode & FFN_CUDA_FLAT_LOOP;
+    if (mode & FFN_CUDA_FLAT_ROWS)
+        return pipe ? ffn_cu_flat_of<OP, ACT, DT, PAR, true, true>(u)
+                    : ffn_cu_flat_of<OP, ACT, DT, PAR, false, true>(u);
+    return pipe ? ffn_cu_flat_of<OP, ACT, DT, PAR, true, false>(u)
+                : ffn_cu_flat_of<OP, ACT, DT, PAR, false, false>(u);
 }
 
 template <int OP, int ACT, bool PAR>
-static const void *ffn_cu_kernel_of(int kind, int u, bool pipe) {
+static const void *ffn_cu_kernel_of(int kind, int u, int mode) {
     switch (kind) {
     case FFN_CUDA_K_FLAT + FFN_DTYPE_F32:
-        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F32, false>(u, pipe);
+        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F32, false>(u, mode);
     case FFN_CUDA_K_FLAT + FFN_DTYPE_BF16:
-        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_BF16, PAR>(u, pipe);
+        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_BF16, PAR>(u, mode);
     case FFN_CUDA_K_FLAT + FFN_DTYPE_F16:
-        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F16, PAR>(u, pipe);
+        return ffn_cu_flat_of<OP, ACT, FFN_DTYPE_F16, PAR>(u, mode);
     default: return (const void *)ffn_cu_ew<OP, ACT>;
     }
 }
 
 #define FFN_CUDA_EW_GETTER(name, ACT)                                                              \
-    extern "C" const void *ffn_cuda_ew_##name(int op, int kind, int u, int pipe) {                 \
+    extern "C" const void *ffn_cuda_ew_##name(int op, int kind, int u, int mode) {                 \
         const bool par = kind >= FFN_CUDA_K_PAR;                                                   \
         if (par) kind -= FFN_CUDA_K_PAR;                                                           \
         switch (op) {                                                                              \
-        case FFN_KOP_ACT_FWD: return ffn_cu_kernel_of<FFN_KOP_ACT_FWD, ACT, false>(kind, u, pipe); \
-        case FFN_KOP_ACT_BWD: return ffn_cu_kernel_of<FFN_KOP_ACT_BWD, ACT, false>(kind, u, pipe); \
+        case FFN_KOP_ACT_FWD: return ffn_cu_kernel_of<FFN_KOP_ACT_FWD, ACT, false>(kind, u, mode); \
+        case FFN_KOP_ACT_BWD: return ffn_cu_kernel_of<FFN_KOP_ACT_BWD, ACT, false>(kind, u, mode); \
         case FFN_KOP_GLU_FWD:                                                                      \
-            return par ? ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, true>(kind, u, pipe)               \
-                       : ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, false>(kind, u, pipe);             \
-        case FFN_KOP_GLU_BWD: return ffn_cu_kernel_of<FFN_KOP_GLU_BWD, ACT, false>(kind, u, pipe); \
+            return par ? ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, true>(kind, u, mode)               \
+                       : ffn_cu_kernel_of<FFN_KOP_GLU_FWD, ACT, false>(kind, u, mode);             \
+        case FFN_KOP_GLU_BWD: return ffn_cu_kernel_of<FFN_KOP_GLU_BWD, ACT, false>(kind, u, mode); \
         case -1: return (const void *)ffn_cu_lut_build<ACT>;                                       \
         default: return NULL;                                                                      \
         }                                                                                          \

@@ -15,7 +15,8 @@
 //   lut       the accurate tier's 16-bit forwards through their lookup tables: the same bits as
 //             the kernels, in place too, and one call above the default threshold;
 //   forms     every form of the flat kernel ($FFN_CUDA_FLAT_FORM: chunks a thread, one pass or
-//             looping grids): the same bits as one pass with a chunk a thread;
+//             looping grids): the same bits as one pass with a chunk a thread; views of rows
+//             (row strides) through the flat kernel: the same bits as contiguous views;
 //   big       (--big) 2^31 + 1000 elements in one call: 64-bit indexing.
 // Without a CUDA device (or a build without CUDA) it prints "skipped: no CUDA device" and exits
 // 77, which ctest reports as skipped.
@@ -449,11 +450,74 @@ static void ffn__test_kernels(void) {
 // inputs (f32: 65,541 random ones with the specials, a tail of 1; 16-bit: 65,533 of the 65,536
 // patterns, a tail of 5). Tables off: the kernel itself.
 
+// The same inputs as rows (views of rows: the flat kernel with row strides) under the forms
+// marked `rows` (one pass, looping grids; those of 3 blocks: many steps a thread) give the same
+// bits as the contiguous call (identity's forward: a 2-D copy of the bytes against a copy).
 static const struct {
     const char *form, *blocks;
-} ffn__forms[] = {{"1,0", NULL}, {"2,0", NULL}, {"4,0", NULL}, {"1,1", "3"},
-                  {"2,1", "3"},  {"4,1", "3"},  {"2,4", NULL}, {"4,4", NULL}};
+    bool rows;
+} ffn__forms[] = {{"1,0", NULL, true}, {"2,0", NULL, false}, {"4,0", NULL, true},
+                  {"1,1", "3", true},  {"2,1", "3", false},  {"4,1", "3", true},
+                  {"2,4", NULL, true}, {"4,4", NULL, false}};
 #define FFN__N_FORMS (sizeof ffn__forms / sizeof ffn__forms[0])
+
+// Rows of FFN__ROWS_COLS elements (a whole number of 16-byte chunks in every dtype) with row
+// strides of FFN__ROWS_LDI (inputs) and FFN__ROWS_LDO (outputs) elements, also whole chunks.
+#define FFN__ROWS_COLS 520
+#define FFN__ROWS_LDI 528
+#define FFN__ROWS_LDO 536
+
+// The first rows × FFN__ROWS_COLS elements of the contiguous inputs din (n elements each) copied
+// into views of rows, the call made on them, and its outputs compared with the contiguous call's
+// (ref), row by row; the gaps between the output rows and the guards around them untouched.
+// Returns the outputs that differ.
+static int64_t ffn__rows_check(ffn_ctx_t ctx, const struct ffn__cfg *c, const struct ffn__dbuf *din,
+                               void *const *ref, int64_t n, const char *form, const char *cs) {
+    const int ni = ffn__n_in[c->op], no = ffn__n_out[c->op];
+    const int64_t cols = FFN__ROWS_COLS, rows = n / cols;
+    const size_t es = ffn_dtype_size(c->in), row = (size_t)cols * es;
+    const size_t bi = (size_t)((rows - 1) * FFN__ROWS_LDI + cols) * es,
+                 bo = (size_t)((rows - 1) * FFN__ROWS_LDO + cols) * es;
+    struct ffn__dbuf rin[3], rout[2];
+    struct ffn_tensor ti[3], to[2];
+    for (int k = 0; k < ni; k++) {
+        rin[k] = ffn__dalloc(bi);
+        FFN__CUDA(cudaMemcpy2D(ffn__dptr(&rin[k]), FFN__ROWS_LDI * es, ffn__dptr(&din[k]), row, row,
+                               (size_t)rows, cudaMemcpyDeviceToDevice));
+        ti[k] = ffn_tensor_2d(ffn__dptr(&rin[k]), c->in, rows, cols, FFN__ROWS_LDI);
+    }
+    for (int k = 0; k < no; k++) {
+        rout[k] = ffn__dalloc(bo);
+        to[k] = ffn_tensor_2d(ffn__dptr(&rout[k]), c->out, rows, cols, FFN__ROWS_LDO);
+    }
+    const enum ffn_status st = ffn__call(ctx, c, to, ti);
+    const enum ffn_status ss = ffn_ctx_synchronize(ctx);
+    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s rows, form %s: status %s / %s: %s", cs,
+          form, ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(ctx));
+    int64_t differ = 0;
+    unsigned char *got = malloc(bo + 2 * FFN__GUARD);
+    for (int k = 0; k < no && st == FFN_STATUS_OK; k++) {
+        FFN__CUDA(cudaMemcpy(got, rout[k].base, bo + 2 * FFN__GUARD, cudaMemcpyDeviceToHost));
+        bool gaps = true;
+        for (size_t i = 0; i < bo + 2 * FFN__GUARD; i++) {
+            const size_t at = i - FFN__GUARD, el = at / es;
+            const bool in_view =
+                i >= FFN__GUARD && i < FFN__GUARD + bo && (int64_t)(el % FFN__ROWS_LDO) < cols;
+            gaps = gaps && (in_view || got[i] == FFN__GUARD_BYTE);
+        }
+        CHECK(gaps, "%s rows, form %s: output %d written outside its view", cs, form, k);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t e = 0; e < cols; e++)
+                differ += memcmp(got + FFN__GUARD + (size_t)(r * FFN__ROWS_LDO + e) * es,
+                                 (const char *)ref[k] + (size_t)(r * cols + e) * es, es) != 0;
+    }
+    CHECK(differ == 0, "%s rows, form %s: %lld outputs differ from the contiguous call", cs, form,
+          (long long)differ);
+    free(got);
+    for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(rin[k].base));
+    for (int k = 0; k < no; k++) FFN__CUDA(cudaFree(rout[k].base));
+    return differ;
+}
 
 static void ffn__test_flat_forms(void) {
     ffn_ctx_t ctx[FFN__N_FORMS][2][2];
@@ -472,7 +536,7 @@ static void ffn__test_flat_forms(void) {
     unsetenv("FFN_CUDA_LUT"), unsetenv("FFN_CUDA_GLU_LUT");
     uint64_t s = 0xf1a7f0f3ull;
     int configs = 0;
-    int64_t differ = 0;
+    int64_t differ = 0, rows_differ = 0;
     for (int op = 0; op < FFN_KOP_COUNT; op++)
         for (int act = 0; act < FFN_ACT_COUNT; act++)
             for (int dt = 0; dt < FFN_DTYPE_COUNT; dt++)
@@ -541,6 +605,10 @@ static void ffn__test_flat_forms(void) {
                                       ffn__forms[f].form, k);
                             }
                         }
+                        for (size_t f = 0; f < FFN__N_FORMS; f++)
+                            if (ffn__forms[f].rows)
+                                rows_differ += ffn__rows_check(ctx[f][acc][par], &c, din, ref, n,
+                                                               ffn__forms[f].form, cs);
                         for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(din[k].base));
                         for (int k = 0; k < no; k++) {
                             FFN__CUDA(cudaFree(dout[k].base));
@@ -551,6 +619,8 @@ static void ffn__test_flat_forms(void) {
                     }
     printf("flat forms: %d configurations x %d forms, %lld outputs differ from form 1,0\n", configs,
            (int)FFN__N_FORMS - 1, (long long)differ);
+    printf("flat rows: %d configurations x 5 forms, %lld outputs differ from the contiguous call\n",
+           configs, (long long)rows_differ);
     for (size_t f = 0; f < FFN__N_FORMS; f++)
         for (int acc = 0; acc < 2; acc++)
             for (int par = 0; par < 2; par++) ffn_ctx_destroy(ctx[f][acc][par]);
@@ -780,8 +850,12 @@ static void ffn__test_layouts(void) {
         ffn__fused(ctx, FFN_ACT_SILU, FFN_DTYPE_BF16, 64, 1024, (enum ffn_gate_up_order)o, seed++);
         ffn__fused(ctx, FFN_ACT_GELU_TANH, FFN_DTYPE_F32, 17, 99, (enum ffn_gate_up_order)o,
                    seed++);
+        // Rows of whole 16-byte chunks: the flat kernel over views of rows.
+        ffn__fused(ctx, FFN_ACT_GELU_ERF, FFN_DTYPE_F16, 40, 264, (enum ffn_gate_up_order)o,
+                   seed++);
+        ffn__fused(ctx, FFN_ACT_SILU, FFN_DTYPE_F32, 9, 1028, (enum ffn_gate_up_order)o, seed++);
     }
-    printf("layouts: %d\n", layouts + 5);
+    printf("layouts: %d\n", layouts + 9);
     ffn_ctx_destroy(ctx);
 }
 

@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "args.h"
 #include "ffn.h"
 #include "tools.h"
 #include "tools_cuda.h"
@@ -43,6 +44,7 @@ struct ffn__opts {
     int64_t ns[FFN__MAX_LIST];
     int n_ns;
     int reps, device;
+    int64_t fused;  // > 0: gate and up are the halves of one [n / fused, 2 fused] buffer
     bool quick, accurate, json, warm;
 };
 
@@ -76,6 +78,10 @@ static void ffn__usage(FILE *f) {
             "  --accurate           FFN_ACCURACY_HIGH\n"
             "  --warm               no L2 flush: the inputs stay in L2 from the previous call, as\n"
             "                       a GEMM's output does (a spin kernel hides the host instead)\n"
+            "  --fused M            gated ops only, gate and up as the two halves of one\n"
+            "                       [n/M, 2M] buffer (a fused gate_up projection's output, row\n"
+            "                       stride 2M), dgate and dup into the halves of another; h and\n"
+            "                       dh [n/M, M]. Every n a multiple of M\n"
             "  --device D           CUDA device ordinal (default 0)\n"
             "  --json               one JSON object per line (first line: the device header)\n",
             FFN__MIN_REPS, FFN__MAX_REPS);
@@ -166,15 +172,13 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
             any_dist = true;
         } else if (!strcmp(a, "--reps") && v) {
             i++;
-            o->reps = atoi(v);
-            if (o->reps < 1 || o->reps > FFN__MAX_REPS) {
-                fprintf(stderr, "ffn bench act: --reps wants an integer in [1, %d]\n",
-                        FFN__MAX_REPS);
-                return 2;
-            }
+            if (!ffn_arg_int("bench act", "--reps", v, 1, FFN__MAX_REPS, &o->reps)) return 2;
         } else if (!strcmp(a, "--device") && v) {
             i++;
-            o->device = atoi(v);
+            if (!ffn_arg_int("bench act", "--device", v, 0, 1023, &o->device)) return 2;
+        } else if (!strcmp(a, "--fused") && v) {
+            i++;
+            if (!ffn_arg_i64("bench act", "--fused", v, 1, FFN__MAX_N, &o->fused)) return 2;
         } else if (!strcmp(a, "--quick")) {
             o->quick = true;
         } else if (!strcmp(a, "--accurate")) {
@@ -204,6 +208,17 @@ static int ffn__parse(int argc, char **argv, struct ffn__opts *o) {
     }
     if (!any_dt) o->dtypes[0] = o->dtypes[1] = o->dtypes[2] = true;
     if (!any_dist) o->dists[0] = true;
+    if (o->fused) {
+        for (int k = 0; k < o->n_ns; k++)
+            if (o->ns[k] % o->fused) {
+                fprintf(stderr,
+                        "ffn bench act: --fused %" PRId64 ": n = %" PRId64
+                        " is not a whole number of its rows\n",
+                        o->fused, o->ns[k]);
+                return 2;
+            }
+        want_unary = false;
+    }
     ffn_tool_act_forms(sel, glu_only, want_unary, want_glu, o->unary, o->glu);
     return 0;
 }
@@ -243,6 +258,21 @@ static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtyp
     struct ffn__case c = {.act = act, .glu = glu, .bwd = bwd};
     for (int k = 0; k < n_out; k++) c.out[k] = ffn_tensor_vec(d->out[k], dt, n);
     for (int k = 0; k < n_in; k++) c.in[k] = ffn_tensor_vec(d->in[k], dt, n);
+    if (o->fused) {  // gated: gate, up (and dgate, dup) the halves of fused buffers
+        const int64_t m = o->fused, rows = n / m;
+        const struct ffn_tensor gu = ffn_tensor_2d(d->in[0], dt, rows, 2 * m, 2 * m),
+                                dgu = ffn_tensor_2d(d->out[0], dt, rows, 2 * m, 2 * m);
+        if (ffn_gate_up_split(d->ctx, &gu, FFN_GATE_UP_GATE_FIRST, &c.in[0], &c.in[1]) ||
+            (bwd &&
+             ffn_gate_up_split(d->ctx, &dgu, FFN_GATE_UP_GATE_FIRST, &c.out[0], &c.out[1]))) {
+            fprintf(stderr, "ffn bench act: %s\n", ffn_ctx_last_error(d->ctx));
+            return 2;
+        }
+        if (bwd)
+            c.in[2] = ffn_tensor_2d(d->in[2], dt, rows, m, m);
+        else
+            c.out[0] = ffn_tensor_2d(d->out[0], dt, rows, m, m);
+    }
     const double bytes = (double)(n_out + n_in) * (double)n * (double)ffn_dtype_size(dt);
     const size_t half = (size_t)(bytes / 2) / 16 * 16;
     cudaError_t e;
@@ -324,11 +354,11 @@ static int ffn__row(const struct ffn__opts *o, struct ffn__dev *d, enum ffn_dtyp
             "\"reps\":%d,\"inner\":1,\"seconds\":%.9g,\"min_seconds\":%.9g,\"bytes\":%.0f,"
             "\"gbps\":%.4f,\"min_gbps\":%.4f,\"copy_gbps\":%.4f,\"copy_best_gbps\":%.4f,"
             "\"copy_seconds\":%.9g,\"ratio\":%.4f,\"host_us\":%.3f,\"flush\":%s,"
-            "\"device\":\"%s\",\"sm_count\":%d}\n",
+            "\"fused\":%" PRId64 ",\"device\":\"%s\",\"sm_count\":%d}\n",
             op, ffn_act_name(act), glu ? "true" : "false", bwd ? "bwd" : "fwd", ffn_dtype_name(dt),
             ffn__dist_names[dist], n, o->accurate ? "high" : "default", reps, med, best, bytes,
             gbps, bytes / best * 1e-9, copy_gbps, 2.0 * (double)half / cbest * 1e-9, cmed, rat,
-            host_us, o->warm ? "false" : "true", d->name, d->sm_count);
+            host_us, o->warm ? "false" : "true", o->fused, d->name, d->sm_count);
     }
     fflush(stdout);
     return 0;
@@ -367,8 +397,10 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
     const size_t es = o.dtypes[FFN_DTYPE_F32] ? 4 : 2, bytes = (size_t)max_n * es;
     d.flush_bytes = ((size_t)2 * (size_t)d.l2_bytes + 15) / 16 * 16;
     bool ok = true;
-    for (int k = 0; k < 3; k++) ok = ok && !cudaMalloc(&d.in[k], bytes);
-    for (int k = 0; k < 2; k++) ok = ok && !cudaMalloc(&d.out[k], bytes);
+    // --fused: in[0] and out[0] hold [n/M, 2M] (gate and up, dgate and dup).
+    const size_t bytes0 = o.fused ? 2 * bytes : bytes;
+    for (int k = 0; k < 3; k++) ok = ok && !cudaMalloc(&d.in[k], k ? bytes : bytes0);
+    for (int k = 0; k < 2; k++) ok = ok && !cudaMalloc(&d.out[k], k ? bytes : bytes0);
     ok = ok && !cudaMalloc(&d.csrc, 5 * bytes / 2 + 16) && !cudaMalloc(&d.cdst, 5 * bytes / 2 + 16);
     ok = ok && !cudaMalloc(&d.flush, d.flush_bytes) && !cudaMalloc((void **)&d.sink, sizeof(float));
     for (int k = 0; k < 4 * FFN__MAX_REPS && ok; k++) ok = !cudaEventCreate(&d.ev[k]);
@@ -384,7 +416,7 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
     if (csrc && !strcmp(csrc, "random"))
         ffn_benchcu_fill(d.s, d.csrc, FFN_DTYPE_F32, (int64_t)((5 * bytes / 2 + 16) / 4), 0,
                          FFN__SEED + 99);
-    cudaMemsetAsync(d.out[0], 0, bytes, d.s);
+    cudaMemsetAsync(d.out[0], 0, bytes0, d.s);
     cudaMemsetAsync(d.out[1], 0, bytes, d.s);
     if (o.json) {
         printf(
@@ -401,6 +433,10 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
             "# GB/s = minimum bytes / median GPU time (events, L2 evicted before each call); "
             "copy = device-to-device cudaMemcpyAsync of as many bytes, same run; ratio = "
             "median of per-rep GB/s over copy GB/s; host_us = the call's own host time\n");
+        if (o.fused)
+            printf("# gate and up: the halves of one [n/%" PRId64 ", %" PRId64
+                   "] buffer (row stride %" PRId64 "), dgate and dup likewise\n",
+                   o.fused, 2 * o.fused, 2 * o.fused);
         printf("%-12s %-3s %-5s %-6s %10s %9s %9s %8s %8s %6s %7s\n", "op", "dir", "dtype", "dist",
                "n", "med_us", "min_us", "GB/s", "copy", "ratio", "host_us");
     }
@@ -412,7 +448,8 @@ int ffn_cmd_bench_act_cuda(int argc, char **argv) {
             ffn_benchcu_fill(d.s, d.in[k], t, max_n, 0, FFN__SEED + (uint64_t)k);
         for (int dist = 0; dist < 2 && !rc; dist++) {
             if (!o.dists[dist]) continue;
-            ffn_benchcu_fill(d.s, d.in[0], t, max_n, dist, FFN__SEED + 10 + (uint64_t)dist);
+            ffn_benchcu_fill(d.s, d.in[0], t, o.fused ? 2 * max_n : max_n, dist,
+                             FFN__SEED + 10 + (uint64_t)dist);
             for (int ni = 0; ni < o.n_ns && !rc; ni++)
                 for (int g = 0; g < 2 && !rc; g++)
                     for (int a = 0; a < FFN_ACT_COUNT && !rc; a++)

@@ -40,11 +40,13 @@ struct bb_shape {
     int64_t d, m;
     enum ffn_act act;
     bool gated, bias;
+    bool fused;  // one gate_up weight [2m, d] ([gate | up], Phi-3's gate_up_proj)
 };
 
 static const struct bb_shape bb_shapes[] = {
-    {"gpt2-small", 768, 3072, FFN_ACT_GELU_TANH, false, true},
-    {"llama3-8b", 4096, 14336, FFN_ACT_SILU, true, false},
+    {"gpt2-small", 768, 3072, FFN_ACT_GELU_TANH, false, true, false},
+    {"llama3-8b", 4096, 14336, FFN_ACT_SILU, true, false, false},
+    {"phi3-mini", 3072, 8192, FFN_ACT_SILU, true, false, true},
 };
 static const int64_t bb_tokens[] = {16, 512, 8192};
 
@@ -75,8 +77,9 @@ static void bb_usage(FILE *f) {
             "                       [--pass fwd|fwdbwd|all] [--device D] [--stages] [--gemms]\n"
             "                       [--parity]\n"
             "  FFN block forward (fwd) and forward+backward (fwdbwd, SAVE) on the GPU for\n"
-            "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama3-8b (4096 -> 14336, SwiGLU)\n"
-            "  at 16, 512 and 8192 tokens, bf16 by default, against the same GEMMs alone through\n"
+            "  gpt2-small (768 -> 3072, GeLU-tanh, biases), llama3-8b (4096 -> 14336, SwiGLU) and\n"
+            "  phi3-mini (3072 -> 8192, SwiGLU, one fused gate_up weight) at 16, 512 and 8192\n"
+            "  tokens, bf16 by default, against the same GEMMs alone through\n"
             "  cuBLASLt; GPU time by CUDA events, the L2 cache evicted before every timed call.\n"
             "  --math applies to f32 weights (strict: true f32, the default).\n"
             "  --stages: the block's own stages timed (an event after each GEMM and pass).\n"
@@ -376,10 +379,12 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     b.x = bb_alloc(Td * es, &ok), b.y = bb_alloc(Td * es, &ok), b.dy = bb_alloc(Td * es, &ok);
     b.dx = bb_alloc(Td * es, &ok);
     b.Wu = bb_alloc(md * es, &ok), b.Wd = bb_alloc(md * es, &ok);
-    b.Wg = s->gated ? bb_alloc(md * es, &ok) : NULL;
+    b.Wg = s->gated ? bb_alloc(md * es * (s->fused ? 2 : 1), &ok) : NULL;
     b.bu = bb_alloc((size_t)m * es, &ok), b.bd = bb_alloc((size_t)d * es, &ok);
     b.gWu = bb_alloc(md * es, &ok), b.gWd = bb_alloc(md * es, &ok);
-    b.gWg = s->gated ? bb_alloc(md * es, &ok) : NULL;
+    b.gWg = s->gated ? bb_alloc(md * es * (s->fused ? 2 : 1), &ok) : NULL;
+    // fused: Wg holds [gate | up] ([2m, d]; Wu's buffer unused) and gWg its gradient.
+    void *Wu = s->fused ? (char *)b.Wg + md * es : b.Wu;
     b.gbu = bb_alloc((size_t)m * es, &ok), b.gbd = bb_alloc((size_t)d * es, &ok);
     b.P = bb_alloc((size_t)(T * 2 * m) * es, &ok), b.H = bb_alloc((size_t)(T * m) * es, &ok);
     b.dH = bb_alloc((size_t)(T * m) * es, &ok);
@@ -404,7 +409,8 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     ffn_benchcu_fill(dv->s, b.bu, dt, m, 0, BB_SEED + 6);
     ffn_benchcu_fill(dv->s, b.bd, dt, d, 0, BB_SEED + 7);
     ffn_benchcu_fill(dv->s, b.dH, dt, T * m, 0, BB_SEED + 9);
-    ffn_bbcu_scale(dv->s, b.Wu, dt, (int64_t)md, (float)(1.0 / sqrt((double)d)));
+    if (s->fused) ffn_benchcu_fill(dv->s, Wu, dt, (int64_t)md, 0, BB_SEED + 3);
+    ffn_bbcu_scale(dv->s, Wu, dt, (int64_t)md, (float)(1.0 / sqrt((double)d)));
     ffn_bbcu_scale(dv->s, b.Wd, dt, (int64_t)md, (float)(1.0 / sqrt((double)m)));
     if (b.Wg) ffn_bbcu_scale(dv->s, b.Wg, dt, (int64_t)md, (float)(1.0 / sqrt((double)d)));
     ffn_bbcu_scale(dv->s, b.bu, dt, m, 0.1f);
@@ -413,17 +419,26 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
     spec.d_model = d, spec.d_ff = m, spec.act = s->act, spec.gated = s->gated;
     spec.bias_up = spec.bias_down = s->bias;
+    if (s->fused) spec.gate_up_layout = FFN_GATE_UP_FUSED;
     struct ffn_block_weights w = FFN_BLOCK_WEIGHTS_INIT;
-    w.up = ffn_weight_dense(b.Wu, dt, FFN_WEIGHT_OUT_IN);
     w.down = ffn_weight_dense(b.Wd, dt, FFN_WEIGHT_OUT_IN);
-    if (s->gated) w.gate = ffn_weight_dense(b.Wg, dt, FFN_WEIGHT_OUT_IN);
+    if (s->fused) {
+        w.gate_up = ffn_weight_dense(b.Wg, dt, FFN_WEIGHT_OUT_IN);
+    } else {
+        w.up = ffn_weight_dense(b.Wu, dt, FFN_WEIGHT_OUT_IN);
+        if (s->gated) w.gate = ffn_weight_dense(b.Wg, dt, FFN_WEIGHT_OUT_IN);
+    }
     if (s->bias) {
         w.b_up = ffn_weight_dense(b.bu, dt, FFN_WEIGHT_OUT_IN);
         w.b_down = ffn_weight_dense(b.bd, dt, FFN_WEIGHT_OUT_IN);
     }
     struct ffn_block_grads gr = FFN_BLOCK_GRADS_INIT;
     gr.dtype = dt;
-    gr.up = b.gWu, gr.down = b.gWd, gr.gate = b.gWg;
+    gr.down = b.gWd;
+    if (s->fused)
+        gr.gate_up = b.gWg;
+    else
+        gr.up = b.gWu, gr.gate = b.gWg;
     if (s->bias) gr.b_up = b.gbu, gr.b_down = b.gbd;
     struct ffn_block_opts bo = FFN_BLOCK_OPTS_INIT;
     bo.save_dtype = dt;
@@ -452,10 +467,14 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     // Names as the block's stages: P0 = gate (gated) or up, P1 = up (gated).
     const char *nu = s->gated ? "P1" : "P0", *ndwu = s->gated ? "dW_P1" : "dW_P0";
     const char *ndxu = s->gated ? "dx_P1" : "dx_P0";
-    if (s->gated)
+    if (s->fused)  // one GEMM over all 2m outputs, P [T, 2m]
+        e |= bb_add(G, "P0", T, 2 * m, d, b.x, d, 1, b.Wg, 1, d, b.P, 2 * m, dt, dt, NULL, false,
+                    compute);
+    if (s->gated && !s->fused)
         e |= bb_add(G, "P0", T, m, d, b.x, d, 1, b.Wg, 1, d, Pg, m, dt, dt, NULL, false, compute);
-    e |= bb_add(G, nu, T, m, d, b.x, d, 1, b.Wu, 1, d, Pu, m, dt, dt, s->bias ? b.bu : NULL, false,
-                compute);
+    if (!s->fused)
+        e |= bb_add(G, nu, T, m, d, b.x, d, 1, b.Wu, 1, d, Pu, m, dt, dt, s->bias ? b.bu : NULL,
+                    false, compute);
     e |= bb_add(G, "down", T, d, m, b.H, m, 1, b.Wd, 1, m, b.y, d, dt, dt, s->bias ? b.bd : NULL,
                 false, compute);
     if (bwd) {  // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ the second)
@@ -463,15 +482,23 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
                     compute);
         e |=
             bb_add(G, "dh", T, m, d, b.dy, d, 1, b.Wd, m, 1, b.dH, m, dt, dt, NULL, false, compute);
-        if (s->gated)
-            e |= bb_add(G, "dW_P0", m, d, T, Pg, 1, m, b.x, d, 1, b.gWg, d, dt, dt, NULL, false,
+        if (s->fused) {  // dW_gate_up = dPᵀ·x, dx = dP·W_gate_up (dP [T, 2m])
+            e |= bb_add(G, "dW_P0", 2 * m, d, T, b.P, 1, 2 * m, b.x, d, 1, b.gWg, d, dt, dt, NULL,
+                        false, compute);
+            e |= bb_add(G, "dx_P0", T, d, 2 * m, b.P, 2 * m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL,
+                        false, compute);
+        } else {
+            if (s->gated)
+                e |= bb_add(G, "dW_P0", m, d, T, Pg, 1, m, b.x, d, 1, b.gWg, d, dt, dt, NULL, false,
+                            compute);
+            e |= bb_add(G, ndwu, m, d, T, Pu, 1, m, b.x, d, 1, b.gWu, d, dt, dt, NULL, false,
                         compute);
-        e |= bb_add(G, ndwu, m, d, T, Pu, 1, m, b.x, d, 1, b.gWu, d, dt, dt, NULL, false, compute);
-        if (s->gated)
-            e |= bb_add(G, "dx_P0", T, d, m, Pg, m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL, false,
+            if (s->gated)
+                e |= bb_add(G, "dx_P0", T, d, m, Pg, m, 1, b.Wg, d, 1, b.dx, d, dt, dt, NULL, false,
+                            compute);
+            e |= bb_add(G, ndxu, T, d, m, Pu, m, 1, b.Wu, d, 1, b.dx, d, dt, dt, NULL, s->gated,
                         compute);
-        e |= bb_add(G, ndxu, T, d, m, Pu, m, 1, b.Wu, d, 1, b.dx, d, dt, dt, NULL, s->gated,
-                    compute);
+        }
     }
     if (e) {
         fprintf(stderr, "ffn bench block: cuBLASLt has no algorithm for a GEMM of %s %s\n", s->name,
@@ -709,7 +736,8 @@ int ffn_cmd_bench_block_cuda(int argc, char **argv) {
         for (size_t k = 0; k < sizeof bb_shapes / sizeof bb_shapes[0]; k++)
             found = found || !strcmp(o.shape, bb_shapes[k].name);
         if (!found) {
-            fprintf(stderr, "ffn bench block: --shape '%s' is not gpt2-small or llama3-8b\n",
+            fprintf(stderr,
+                    "ffn bench block: --shape '%s' is not gpt2-small, llama3-8b or phi3-mini\n",
                     ffn_tool_esc(o.shape));
             return 2;
         }

@@ -36,3 +36,9 @@ t 2 "ffn bench act: --reps '5x' is not an integer" -- "$FFN" bench act --reps 5x
 t 2 "--n wants 'all' or integers" -- "$FFN" bench act --n 1e3
 t 2 "--n wants 'all' or integers" -- "$FFN" bench act --n " 64"
 t 2 "--n wants 'all' or integers" -- "$FFN" bench act --n 64,
+# The CUDA benchmark's options are checked before it looks for a GPU (builds with the backend).
+if "$FFN" bench act --backend cuda --help >/dev/null 2>&1; then
+    t 2 "ffn bench act: --fused 0 is out of range" -- "$FFN" bench act --backend cuda --fused 0
+    t 2 "--fused 1000: n = 1500 is not a whole number of its rows" -- "$FFN" bench act --backend cuda --fused 1000 --n 1500
+    t 2 "ffn bench act: --reps '5x' is not an integer" -- "$FFN" bench act --backend cuda --reps 5x
+fi
