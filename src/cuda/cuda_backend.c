@@ -478,7 +478,8 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
             ffn_cuda_leave(ctx->device, prev);
             if (e != cudaSuccess) {
                 (void)cudaGetLastError();
-                return ffn_cuda_error(ctx, c->fn, "cudaMemcpyAsync", e);
+                return ffn_cuda_error(ctx, c->fn,
+                                      a.rows == 1 ? "cudaMemcpyAsync" : "cudaMemcpy2DAsync", e);
             }
             return FFN_STATUS_OK;
         }
@@ -520,13 +521,13 @@ static enum ffn_status ffn__cuda_elementwise_run(ffn_ctx_t ctx, const struct ffn
 
     // The kernel: the flat one for views of one dtype in and out whose rows all start 16-byte
     // aligned, when they are contiguous, or when every row is a whole number of 16-byte chunks
-    // (fewer than 2^31 chunks in all: the row of a chunk is a 32-bit quotient; such views, the
-    // halves of a fused gate/up output among them, take one pass of the rule's chunks a thread);
-    // the generic one for everything else (offsets, ragged rows, mixed dtypes).
+    // (views of rows, the halves of a fused gate/up output among them; fewer than 2^31 chunks in
+    // all: the row of a chunk is a 32-bit quotient), in the rule's form for their elements; the
+    // generic one for everything else (offsets, ragged rows, mixed dtypes).
     const int64_t cw = in16 ? 8 : 4;  // elements of a 16-byte chunk
     const bool one_dt = vec && !bytes && c->in == c->out && !s->no_flat;
-    const bool rows =
-        one_dt && a.rows > 1 && a.cols % cw == 0 && a.rows * (a.cols / cw) < INT32_MAX;
+    const bool rows = one_dt && a.rows > 1 && a.cols > 0 && a.cols % cw == 0 &&
+                      a.rows * (a.cols / cw) < INT32_MAX;
     const bool flat = (one_dt && a.rows == 1) || rows;
     if (rows) ffn_cuda_div_magic((uint32_t)(a.cols / cw), &a.div_mul, &a.div_shift);
     const bool par = (a.flags & FFN_CUDA_PAR) && c->op == FFN_KOP_GLU_FWD;

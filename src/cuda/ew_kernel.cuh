@@ -202,21 +202,20 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS) ffn_cu_ew(const struct ffn_c
 // The common case (whole tensors, a GEMM's output; ROWS: the halves of a fused gate_up output, or
 // any views whose rows are whole numbers of chunks at their own row strides): every view of one
 // dtype DT, taken as 16-byte chunks, C = 4 elements of f32 or 8 of bf16/f16 a chunk, numbered row
-// by row (ffn_cu_at). A thread takes U chunks a step,
-// blockDim apart (each warp access is 512 contiguous bytes), and steps gridDim·U·blockDim chunks
-// on; the chunks of its first step are loaded before the block fills its tables (the loads are in
-// flight across the barrier), and those of its next step before the math of the current one
-// (software pipelining: the math of one step overlaps the next step's loads). Two grids
-// (cuda_backend.c, ffn__flat_form): one pass (a step a thread; blocks that finish make room for
-// the next, which keeps the memory busier than a persistent loop: measured 1.00 against
-// 0.92-0.95 of a device copy for the copy-limited ops), or a few waves of resident blocks
-// looping (the compute-heavy ops, whose math would otherwise not overlap any load). Dtypes, op,
-// parity and U are compile-time (the accuracy tier too, by one branch of the kernel), so the fast
-// lanes carry no branch but their own; a chunk with a rare lane (NaN, ±inf, the tails, tiny
-// inputs of a product: the reference's) recomputes its elements through ffn_cu_fix, in line, on
-// a path the other chunks do not take. Every form computes every
-// element with the same math: the outputs are the same bits, contiguous or ROWS. The last n mod C
-// elements of contiguous views are block 0's, one a thread (ROWS has none).
+// by row (ffn_cu_at). A thread takes U chunks a step, blockDim apart (each warp access is 512
+// contiguous bytes), and steps gridDim·U·blockDim chunks on; the chunks of its first step are
+// loaded before the block fills its tables (the loads are in flight across the barrier), and
+// those of its next step before the math of the current one (software pipelining: the math of one
+// step overlaps the next step's loads). Two grids (cuda_backend.c, ffn__flat_form): one pass (a
+// step a thread; blocks that finish make room for the next, which keeps the memory busier than a
+// persistent loop: measured 1.00 against 0.92-0.95 of a device copy for the copy-limited ops), or
+// a few waves of resident blocks looping (the compute-heavy ops, whose math would otherwise not
+// overlap any load). Dtypes, op, parity, U and the layout are compile-time (the accuracy tier
+// too, by one branch of the kernel), so the fast lanes carry no branch but their own; a chunk
+// with a rare lane (NaN, ±inf, the tails, tiny inputs of a product: the reference's) recomputes
+// its elements through ffn_cu_fix, in line, on a path the other chunks do not take. Every form
+// computes every element with the same math: the outputs are the same bits, contiguous or ROWS.
+// The last n mod C elements of contiguous views are block 0's, one a thread (ROWS has none).
 template <int DT>
 static __device__ __forceinline__ void ffn_cu_unpack(const uint4 v,
                                                      float x[DT == FFN_DTYPE_F32 ? 4 : 8]) {
@@ -466,8 +465,8 @@ __global__ void __launch_bounds__(FFN_CUDA_THREADS)
 
 // The getters of ew_<name>.cu: the kernel of activation ACT for op family `op`, kind (the generic
 // one, or a flat one: FFN_CUDA_K_FLAT + dtype, + FFN_CUDA_K_PAR for the parity of a 16-bit gated
-// forward) and, for a flat one, u chunks a thread and step (1, 2 or 4); op -1: its table
-// builder.
+// forward) and, for a flat one, u chunks a thread and step (1, 2 or 4) and its mode
+// (FFN_CUDA_FLAT_LOOP, FFN_CUDA_FLAT_ROWS); op -1: its table builder.
 template <int OP, int ACT, int DT, bool PAR, bool PIPE, bool ROWS>
 static const void *ffn_cu_flat_of(int u) {
     return u == 4   ? (const void *)ffn_cu_flat<OP, ACT, DT, PAR, 4, PIPE, ROWS>
