@@ -36,6 +36,8 @@ fi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 TOTAL=${TOTAL:-500}
 STEPS=${STEPS:-tests python tp ulp bench torch blocks}
+# The fused gate/up measurements (bench act --fused M): elements:M, 512 x 3072 and 8192 x 14336.
+fused_nm="1572864:3072 117440512:14336"
 group=
 # selected NAME: NAME or its group ($group, set before each group's steps) is in STEPS.
 selected() {
@@ -146,9 +148,9 @@ if want bench; then
     step bench_ffn_warm 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act --backend cuda \
         --json --warm --n 1572864
     # Gate and up as the halves of a fused gate_up output (views of rows): 512 x 3072, 8192 x 14336.
-    for nm in 1572864:3072 117440512:14336; do
-        step bench_ffn_fused_${nm#*:} 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act \
-            --backend cuda --json --glu --fused ${nm#*:} --n ${nm%:*}
+    for nm in $fused_nm; do
+        step "bench_ffn_fused_${nm#*:}" 60 bench-ffn.jsonl tools.log "$here/bin/ffn" bench act \
+            --backend cuda --json --glu --fused "${nm#*:}" --n "${nm%:*}"
     done
 fi
 if want torch; then
@@ -157,10 +159,10 @@ if want torch; then
     step torch_compile 240 torch.log torch.log python3 "$here/bench/torch_cuda.py" --no-eager \
         --op silu --op gelu_tanh --op gelu_erf --op swiglu --op geglu_tanh --op geglu_erf \
         --dtype f32 --dtype bf16 --n 1572864,117440512 --json-out "$OUT/bench-torch.jsonl"
-    for nm in 1572864:3072 117440512:14336; do
-        step torch_fused_${nm#*:} 120 torch.log torch.log python3 "$here/bench/torch_cuda.py" \
-            --fused ${nm#*:} --n ${nm%:*} --op swiglu --op geglu_tanh --op geglu_erf --op reglu \
-            --json-out "$OUT/bench-torch.jsonl"
+    for nm in $fused_nm; do
+        step "torch_fused_${nm#*:}" 120 torch.log torch.log python3 "$here/bench/torch_cuda.py" \
+            --fused "${nm#*:}" --n "${nm%:*}" --op swiglu --op geglu_tanh --op geglu_erf \
+            --op reglu --json-out "$OUT/bench-torch.jsonl"
     done
     # The accuracy of PyTorch's f32 forwards over every f32 input (docs/cuda.md, "Numerics").
     step torch_ulp 60 torch-ulp.txt torch.log python3 "$here/bench/torch_ulp.py" \
@@ -212,11 +214,11 @@ if want flat; then
         --backend cuda --json --n $flat_n
     # The halves of a fused gate_up output through the generic kernel ($FFN_CUDA_FLAT=0) and
     # through the flat kernel over views of rows (the default).
-    for nm in 1572864:3072 117440512:14336; do
+    for nm in $fused_nm; do
         for fl in 0 1; do
-            step flat_fused${fl}_${nm#*:} 40 bench-fused-flat$fl.jsonl tools.log env \
+            step "flat_fused${fl}_${nm#*:}" 40 bench-fused-flat$fl.jsonl tools.log env \
                 FFN_CUDA_FLAT=$fl "$here/bin/ffn" bench act --backend cuda --json --glu \
-                --fused ${nm#*:} --n ${nm%:*}
+                --fused "${nm#*:}" --n "${nm%:*}"
         done
     done
 fi

@@ -177,6 +177,23 @@ static bool ffn__guards_ok(const struct ffn__dbuf *b, size_t used_from, size_t u
     return ok;
 }
 
+// Whether the host image h of buffer b (its guards included) holds FFN__GUARD_BYTE everywhere but
+// in the view of rows × cols elements of es bytes, row stride rs, byte_off bytes into the buffer:
+// the gaps between rows and the guards are untouched.
+static bool ffn__only_view_written(const unsigned char *h, const struct ffn__dbuf *b,
+                                   size_t byte_off, size_t es, int64_t rows, int64_t cols,
+                                   int64_t rs) {
+    for (size_t i = 0; i < b->bytes + 2 * FFN__GUARD; i++) {
+        bool in_view = false;
+        if (i >= FFN__GUARD + byte_off) {
+            const size_t el = (i - FFN__GUARD - byte_off) / es;
+            in_view = (int64_t)el / rs < rows && (int64_t)el % rs < cols;
+        }
+        if (!in_view && h[i] != FFN__GUARD_BYTE) return false;
+    }
+    return true;
+}
+
 // --- host values --------------------------------------------------------------------------------
 
 static void ffn__hset(void *p, enum ffn_dtype dt, int64_t i, float v) { ffn_test_set(p, dt, i, v); }
@@ -468,11 +485,12 @@ static const struct {
 #define FFN__ROWS_LDO 536
 
 // The first rows × FFN__ROWS_COLS elements of the contiguous inputs din (n elements each) copied
-// into views of rows, the call made on them, and its outputs compared with the contiguous call's
-// (ref), row by row; the gaps between the output rows and the guards around them untouched.
-// Returns the outputs that differ.
-static int64_t ffn__rows_check(ffn_ctx_t ctx, const struct ffn__cfg *c, const struct ffn__dbuf *din,
-                               void *const *ref, int64_t n, const char *form, const char *cs) {
+// into views of rows once, the call made on them through each context of cx (NULL: skipped), and
+// its outputs compared with the contiguous call's (ref), row by row; the gaps between the output
+// rows and the guards around them untouched. Returns the outputs that differ.
+static int64_t ffn__rows_check(ffn_ctx_t const *cx, const struct ffn__cfg *c,
+                               const struct ffn__dbuf *din, void *const *ref, int64_t n,
+                               const char *cs) {
     const int ni = ffn__n_in[c->op], no = ffn__n_out[c->op];
     const int64_t cols = FFN__ROWS_COLS, rows = n / cols;
     const size_t es = ffn_dtype_size(c->in), row = (size_t)cols * es;
@@ -490,33 +508,35 @@ static int64_t ffn__rows_check(ffn_ctx_t ctx, const struct ffn__cfg *c, const st
         rout[k] = ffn__dalloc(bo);
         to[k] = ffn_tensor_2d(ffn__dptr(&rout[k]), c->out, rows, cols, FFN__ROWS_LDO);
     }
-    const enum ffn_status st = ffn__call(ctx, c, to, ti);
-    const enum ffn_status ss = ffn_ctx_synchronize(ctx);
-    CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s rows, form %s: status %s / %s: %s", cs,
-          form, ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(ctx));
-    int64_t differ = 0;
+    int64_t all = 0;
     unsigned char *got = malloc(bo + 2 * FFN__GUARD);
-    for (int k = 0; k < no && st == FFN_STATUS_OK; k++) {
-        FFN__CUDA(cudaMemcpy(got, rout[k].base, bo + 2 * FFN__GUARD, cudaMemcpyDeviceToHost));
-        bool gaps = true;
-        for (size_t i = 0; i < bo + 2 * FFN__GUARD; i++) {
-            const size_t at = i - FFN__GUARD, el = at / es;
-            const bool in_view =
-                i >= FFN__GUARD && i < FFN__GUARD + bo && (int64_t)(el % FFN__ROWS_LDO) < cols;
-            gaps = gaps && (in_view || got[i] == FFN__GUARD_BYTE);
+    for (size_t f = 0; f < FFN__N_FORMS; f++) {
+        if (!cx[f]) continue;
+        const char *form = ffn__forms[f].form;
+        const enum ffn_status st = ffn__call(cx[f], c, to, ti);
+        const enum ffn_status ss = ffn_ctx_synchronize(cx[f]);
+        CHECK(st == FFN_STATUS_OK && ss == FFN_STATUS_OK, "%s rows, form %s: status %s / %s: %s",
+              cs, form, ffn_status_string(st), ffn_status_string(ss), ffn_ctx_last_error(cx[f]));
+        int64_t differ = 0;
+        for (int k = 0; k < no && st == FFN_STATUS_OK; k++) {
+            FFN__CUDA(cudaMemcpy(got, rout[k].base, bo + 2 * FFN__GUARD, cudaMemcpyDeviceToHost));
+            CHECK(ffn__only_view_written(got, &rout[k], 0, es, rows, cols, FFN__ROWS_LDO),
+                  "%s rows, form %s: output %d written outside its view", cs, form, k);
+            for (int64_t r = 0; r < rows; r++)
+                for (int64_t e = 0; e < cols; e++)
+                    differ += memcmp(got + FFN__GUARD + (size_t)(r * FFN__ROWS_LDO + e) * es,
+                                     (const char *)ref[k] + (size_t)(r * cols + e) * es, es) != 0;
+            // The guard bytes back in the view for the next form.
+            FFN__CUDA(cudaMemset(rout[k].base + FFN__GUARD, FFN__GUARD_BYTE, bo));
         }
-        CHECK(gaps, "%s rows, form %s: output %d written outside its view", cs, form, k);
-        for (int64_t r = 0; r < rows; r++)
-            for (int64_t e = 0; e < cols; e++)
-                differ += memcmp(got + FFN__GUARD + (size_t)(r * FFN__ROWS_LDO + e) * es,
-                                 (const char *)ref[k] + (size_t)(r * cols + e) * es, es) != 0;
+        CHECK(differ == 0, "%s rows, form %s: %lld outputs differ from the contiguous call", cs,
+              form, (long long)differ);
+        all += differ;
     }
-    CHECK(differ == 0, "%s rows, form %s: %lld outputs differ from the contiguous call", cs, form,
-          (long long)differ);
     free(got);
     for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(rin[k].base));
     for (int k = 0; k < no; k++) FFN__CUDA(cudaFree(rout[k].base));
-    return differ;
+    return all;
 }
 
 static void ffn__test_flat_forms(void) {
@@ -605,10 +625,10 @@ static void ffn__test_flat_forms(void) {
                                       ffn__forms[f].form, k);
                             }
                         }
+                        ffn_ctx_t rcx[FFN__N_FORMS];
                         for (size_t f = 0; f < FFN__N_FORMS; f++)
-                            if (ffn__forms[f].rows)
-                                rows_differ += ffn__rows_check(ctx[f][acc][par], &c, din, ref, n,
-                                                               ffn__forms[f].form, cs);
+                            rcx[f] = ffn__forms[f].rows ? ctx[f][acc][par] : NULL;
+                        rows_differ += ffn__rows_check(rcx, &c, din, ref, n, cs);
                         for (int k = 0; k < ni; k++) FFN__CUDA(cudaFree(din[k].base));
                         for (int k = 0; k < no; k++) {
                             FFN__CUDA(cudaFree(dout[k].base));
@@ -742,18 +762,9 @@ static void ffn__layout(ffn_ctx_t ctx, const struct ffn__cfg *c, int64_t rows, i
             unsigned char *h = malloc(outs[k].buf.bytes + 2 * FFN__GUARD);
             FFN__CUDA(cudaMemcpy(h, outs[k].buf.base, outs[k].buf.bytes + 2 * FFN__GUARD,
                                  cudaMemcpyDeviceToHost));
-            const size_t es = ffn_dtype_size(c->out);
-            bool ok = true;
-            for (size_t i = 0; i < outs[k].buf.bytes + 2 * FFN__GUARD && ok; i++) {
-                bool in_view = false;
-                if (i >= FFN__GUARD + outs[k].byte_off) {
-                    const size_t el = (i - FFN__GUARD - outs[k].byte_off) / es;
-                    const int64_t r = (int64_t)el / outs[k].t.row_stride,
-                                  e = (int64_t)el % outs[k].t.row_stride;
-                    in_view = r < rows && e < cols;
-                }
-                ok = in_view || h[i] == FFN__GUARD_BYTE;
-            }
+            const bool ok =
+                ffn__only_view_written(h, &outs[k].buf, outs[k].byte_off, ffn_dtype_size(c->out),
+                                       rows, cols, outs[k].t.row_stride);
             free(h);
             char cs[160];
             CHECK(ok, "%s [%s]: bytes outside the output view changed",

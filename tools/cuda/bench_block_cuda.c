@@ -378,13 +378,13 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     memset(&b, 0, sizeof b);
     b.x = bb_alloc(Td * es, &ok), b.y = bb_alloc(Td * es, &ok), b.dy = bb_alloc(Td * es, &ok);
     b.dx = bb_alloc(Td * es, &ok);
-    b.Wu = bb_alloc(md * es, &ok), b.Wd = bb_alloc(md * es, &ok);
+    // fused: Wg holds [gate | up] ([2m, d]), Wu its second half (not freed apart), gWg likewise.
+    b.Wd = bb_alloc(md * es, &ok), b.gWd = bb_alloc(md * es, &ok);
     b.Wg = s->gated ? bb_alloc(md * es * (s->fused ? 2 : 1), &ok) : NULL;
-    b.bu = bb_alloc((size_t)m * es, &ok), b.bd = bb_alloc((size_t)d * es, &ok);
-    b.gWu = bb_alloc(md * es, &ok), b.gWd = bb_alloc(md * es, &ok);
     b.gWg = s->gated ? bb_alloc(md * es * (s->fused ? 2 : 1), &ok) : NULL;
-    // fused: Wg holds [gate | up] ([2m, d]; Wu's buffer unused) and gWg its gradient.
-    void *Wu = s->fused ? (char *)b.Wg + md * es : b.Wu;
+    b.Wu = s->fused ? (char *)b.Wg + md * es : bb_alloc(md * es, &ok);
+    b.gWu = s->fused ? (char *)b.gWg + md * es : bb_alloc(md * es, &ok);
+    b.bu = bb_alloc((size_t)m * es, &ok), b.bd = bb_alloc((size_t)d * es, &ok);
     b.gbu = bb_alloc((size_t)m * es, &ok), b.gbd = bb_alloc((size_t)d * es, &ok);
     b.P = bb_alloc((size_t)(T * 2 * m) * es, &ok), b.H = bb_alloc((size_t)(T * m) * es, &ok);
     b.dH = bb_alloc((size_t)(T * m) * es, &ok);
@@ -409,8 +409,7 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
     ffn_benchcu_fill(dv->s, b.bu, dt, m, 0, BB_SEED + 6);
     ffn_benchcu_fill(dv->s, b.bd, dt, d, 0, BB_SEED + 7);
     ffn_benchcu_fill(dv->s, b.dH, dt, T * m, 0, BB_SEED + 9);
-    if (s->fused) ffn_benchcu_fill(dv->s, Wu, dt, (int64_t)md, 0, BB_SEED + 3);
-    ffn_bbcu_scale(dv->s, Wu, dt, (int64_t)md, (float)(1.0 / sqrt((double)d)));
+    ffn_bbcu_scale(dv->s, b.Wu, dt, (int64_t)md, (float)(1.0 / sqrt((double)d)));
     ffn_bbcu_scale(dv->s, b.Wd, dt, (int64_t)md, (float)(1.0 / sqrt((double)m)));
     if (b.Wg) ffn_bbcu_scale(dv->s, b.Wg, dt, (int64_t)md, (float)(1.0 / sqrt((double)d)));
     ffn_bbcu_scale(dv->s, b.bu, dt, m, 0.1f);
@@ -624,6 +623,7 @@ static int bb_row(const struct bb_opts *o, struct bb_dev *dv, struct bb_gemms *G
 out:
     for (int k = 0; k < n_ev; k++) cudaEventDestroy(ev[k]);
     ffn_block_destroy(blk);
+    if (s->fused) b.Wu = b.gWu = NULL;  // halves of Wg and gWg
     void *all[] = {b.x,   b.y,   b.dy,  b.dx,  b.Wg,  b.Wu, b.Wd, b.bu, b.bd,
                    b.gWg, b.gWu, b.gWd, b.gbu, b.gbd, b.P,  b.H,  b.dH};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
