@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache, nvcc
-# found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run its whole check,
-# with relative paths only:
-#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math, test_cuda_block (stripped), cuda_lab
+# scripts/gpu-bundle.sh OUTDIR — builds the CUDA backend here (build-cuda/: Release, ccache where
+# installed, nvcc found; no GPU needed) and collects into OUTDIR what a GPU machine needs to run
+# its whole check, with relative paths only:
+#   bin/      ffn, test_cuda, test_cuda_fault, test_cuda_math, test_cuda_block (stripped), cuda_lab,
+#             cuda_fused_gemm
 #             test_tp_nccl when the build has NCCL (the GPU machine's own libnccl.so.2 is used)
 #   lib/      the shared libraries the binaries need that a stock Ubuntu 24.04 CUDA image lacks
 #             (libcjson, ...: every ldd dependency outside the list below)
@@ -23,8 +24,12 @@ out=${1:?usage: scripts/gpu-bundle.sh OUTDIR}
 build=${BUILD:-$root/build-cuda}
 jobs=${JOBS:-2}
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFFN_CUDA=ON \
-    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >/dev/null
+# ccache where it is installed (rebuilds of the kernels' fatbin are long).
+launch=()
+if command -v ccache >/dev/null; then
+    launch=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFFN_CUDA=ON "${launch[@]}" >/dev/null
 if ! grep -qs cuda_kernels "$build/tests/cuda/CTestTestfile.cmake"; then
     echo "gpu-bundle.sh: the build has no CUDA backend (is nvcc installed?)" >&2
     exit 2
@@ -45,6 +50,11 @@ done
 # The design measurements (bench/cuda_lab.cu), built by nvcc for sm_90.
 "${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -fmad=false -arch=sm_90 -I"$root/src" -I"$root/include" \
     -o "$out/bin/cuda_lab" "$root/bench/cuda_lab.cu"
+# The fused gated GEMM beside cuBLASLt (bench/cuda_fused_gemm.cu): sm_90a code, the driver's
+# tensor-map encoder linked directly (libcuda from the build's stubs; the GPU machine's driver).
+"${CUDACXX:-/usr/local/cuda/bin/nvcc}" -O3 -std=c++17 -fmad=false \
+    -gencode=arch=compute_90a,code=sm_90a -I"$root/src" -I"$root/include" -I"$root/bench" \
+    -o "$out/bin/cuda_fused_gemm" "$root/bench/cuda_fused_gemm.cu" -lcublasLt -lcuda
 cp "$root/bench/torch_cuda.py" "$root/bench/torch_cuda_block.py" "$root/bench/_torchbench.py" \
     "$root/bench/torch_ulp.py" \
     "$out/bench/"
@@ -72,7 +82,7 @@ chmod +x "$out/run.sh"
 # everything else the binaries load is copied.
 present='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libgomp'
 present+='|libmpfr|libgmp|libopenblas|libgfortran|libquadmath|libmpi|libopen-[a-z]+|libnccl'
-present+='|libcudart|libcublas|libcuda|libhwloc|libevent[a-z_-]*|libudev|libz)\.'
+present+='|libcudart|libcublas|libcublasLt|libcuda|libhwloc|libevent[a-z_-]*|libudev|libz)\.'
 for b in "$out"/bin/* "$out/lib/libffn.so"; do
     ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do

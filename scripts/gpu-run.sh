@@ -253,6 +253,12 @@ step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GE
     "$tb" --grid --only-act gelu_tanh
 step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
     "$tb" --grid --only-act silu
+# The fused gated GEMM (src/cuda/glu_gemm.cu): the kernel alone, then every eligible block call of
+# the grid and of the gated fixtures through it (from one token on).
+step block_glu_gemm 60 block-tests.log block-tests.log "$tb" --glu-gemm
+step block_grid_glu 150 block-tests.log block-tests.log env FFN_CUDA_GLU_GEMM=1 "$tb" --grid
+step block_hf_glu 60 block-tests.log block-tests.log env FFN_CUDA_GLU_GEMM=1 "$tb" --hf \
+    "$here/data/hf/llama" --hf "$here/data/hf/phi3" --hf "$here/data/hf/gemma"
 step block_bench 150 bench-block.jsonl block-tools.log "$here/bin/ffn" bench block --backend \
     cuda --json --stages --gemms
 # The GEMM choice: the heuristic's first only (no timed pick), and the fastest of 32 candidates.
@@ -260,6 +266,15 @@ step block_bench_algos8 60 bench-block-algos8.jsonl block-tools.log env FFN_CUDA
     "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
 step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CUDA_GEMM_ALGOS=32 \
     "$here/bin/ffn" bench block --backend cuda --json --gemms --tokens 8192
+# The gated blocks without the fused gated GEMM (cuBLASLt and ffn's combine), and the fused GEMM
+# beside cuBLASLt's alone (bench/cuda_fused_gemm.cu) at 8192 and 2048 tokens.
+step block_bench_unfused 60 bench-block-unfused.jsonl block-tools.log env FFN_CUDA_GLU_GEMM=0 \
+    "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
+step block_bench_glu_tokens 90 bench-block-glu.jsonl block-tools.log sh -c "for t in 1024 2048 \
+    4096; do for v in 0 1; do FFN_CUDA_GLU_GEMM=\$v '$here/bin/ffn' bench block --backend cuda \
+    --json --shape llama3-8b --tokens \$t; done; done"
+step glu_lab 60 glu-lab.log glu-lab.log sh -c "'$here/bin/cuda_fused_gemm' 8192 14336 4096 && \
+    '$here/bin/cuda_fused_gemm' 2048 14336 4096"
 # LLaMA's SwiGLU forward with bf16_parity.
 step block_bench_parity 40 bench-block-parity.jsonl block-tools.log "$here/bin/ffn" bench block \
     --backend cuda --json --stages --parity --shape llama3-8b
@@ -296,12 +311,12 @@ if [ -s "$OUT/bench-block.jsonl" ] || [ -s "$OUT/block-tests.log" ]; then
         echo "== GEMMs one by one: ffn (the heuristic's first, or FFN_CUDA_GEMM_ALGOS candidates timed) vs PyTorch"
         python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json "$OUT/bench-block.jsonl" \
             --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-        for v in algos8 algos32 parity dx2; do
+        for v in algos8 algos32 parity dx2 unfused glu; do
             [ -s "$OUT/bench-block-$v.jsonl" ] || continue
             echo "== GEMMs one by one and stages, variant $v"
             python3 "$here/bench/torch_cuda_block.py" --gemm-table --ffn-json \
                 "$OUT/bench-block-$v.jsonl" --torch-json "$OUT/bench-block-torch-gemms.jsonl" 2>&1
-            echo "== ffn rows, variant $v (algos8/32: FFN_CUDA_GEMM_ALGOS; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2)"
+            echo "== ffn rows, variant $v (algos8/32: FFN_CUDA_GEMM_ALGOS; parity: bf16_parity; dx2: FFN_CUDA_BLOCK_DX_ROUND=2; unfused: FFN_CUDA_GLU_GEMM=0; glu: llama3-8b, 0 and 1 alternated)"
             python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l) if l.startswith("{") else {}

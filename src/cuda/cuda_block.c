@@ -48,6 +48,10 @@
 #define FFN_CB_STAGES 32
 // Doubles of the column-sum partials buffer at most (16 MiB).
 #define FFN_CB_PART_MAX ((int64_t)2 << 20)
+// The fused gated GEMM (glu_gemm.cu) from this many tokens on ($FFN_CUDA_GLU_GEMM: 0 never, 1
+// from one token), and its name in ffn_block_info and the stage list.
+#define FFN_CB_GLU_MIN_T 2048
+#define FFN_CB_GLU_IMPL "ffn glu_gemm sm90a (combine in the epilogue)"
 
 // --- the epilogue GeLU --------------------------------------------------------------------------
 
@@ -103,6 +107,8 @@ struct ffn_cuda_block {
     enum ffn_dtype sd;   // the pre-activations P (opts.save_dtype)
     bool gelu_epi;       // a plain GeLU-tanh block whose epilogue may be tried
     bool force_naive;    // $FFN_CUDA_BLOCK_GEMM=naive: the fallback GEMM for everything (tests)
+    int64_t glu_min_t;   // the fused gated GEMM from this many tokens on (-1: never; see
+                         // ffn__glu_try)
     bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
                          // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
@@ -768,6 +774,51 @@ static size_t ffn__h_bytes(const struct ffn_cuda_block *b, int64_t T) {
     return (size_t)(T * b->plan.spec.d_ff) * es;
 }
 
+// The fused gated GEMM's call for T tokens of x (xop), h into H and, keep_p, g and u into their
+// planes of P; false where it does not apply: a Hopper GPU (sm_90a), T ≥ glu_min_t, bf16 weights
+// stored [out, in] (separate, fused or row-interleaved), x, h and the kept pre-activations bf16,
+// no bias on the first projection, one gate/up group (not a blocked tensor-parallel layout),
+// and the element math of the default accuracy without parity (the 16-bit tier, which needs no
+// tables in shared memory; ReLU and identity need none either way), with the kernel's alignment.
+static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
+                         const struct ffn_cb_mat *xop, int64_t T, bool keep_p,
+                         struct ffn_cu_glu_gemm *g) {
+    const struct ffn_block_plan *pl = &b->plan;
+    const enum ffn_act act = pl->spec.act;
+    const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH && !ctx->bf16_parity;
+    if (b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive || b->fdt != FFN_DTYPE_BF16 ||
+        xop->dt != FFN_DTYPE_BF16 || xop->s1 != 1 || b->hdt != FFN_DTYPE_BF16 ||
+        (keep_p && b->sd != FFN_DTYPE_BF16) || pl->n_bias != 0 || pl->n_groups != 1 ||
+        !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY))
+        return false;
+    const struct ffn_cb_mat wg = ffn__wop(b, &pl->seg[pl->g_plane].w, false);
+    const struct ffn_cb_mat wu = ffn__wop(b, &pl->seg[pl->u_plane].w, false);
+    if (wg.s0 != 1 || wu.s0 != 1) return false;  // [in, out] weights: N-major, not this kernel's
+    const int64_t ld = pl->p_ld;
+    char *P = b->P.p;
+    *g = (struct ffn_cu_glu_gemm){
+        .x = xop->p,
+        .wg = (const char *)wg.p + (size_t)(pl->g0 * wg.s1) * 2,
+        .wu = (const char *)wu.p + (size_t)(pl->u0 * wu.s1) * 2,
+        .h = b->H.p,
+        .g = keep_p ? P + (size_t)(pl->g_plane * T * ld + pl->g0) * 2 : NULL,
+        .u = keep_p ? P + (size_t)(pl->u_plane * T * ld + pl->u0) * 2 : NULL,
+        .T = T,
+        .m = pl->gw,
+        .K = pl->spec.d_model,
+        .ldx = T > 1 ? xop->s0 : pl->spec.d_model,
+        .ldwg = wg.s1,
+        .ldwu = wu.s1,
+        .ldh = pl->spec.d_ff,
+        .ldg = ld,
+        .ldu = ld,
+        .act = act,
+        .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
+        .parity = ctx->bf16_parity,
+    };
+    return ffn_cu_glu_gemm_fits(g);
+}
+
 // The first projection and the activation for T tokens of x (converted: xop): P (sd) when keep_p
 // or unfused, h into H. The plain GeLU-tanh block tries the GELU(_AUX)_BIAS epilogue first.
 static enum ffn_status ffn__first_act(ffn_ctx_t ctx, const char *fn, struct ffn_cuda_block *b,
@@ -780,6 +831,15 @@ static enum ffn_status ffn__first_act(ffn_ctx_t ctx, const char *fn, struct ffn_
     if ((st = ffn__reserve(ctx, fn, b, &b->H, ffn__h_bytes(b, T))) ||
         (keep_p && (st = ffn__reserve(ctx, fn, b, &b->P, pbytes))))
         return st;
+    struct ffn_cu_glu_gemm gg;
+    if (ffn__glu_try(ctx, b, xop, T, keep_p, &gg)) {
+        if ((st = ffn__launch_err(ctx, fn, "the fused gate/up GEMM",
+                                  ffn_cu_glu_gemm_launch(b->stream, &gg))))
+            return st;
+        snprintf(b->gemm_impl, sizeof b->gemm_impl, "%s", FFN_CB_GLU_IMPL);
+        ffn__mark(b, "P+glu", FFN_CB_GLU_IMPL);
+        return FFN_STATUS_OK;
+    }
     if (b->gelu_epi && T > 0 &&
         ffn_cuda_gelu_epilogue_ok(b->hdt, ctx->accuracy == FFN_ACCURACY_HIGH)) {
         const void *bias;
@@ -953,6 +1013,10 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
         free(b);
         return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     }
+    const char *gg = getenv("FFN_CUDA_GLU_GEMM");
+    b->glu_min_t = !p->spec.gated || !ffn_cu_glu_gemm_avail() || (gg && gg[0] == '0') ? -1
+                   : gg && gg[0] == '1'                                               ? 1
+                                        : FFN_CB_GLU_MIN_T;
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
     if (s != CUBLAS_STATUS_SUCCESS) {

@@ -20,6 +20,14 @@
 //               streams switched between forward and backward, n_tokens 0: clear errors or
 //               right results, never a crash.
 //   --epilogue  cuBLASLt's GeLU epilogues (test_cuda_block_epi.cu) against ffn's reference.
+//   --glu-gemm  the fused gated GEMM (src/cuda/glu_gemm.cu, on compute capability 9.0): g and u
+//               against a double-precision product of the same bf16 operands, h against the
+//               backend's own combine of those g and u (ffn_glu_forward: bit for bit), every
+//               output element written; tails in tokens, d_ff and d_model, padded row strides,
+//               outputs the TMA cannot store (odd strides, d_ff 172: stored by the epilogue),
+//               a row-interleaved weight pair, every activation, h alone against h with g, u.
+//               The blocks take it by default from 512 tokens; FFN_CUDA_GLU_GEMM=1 (the
+//               cuda_block_*_glu tests) sends every eligible call of --grid and --hf through it.
 // Without a CUDA device it prints "skipped: no CUDA device" and exits 77 (ctest: skipped).
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +37,7 @@
 
 #include "block_ref.h"
 #include "check.h"
+#include "cuda/cuda_block.h"
 
 #define D 6
 #define M 8
@@ -48,6 +57,7 @@
 void ffn_test_epilogue(int stride, bool verbose);  // test_cuda_block_epi.cu: checks
 
 static double worst;
+static int n_glu;          // block calls whose first projection ran the fused gated GEMM
 static int only_act = -1;  // --only-act: one activation in the grids
 static int n_log_warn, n_log_fallback;
 
@@ -83,6 +93,12 @@ static void check_tol(const char *cfg, const char *what, int64_t k, double want,
             exit(1);                                                                           \
         }                                                                                      \
     } while (0)
+
+// Counts a block whose last forward (or recomputing backward) ran the fused gated GEMM.
+static void count_glu(ffn_ctx_t ctx, ffn_block_t blk, int64_t t) {
+    struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
+    if (!ffn_block_info(ctx, blk, t, &info) && strstr(info.gemm_impl, "glu_gemm")) n_glu++;
+}
 
 static void *dev_put(const void *host, size_t bytes) {
     void *p = NULL;
@@ -247,6 +263,7 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
     }
     if (ok && ffn_ctx_synchronize(ctx)) ok = false;
     CHECK(ok, "%s (%s): %s", name, cuda ? "cuda" : "cpu", ffn_ctx_last_error(ctx));
+    if (ok && cuda) count_glu(ctx, blk, s->t);
     if (ok && impl) {
         struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
         ffn_block_info(ctx, blk, s->t, &info);
@@ -799,6 +816,7 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
                         !ffn_block_backward(gpu, blk, &g, &tdx, &tdy) && !ffn_ctx_synchronize(gpu),
                     "%s: %s", cfg, ffn_ctx_last_error(gpu)))
                 continue;
+            count_glu(gpu, blk, t);
             dev_get(h, dyo, (size_t)(t * d) * es);
             to_f32(yo, h, t * d, dt);
             dev_get(h, ddx, (size_t)(t * d) * es);
@@ -830,6 +848,120 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
     }
     ffn_safetensors_close(model);
     ffn_safetensors_close(io);
+}
+
+// --- the fused gated GEMM ------------------------------------------------------------------------
+
+static uint16_t *bf16_rand(int64_t n, double scale) {
+    uint16_t *v = malloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; i++) v[i] = ffn_f32_to_bf16((float)(rnd() * scale));
+    return v;
+}
+
+#pragma push_macro("T")  // the grid's token count; here a member of struct ffn_cu_glu_gemm
+#undef T
+
+// One call of the fused gated GEMM: nt tokens, d_ff m, d_model nk; x's rows padded by px elements,
+// the outputs' by po; the weights separate [m, nk] or one row-interleaved [2m, nk] pair.
+static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int64_t px, int64_t po,
+                          bool interleaved, enum ffn_act act) {
+    char cfg[160];
+    snprintf(cfg, sizeof cfg,
+             "glu_gemm nt=%" PRId64 " m=%" PRId64 " nk=%" PRId64 " pad %" PRId64 "/%" PRId64
+             " %s %s",
+             nt, m, nk, px, po, interleaved ? "interleaved" : "separate", ffn_act_name(act));
+    const int64_t ldx = nk + px, ldo = m + po, ldw = interleaved ? 2 * nk : nk;
+    uint16_t *hx = bf16_rand(nt * ldx, 1.0), *hw = bf16_rand(2 * m * nk, 2.0 / sqrt((double)nk));
+    const size_t ob = (size_t)(nt * ldo) * 2;
+    uint16_t *hh = malloc(ob), *hg = malloc(ob), *hu = malloc(ob), *hh1 = malloc(ob),
+             *href = malloc(ob);
+    void *dx_ = dev_put(hx, (size_t)(nt * ldx) * 2), *dw = dev_put(hw, (size_t)(2 * m * nk) * 2);
+    void *dh = dev_put(NULL, ob), *dg = dev_put(NULL, ob), *du = dev_put(NULL, ob),
+         *dh1 = dev_put(NULL, ob), *dref = dev_put(NULL, ob);
+    // Poisoned: bf16 0xFFFF is a NaN, so an element the kernel does not write fails below.
+    CUDA_OK(cudaMemset(dh, 0xff, ob));
+    CUDA_OK(cudaMemset(dg, 0xff, ob));
+    CUDA_OK(cudaMemset(du, 0xff, ob));
+    CUDA_OK(cudaMemset(dh1, 0xff, ob));
+    const uint16_t *wg = hw, *wu = interleaved ? hw + nk : hw + m * nk;  // row j: + j·ldw
+    struct ffn_cu_glu_gemm a = {
+        .x = dx_,
+        .wg = dw,
+        .wu = (const uint16_t *)dw + (interleaved ? nk : m * nk),
+        .h = dh,
+        .g = dg,
+        .u = du,
+        .T = nt,
+        .m = m,
+        .K = nk,
+        .ldx = ldx,
+        .ldwg = ldw,
+        .ldwu = ldw,
+        .ldh = ldo,
+        .ldg = ldo,
+        .ldu = ldo,
+        .act = act,
+    };
+    CHECK(ffn_cu_glu_gemm_fits(&a), "%s: fits", cfg);
+    CHECK_EQ(ffn_cu_glu_gemm_launch(NULL, &a), 0, "%s: launch", cfg);
+    a.h = dh1, a.g = a.u = NULL;  // h alone
+    CHECK_EQ(ffn_cu_glu_gemm_launch(NULL, &a), 0, "%s: launch, h alone", cfg);
+    CUDA_OK(cudaDeviceSynchronize());
+    // The backend's combine of the kernel's own g and u.
+    const struct ffn_tensor tg = ffn_tensor_2d(dg, FFN_DTYPE_BF16, nt, m, ldo);
+    const struct ffn_tensor tu = ffn_tensor_2d(du, FFN_DTYPE_BF16, nt, m, ldo);
+    const struct ffn_tensor tr = ffn_tensor_2d(dref, FFN_DTYPE_BF16, nt, m, ldo);
+    CHECK(!ffn_glu_forward(gpu, act, &tr, &tg, &tu) && !ffn_ctx_synchronize(gpu), "%s: %s", cfg,
+          ffn_ctx_last_error(gpu));
+    dev_get(hh, dh, ob), dev_get(hg, dg, ob), dev_get(hu, du, ob), dev_get(hh1, dh1, ob);
+    dev_get(href, dref, ob);
+    int64_t bad_h = 0, bad_h1 = 0, bad_gu = 0;
+    double worst_gu = 0;
+    for (int64_t t = 0; t < nt; t++)
+        for (int64_t j = 0; j < m; j++) {
+            const int64_t o = t * ldo + j;
+            bad_h += hh[o] != href[o] || isnan(ffn_bf16_to_f32(hh[o]));
+            bad_h1 += hh1[o] != hh[o];
+            // Every 7th token against the double product (all of them for small calls).
+            if (nt * m * nk > ((int64_t)1 << 27) && t % 7) continue;
+            for (int w = 0; w < 2; w++) {
+                const uint16_t *wr = (w ? wu : wg) + j * ldw, *xr = hx + t * ldx;
+                double sum = 0, mag = 0;
+                for (int64_t k = 0; k < nk; k++) {
+                    const double p = (double)ffn_bf16_to_f32(xr[k]) * ffn_bf16_to_f32(wr[k]);
+                    sum += p, mag += fabs(p);
+                }
+                const double got = ffn_bf16_to_f32(w ? hu[o] : hg[o]);
+                // One bf16 rounding (2^-8 relative, with margin) and the f32 sums (nk·2^-24).
+                const double err = fabs(got - sum), tol = 0x1p-8 * fabs(sum) + nk * 0x1p-24 * mag;
+                if (err / (tol > 0 ? tol : 1) > worst_gu) worst_gu = err / (tol > 0 ? tol : 1);
+                bad_gu += !(err <= tol);
+            }
+        }
+    printf("  %s: g, u worst %.3f of the bound; h %" PRId64 " differ\n", cfg, worst_gu, bad_h);
+    CHECK_EQ(bad_gu, 0, "%s: g, u off the double product (worst %.2f of the bound)", cfg, worst_gu);
+    CHECK_EQ(bad_h, 0, "%s: h differs from ffn_glu_forward of its g, u (or unwritten)", cfg);
+    CHECK_EQ(bad_h1, 0, "%s: h alone differs from h with g, u", cfg);
+    cudaFree(dx_), cudaFree(dw), cudaFree(dh), cudaFree(dg), cudaFree(du), cudaFree(dh1);
+    cudaFree(dref);
+    free(hx), free(hw), free(hh), free(hg), free(hu), free(hh1), free(href);
+}
+
+#pragma pop_macro("T")
+
+static void glu_gemm(ffn_ctx_t gpu) {
+    glu_gemm_case(gpu, 1, 8, 8, 0, 0, false, FFN_ACT_SILU);          // one token, one short tile
+    glu_gemm_case(gpu, 1000, 1000, 520, 0, 0, false, FFN_ACT_SILU);  // tails in T, m, K
+    glu_gemm_case(gpu, 300, 136, 4096, 8, 16, true, FFN_ACT_GELU_TANH);  // strides, interleaved
+    glu_gemm_case(gpu, 4096, 2816, 1024, 0, 0, false, FFN_ACT_SILU);     // 704 tiles: many waves
+    // Outputs the TMA cannot store, written by the epilogue: d_ff 172 (the fixtures'), odd strides.
+    glu_gemm_case(gpu, 7, 172, 64, 0, 0, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
+    glu_gemm_case(gpu, 2000, 1000, 256, 8, 3, false, FFN_ACT_SILU);
+    static const enum ffn_act acts[] = {FFN_ACT_GELU_TANH, FFN_ACT_GELU_ERF, FFN_ACT_SILU,
+                                        FFN_ACT_RELU,      FFN_ACT_SIGMOID,  FFN_ACT_IDENTITY,
+                                        FFN_ACT_QUICK_GELU};
+    for (size_t i = 0; i < NLEN(acts); i++) glu_gemm_case(gpu, 200, 256, 128, 0, 8, false, acts[i]);
 }
 
 // --- misuse -------------------------------------------------------------------------------------
@@ -963,7 +1095,7 @@ int main(int argc, char **argv) {
     char why[256];
     if (!ffn_backend_available(FFN_BACKEND_CUDA, why, sizeof why))
         return ffn_check_skip("no CUDA device (%s)", why);
-    bool grid = false, mis = false, epi = false, verbose = false;
+    bool grid = false, mis = false, epi = false, glu = false, verbose = false;
     int stride = 1;
     const char *fixtures[16];
     int n_fx = 0;
@@ -974,6 +1106,8 @@ int main(int argc, char **argv) {
             mis = true;
         else if (!strcmp(argv[i], "--epilogue"))
             epi = true;
+        else if (!strcmp(argv[i], "--glu-gemm"))
+            glu = true;
         else if (!strcmp(argv[i], "--verbose"))
             verbose = true;
         else if (!strcmp(argv[i], "--stride") && i + 1 < argc)
@@ -990,11 +1124,11 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr,
                     "usage: test_cuda_block [--grid [--only-act ACT]] [--misuse] [--hf DIR]... "
-                    "[--epilogue [--stride S] [--verbose]]\n");
+                    "[--epilogue [--stride S] [--verbose]] [--glu-gemm]\n");
             return 2;
         }
     }
-    if (!grid && !mis && !epi && !n_fx) grid = mis = true;
+    if (!grid && !mis && !epi && !glu && !n_fx) grid = mis = true;
     struct ffn_ctx_opts o = FFN_CTX_OPTS_INIT;
     o.backend = FFN_BACKEND_CUDA;
     o.log = log_cb;
@@ -1024,11 +1158,23 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_fx; i++) hf_fixture(gpu, fixtures[i]);
     if (mis) misuse(gpu, cpu);
     if (epi) ffn_test_epilogue(stride, verbose);
+    if (glu && !ffn_cu_glu_gemm_avail()) {
+        if (!grid && !mis && !epi && !n_fx)
+            return ffn_check_skip("the fused gated GEMM runs on compute capability 9.0 only");
+        printf("glu_gemm: not this device's (compute capability 9.0 only): skipped\n");
+    } else if (glu) {
+        glu_gemm(gpu);
+    }
+    // FFN_CUDA_GLU_GEMM=1 (the *_glu tests) is there to send the gated bf16 blocks through the
+    // fused GEMM: some must have gone.
+    const char *gg = getenv("FFN_CUDA_GLU_GEMM");
+    if ((grid || n_fx) && gg && !strcmp(gg, "1") && ffn_cu_glu_gemm_avail())
+        CHECK(n_glu > 0, "FFN_CUDA_GLU_GEMM=1, yet no block ran the fused gated GEMM");
     ffn_ctx_destroy(gpu);
     ffn_ctx_destroy(cpu);
     printf(
         "test_cuda_block: %d GEMM configurations without a cuBLASLt algorithm (fallback), %d "
-        "warnings\n",
-        n_log_fallback, n_log_warn);
+        "warnings, %d block calls through the fused gated GEMM\n",
+        n_log_fallback, n_log_warn, n_glu);
     return ffn_check_summary();
 }
