@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_lt_gemm.h"
 
 #define DK(call)                                                                             \
     do {                                                                                     \
@@ -61,61 +62,18 @@ __global__ void k_combine(const bf16 *__restrict__ g, const bf16 *__restrict__ u
     }
 }
 
-// Uniform bf16 in [-a, a) from a hash of the index.
-__global__ void k_fill(bf16 *x, long n, uint32_t seed, float a) {
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
-         i += (long)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
-        h ^= h >> 15;
-        h *= 0x85EBCA77u;
-        h ^= h >> 13;
-        h *= 0xC2B2AE3Du;
-        h ^= h >> 16;
-        x[i] = __float2bfloat16_rn(a * ((float)(h >> 8) * 0x1p-23f - 1.0f));
-    }
-}
-
 // --- host ----------------------------------------------------------------------------------------
 static cublasLtHandle_t lt;
 static void *ws;
 static const size_t WS = 32u << 20;
 
 // Row-major C[M × N] = A[M × K] · B[N × K]ᵀ through cuBLASLt (its heuristic's first choice), bf16,
-// f32 accumulation; ldc the row pitch of C.
-struct LtGemm {
-    cublasLtMatmulDesc_t d;
-    cublasLtMatrixLayout_t a, b, c;
-    cublasLtMatmulAlgo_t algo;
-};
-static LtGemm lt_make(long M, long N, long K, long ldc) {
-    LtGemm g{};
-    LK(cublasLtMatmulDescCreate(&g.d, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
-    LK(cublasLtMatmulDescSetAttribute(g.d, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-    LK(cublasLtMatmulDescSetAttribute(g.d, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
-    // Column-major: Cᵀ[N × M] = (B as K × N)ᵀ · (A as K × M).
-    LK(cublasLtMatrixLayoutCreate(&g.a, CUDA_R_16BF, K, N, K));
-    LK(cublasLtMatrixLayoutCreate(&g.b, CUDA_R_16BF, K, M, K));
-    LK(cublasLtMatrixLayoutCreate(&g.c, CUDA_R_16BF, N, M, ldc));
-    cublasLtMatmulPreference_t pr;
-    LK(cublasLtMatmulPreferenceCreate(&pr));
-    size_t w = WS;
-    LK(cublasLtMatmulPreferenceSetAttribute(pr, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &w,
-                                            sizeof w));
-    cublasLtMatmulHeuristicResult_t r[1];
-    int got = 0;
-    LK(cublasLtMatmulAlgoGetHeuristic(lt, g.d, g.a, g.b, g.c, g.c, pr, 1, r, &got));
-    if (!got) {
-        fprintf(stderr, "cuBLASLt: no algorithm\n");
-        exit(1);
-    }
-    g.algo = r[0].algo;
-    cublasLtMatmulPreferenceDestroy(pr);
-    return g;
+// f32 accumulation; ldc the row pitch of C. Column-major: Cᵀ[N × M] = (B as K × N)ᵀ · (A as K × M).
+static Gemm lt_make(long M, long N, long K, long ldc) {
+    return lt_gemm_make(lt, true, false, N, M, K, K, K, ldc, 0, WS);
 }
-static void lt_run(const LtGemm &g, const bf16 *A, const bf16 *B, bf16 *C, cudaStream_t s) {
-    float one = 1, zero = 0;
-    LK(cublasLtMatmul(lt, g.d, &one, B, g.a, A, g.b, &zero, C, g.c, C, g.c, &g.algo, ws, WS, s));
+static void lt_run(const Gemm &g, const bf16 *A, const bf16 *B, bf16 *C, cudaStream_t s) {
+    lt_gemm_run(lt, g, B, A, C, ws, WS, s);
 }
 
 // A bf16 matrix of `rows` rows of `cols` (pitch ld elements) in boxes of 64 columns × box_rows.
@@ -139,27 +97,32 @@ struct Ours {
     int mode, cl, grid;
 };
 
-template <int MODE, int CL>
-static void launch_t(const Ours &o, cudaStream_t s) {
-    const size_t sm = SMEM;
-    static bool set = false;
-    if (!set) {
-        CK(cudaFuncSetAttribute(k_gemm<MODE, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)sm));
-        set = true;
-    }
+// A launch of `grid` CTAs of the kernel in clusters of cl (at[0] holds the attribute).
+static cudaLaunchConfig_t launch_cfg(int grid, int cl, cudaStream_t s, cudaLaunchAttribute *at) {
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(o.grid);
+    cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(384);
-    cfg.dynamicSmemBytes = sm;
+    cfg.dynamicSmemBytes = SMEM;
     cfg.stream = s;
-    cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = CL;
+    at[0].val.clusterDim.x = cl;
     at[0].val.clusterDim.y = 1;
     at[0].val.clusterDim.z = 1;
     cfg.attrs = at;
     cfg.numAttrs = 1;
+    return cfg;
+}
+
+template <int MODE, int CL>
+static void launch_t(const Ours &o, cudaStream_t s) {
+    static bool set = false;
+    if (!set) {
+        CK(cudaFuncSetAttribute(k_gemm<MODE, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)SMEM));
+        set = true;
+    }
+    cudaLaunchAttribute at[1];
+    const cudaLaunchConfig_t cfg = launch_cfg(o.grid, CL, s, at);
     CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE, CL>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
     CK(cudaGetLastError());
 }
@@ -179,20 +142,10 @@ static void launch(const Ours &o, cudaStream_t s) {
 
 template <int MODE, int CL>
 static int max_clusters() {
-    const size_t sm = SMEM;
     CK(cudaFuncSetAttribute(k_gemm<MODE, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            (int)sm));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(n_sm);
-    cfg.blockDim = dim3(384);
-    cfg.dynamicSmemBytes = sm;
+                            (int)SMEM));
     cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = CL;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = launch_cfg(n_sm, CL, NULL, at);
     int n = 0;
     CK(cudaOccupancyMaxActiveClusters(&n, k_gemm<MODE, CL>, &cfg));
     return n;
@@ -251,9 +204,9 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&wd, K * N * 2));  // W_down [K, N]: the down projection y = h · W_downᵀ
     CK(cudaMalloc(&y, M * K * 2));
     CK(cudaMalloc(&y2, M * K * 2));
-    k_fill<<<1024, 256, 0, s>>>(x, M * K, 1, 1.0f);
-    k_fill<<<1024, 256, 0, s>>>(w, 2 * N * K, 2, 2.0f / sqrtf((float)K));
-    k_fill<<<1024, 256, 0, s>>>(wd, K * N, 3, 2.0f / sqrtf((float)N));
+    lt_fill_bf16<<<1024, 256, 0, s>>>(x, M * K, 1, 1.0f);
+    lt_fill_bf16<<<1024, 256, 0, s>>>(w, 2 * N * K, 2, 2.0f / sqrtf((float)K));
+    lt_fill_bf16<<<1024, 256, 0, s>>>(wd, K * N, 3, 2.0f / sqrtf((float)N));
     CK(cudaGetLastError());
 
     printf("device %s, %d SMs; h = silu(x·W_gateᵀ)·(x·W_upᵀ), M %ld, N %ld, K %ld, bf16\n", pr.name,
@@ -261,7 +214,7 @@ int main(int argc, char **argv) {
     const int mc1 = max_clusters<0, 1>(), mc2 = max_clusters<0, 2>();
     printf("active clusters: size 1 %d, size 2 %d\n", mc1, mc2);
 
-    LtGemm lgu = lt_make(M, 2 * N, K, 2 * N), ldn = lt_make(M, K, N, K);
+    Gemm lgu = lt_make(M, 2 * N, K, 2 * N), ldn = lt_make(M, K, N, K);
     auto time = [&](auto f) { return cuda_median_ms(f, s, e0, e1, reps); };
     const double fl_gu = 2.0 * M * 2 * N * K, fl_dn = 2.0 * M * N * K;
 

@@ -23,58 +23,19 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_lt_gemm.h"
 
 static cublasLtHandle_t lt;
 static int n_sm;
 
-// Column-major C[n × m] = op(A)[n × k] · op(B)[k × m], bf16 in and out, f32 accumulation; the
-// heuristic's first algorithm, told to target smt SMs when smt > 0.
-struct Gemm {
-    cublasLtMatmulDesc_t d;
-    cublasLtMatrixLayout_t a, b, c;
-    cublasLtMatmulAlgo_t algo;
-};
-
 static Gemm make(bool ta, bool tb, long n, long m, long k, long lda, long ldb, long ldc,
                  int sm_target, size_t ws) {
-    Gemm g{};
-    LK(cublasLtMatmulDescCreate(&g.d, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    LK(cublasLtMatmulDescSetAttribute(g.d, CUBLASLT_MATMUL_DESC_TRANSA, &oa, sizeof oa));
-    LK(cublasLtMatmulDescSetAttribute(g.d, CUBLASLT_MATMUL_DESC_TRANSB, &ob, sizeof ob));
-    if (sm_target)
-        LK(cublasLtMatmulDescSetAttribute(g.d, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sm_target,
-                                          sizeof sm_target));
-    LK(cublasLtMatrixLayoutCreate(&g.a, CUDA_R_16BF, ta ? k : n, ta ? n : k, lda));
-    LK(cublasLtMatrixLayoutCreate(&g.b, CUDA_R_16BF, tb ? m : k, tb ? k : m, ldb));
-    LK(cublasLtMatrixLayoutCreate(&g.c, CUDA_R_16BF, n, m, ldc));
-    cublasLtMatmulPreference_t p;
-    LK(cublasLtMatmulPreferenceCreate(&p));
-    LK(cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                            sizeof ws));
-    cublasLtMatmulHeuristicResult_t r[1];
-    int got = 0;
-    LK(cublasLtMatmulAlgoGetHeuristic(lt, g.d, g.a, g.b, g.c, g.c, p, 1, r, &got));
-    if (!got) {
-        fprintf(stderr, "no algo\n");
-        exit(1);
-    }
-    g.algo = r[0].algo;
-    cublasLtMatmulPreferenceDestroy(p);
-    return g;
+    return lt_gemm_make(lt, ta, tb, n, m, k, lda, ldb, ldc, sm_target, ws);
 }
-
-static void drop(Gemm &g) {
-    cublasLtMatrixLayoutDestroy(g.a);
-    cublasLtMatrixLayoutDestroy(g.b);
-    cublasLtMatrixLayoutDestroy(g.c);
-    cublasLtMatmulDescDestroy(g.d);
-}
-
+static void drop(Gemm &g) { lt_gemm_drop(g); }
 static void run(const Gemm &g, const void *A, const void *B, void *C, void *ws, size_t wsz,
                 cudaStream_t s) {
-    float one = 1, zero = 0;
-    LK(cublasLtMatmul(lt, g.d, &one, A, g.a, B, g.b, &zero, C, g.c, C, g.c, &g.algo, ws, wsz, s));
+    lt_gemm_run(lt, g, A, B, C, ws, wsz, s);
 }
 
 __device__ __forceinline__ float silu(float x) { return x / (1.f + __expf(-x)); }
@@ -247,17 +208,6 @@ static void cbwd(void *gu, const void *dh, long rows, long m, cudaStream_t s) {
     CK(cudaGetLastError());
 }
 
-__global__ void fill(__nv_bfloat16 *p, long n, unsigned seed, float scale) {
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
-         i += (long)gridDim.x * blockDim.x) {
-        unsigned x = (unsigned)i * 2654435761u ^ seed;
-        x ^= x >> 13;
-        x *= 0x5bd1e995u;
-        x ^= x >> 15;
-        p[i] = __float2bfloat16(((x & 0xffffff) / 16777216.f * 2.f - 1.f) * scale);
-    }
-}
-
 template <class F>
 static double timeit(F f, cudaStream_t s, int reps = 9) {
     static cudaEvent_t a, b;
@@ -288,13 +238,13 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&dx, T * d * 2));
     CK(cudaMalloc(&ws0, ws));
     CK(cudaMalloc(&ws1, ws));
-    fill<<<1024, 256>>>((__nv_bfloat16 *)x, T * d, 1, 1.f);
-    fill<<<1024, 256>>>((__nv_bfloat16 *)wgu, 2 * m * d, 2, 0.03f);
-    fill<<<1024, 256>>>((__nv_bfloat16 *)wd, d * m, 3, 0.02f);
-    fill<<<1024, 256>>>((__nv_bfloat16 *)dy, T * d, 4, 1.f);
-    fill<<<1024, 256>>>((__nv_bfloat16 *)gu, T * 2 * m, 5, 2.f);
-    fill<<<1024, 256>>>((__nv_bfloat16 *)h, T * m, 6, 1.f);
-    fill<<<1024, 256>>>((__nv_bfloat16 *)dh, T * m, 7, 1.f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)x, T * d, 1, 1.f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)wgu, 2 * m * d, 2, 0.03f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)wd, d * m, 3, 0.02f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)dy, T * d, 4, 1.f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)gu, T * 2 * m, 5, 2.f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)h, T * m, 6, 1.f);
+    lt_fill_bf16<<<1024, 256>>>((__nv_bfloat16 *)dh, T * m, 7, 1.f);
     CK(cudaDeviceSynchronize());
     for (auto f : {(const void *)combine_fwd, (const void *)combine_bwd, (const void *)rfwd<2, 2>,
                    (const void *)rfwd<1, 2>, (const void *)rfwd<1, 4>, (const void *)rbwd<2, 2>,
