@@ -3,7 +3,8 @@
 // (8192 × 4096 → 2 × 14336, bf16) at cuBLASLt's speed? Every form of the kernel: plain (C = x·Wᵀ
 // of both weights, as cuBLASLt computes it), h = silu(g)·u alone, g, u and h, h = g·u (the
 // epilogue without the activation's math), each on one CTA or in clusters of two sharing the
-// weight tile by TMA multicast, with tile rows walked in groups of 16 or 32. Each is checked
+// weight tile by TMA multicast, with tile rows walked in groups of 16 or 32; and the plain form
+// with the weight stored [K, N] (plain-bt: the backward's dh = dy·W_down, the transposed wgmma). Each is checked
 // before it is timed: plain against cuBLASLt's output, h against this file's combine of
 // cuBLASLt's g and u, h of the g, u, h form against the combine of its own g and u (bit for bit),
 // every output element written (outputs poisoned with NaN first). Times: CUDA events, medians
@@ -124,6 +125,20 @@ static void launch_t(const Ours &o, cudaStream_t s) {
     cudaLaunchAttribute at[1];
     const cudaLaunchConfig_t cfg = launch_cfg(o.grid, CL, s, at);
     CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE, CL>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
+    CK(cudaGetLastError());
+}
+
+// The plain form with B stored [K, N] (the transposed wgmma).
+static void launch_bt(const Ours &o, cudaStream_t s) {
+    static bool set = false;
+    if (!set) {
+        CK(cudaFuncSetAttribute(k_gemm<MODE_PLAIN, 1, 1>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
+        set = true;
+    }
+    cudaLaunchAttribute at[1];
+    const cudaLaunchConfig_t cfg = launch_cfg(o.grid, 1, s, at);
+    CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE_PLAIN, 1, 1>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
     CK(cudaGetLastError());
 }
 
@@ -313,6 +328,36 @@ int main(int argc, char **argv) {
         }
     printf("unfused gate/up + combine: %.3f ms (x cuBLASLt %.3f; at the copy rate %.3f ms)\n",
            t_lt + t_comb, t_lt / (t_lt + t_comb), t_lt + comb_floor);
+    // The backward's dh = dy·W_down shape: B = W_down stored [K, N] (N contiguous), the transposed
+    // wgmma.
+    {
+        Gemm lbt = lt_gemm_make(lt, false, false, N, M, K, N, K, N, 0, WS);
+        const double t_ltb = time([&] { lt_gemm_run(lt, lbt, wd, x, c2, ws, WS, s); });
+        printf("cuBLASLt [%ld x %ld x %ld], B [K, N]  %.3f ms  %.0f TFLOP/s\n", M, N, K, t_ltb,
+               fl_dn / t_ltb / 1e9);
+        Ours o;
+        o.mode = MODE_PLAIN;
+        o.cl = 1;
+        o.grid = n_sm;
+        o.a = tmap(x, M, K, K, 128);
+        o.b0 = o.b1 = tmap(wd, K, N, N, 64);
+        o.c = o.g = o.u = tmap(h, M, N, N, 64);
+        memset(&o.p, 0, sizeof o.p);
+        o.p.tiles_m = (int)(M / BM);
+        o.p.tiles_n = (int)(N / BN);
+        o.p.group = 16;
+        o.p.nk = (int)(K / BK);
+        CK(cudaMemsetAsync(h, 0xFF, M * N * 2, s));
+        launch_bt(o, s);
+        CK(cudaStreamSynchronize(s));
+        long nan = 0, differ = 0;
+        const double err = relerr(h, N, c2, N, M, N, &nan, &differ);
+        bad |= nan != 0 || err > 1e-2;
+        const double t = time([&] { launch_bt(o, s); });
+        printf("%-28s %9.3f %8.0f %9.3f %10.1e vs cuBLASLt: %ld NaN, %ld differ\n", "plain-bt", t,
+               fl_dn / t / 1e9, t_ltb / t, err, nan, differ);
+        lt_gemm_drop(lbt);
+    }
     printf("%s\n", bad ? "FAILED" : "all checks passed");
     return bad;
 }

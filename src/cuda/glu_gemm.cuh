@@ -144,6 +144,16 @@ static __device__ __forceinline__ uint64_t sdesc(const void *p) {
            ((uint64_t)1 << 62);
 }
 
+// The same for an MN-major operand (B stored [K, N], N contiguous: the transposed wgmma): boxes of
+// 64 N × 64 K rows of 128 bytes, 128-byte swizzle; the leading field carries the 8 KB between
+// 64-wide N blocks, the stride field the 1 KB between 8-row K groups (the other assignment gives
+// wrong products: 117 M of 117 M outputs differ from cuBLASLt's in bench/cuda_fused_gemm.cu).
+static __device__ __forceinline__ uint64_t sdesc_mn(const void *p) {
+    const uint64_t a = smem_u32(p);
+    return ((a & 0x3FFFF) >> 4) | ((uint64_t)(8192 >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) |
+           ((uint64_t)1 << 62);
+}
+
 static __device__ __forceinline__ void wg_fence() {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
@@ -157,6 +167,7 @@ static __device__ __forceinline__ void wg_wait() {
 
 // d += A·B (or d = A·B when scale_d is 0): one wgmma m64n256k16, bf16 operands from shared
 // memory through their descriptors, f32 accumulators (128 a thread) in registers.
+template <int TB>
 static __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db,
                                                         int scale_d) {
     asm volatile(
@@ -172,7 +183,7 @@ static __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_
         "%111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "
         "%127"
-        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
           "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
@@ -192,7 +203,7 @@ static __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_
           "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
           "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
           "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db), "r"(scale_d));
+        : "l"(da), "l"(db), "r"(scale_d), "n"(TB));
 }
 
 // --- the kernel ----------------------------------------------------------------------------------
@@ -282,7 +293,9 @@ static __device__ __forceinline__ void st_shared4(uint32_t a, uint4 v) {
                  : "memory");
 }
 
-template <int MODE, int CL>
+// BT: B stored [K, N] (the plain form only; bench/cuda_fused_gemm.cu's plain-bt, the shape of the
+// backward's dh = dy·W_down).
+template <int MODE, int CL, int BT = 0>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap mA, const __grid_constant__ CUtensorMap mB0,
            const __grid_constant__ CUtensorMap mB1, const __grid_constant__ CUtensorMap mC,
@@ -324,7 +337,11 @@ __global__ void __launch_bounds__(384, 1)
                     unsigned char *st = smem + s * STAGE_BYTES;
                     mbar_expect_tx(&full[s], STAGE_BYTES);
                     tma_load(st, &mA, &full[s], kb * BK, m0);
-                    if (CL == 1) {
+                    if (BT) {  // B [K, N]: four boxes of 64 N × 64 K
+                        for (int j = 0; j < 4; j++)
+                            tma_load(st + A_BYTES + j * 8192, &mB0, &full[s], nb0 + j * 64,
+                                     kb * BK);
+                    } else if (CL == 1) {
                         tma_load(st + A_BYTES, &mB0, &full[s], kb * BK, nb0);
                         tma_load(st + A_BYTES + B_BYTES / 2, &mB1, &full[s], kb * BK,
                                  nb0 + p.b1_off);
@@ -420,7 +437,12 @@ __global__ void __launch_bounds__(384, 1)
                 wg_fence();
 #pragma unroll
                 for (int kk = 0; kk < BK / 16; kk++)
-                    wgmma_m64n256k16(d, sdesc(sa + kk * 32), sdesc(sb + kk * 32), (kb | kk) != 0);
+                    if (BT)
+                        wgmma_m64n256k16<1>(d, sdesc(sa + kk * 32), sdesc_mn(sb + kk * 2048),
+                                            (kb | kk) != 0);
+                    else
+                        wgmma_m64n256k16<0>(d, sdesc(sa + kk * 32), sdesc(sb + kk * 32),
+                                            (kb | kk) != 0);
                 wg_commit();
                 wg_wait<1>();
                 if (prev >= 0 && lane == 0) {
