@@ -26,7 +26,7 @@
 //               output element written; tails in tokens, d_ff and d_model, padded row strides,
 //               outputs the TMA cannot store (odd strides, d_ff 172: stored by the epilogue),
 //               a row-interleaved weight pair, every activation, h alone against h with g, u.
-//               The blocks take it by default from 512 tokens; FFN_CUDA_GLU_GEMM=1 (the
+//               The blocks take it by default from 2048 tokens; FFN_CUDA_GLU_GEMM=1 (the
 //               cuda_block_*_glu tests) sends every eligible call of --grid and --hf through it.
 // Without a CUDA device it prints "skipped: no CUDA device" and exits 77 (ctest: skipped).
 #include <inttypes.h>
