@@ -775,9 +775,10 @@ static size_t ffn__h_bytes(const struct ffn_cuda_block *b, int64_t T) {
 }
 
 // The fused gated GEMM's call for T tokens of x (xop), h into H and, keep_p, g and u into their
-// planes of P; false where it does not apply: a Hopper GPU (sm_90a), T ≥ glu_min_t, bf16 weights
-// stored [out, in] (separate, fused or row-interleaved), x, h and the kept pre-activations bf16,
-// no bias on the first projection, one gate/up group (not a blocked tensor-parallel layout),
+// planes of P; false where it does not apply: a Hopper GPU (sm_90a), T ≥ glu_min_t, bf16 or f16
+// weights stored [out, in] (separate, fused or row-interleaved), x and h in the weights' dtype
+// and the kept pre-activations too (bf16: save_dtype has no f16, so an f16 block's SAVE forward
+// stays unfused), no bias on the first projection, one gate/up group (not a blocked layout),
 // and the element math of the default accuracy without parity (the 16-bit tier, which needs no
 // tables in shared memory; ReLU and identity need none either way), with the kernel's alignment.
 static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
@@ -786,9 +787,10 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_act act = pl->spec.act;
     const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH && !ctx->bf16_parity;
-    if (b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive || b->fdt != FFN_DTYPE_BF16 ||
-        xop->dt != FFN_DTYPE_BF16 || xop->s1 != 1 || b->hdt != FFN_DTYPE_BF16 ||
-        (keep_p && b->sd != FFN_DTYPE_BF16) || pl->n_bias != 0 || pl->n_groups != 1 ||
+    const enum ffn_dtype dt = b->fdt;
+    if (b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
+        (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || xop->dt != dt || xop->s1 != 1 ||
+        b->hdt != dt || (keep_p && b->sd != dt) || pl->n_bias != 0 || pl->n_groups != 1 ||
         !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY))
         return false;
     const struct ffn_cb_mat wg = ffn__wop(b, &pl->seg[pl->g_plane].w, false);
@@ -815,6 +817,7 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
         .act = act,
         .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
         .parity = ctx->bf16_parity,
+        .f16 = dt == FFN_DTYPE_F16,
     };
     return ffn_cu_glu_gemm_fits(g);
 }

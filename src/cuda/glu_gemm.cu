@@ -31,28 +31,28 @@ encode_fn encoder() {
     return fn;
 }
 
-// A bf16 matrix of `rows` × `cols` (row stride ld elements) in boxes of 64 columns × box_rows,
-// 128-byte swizzle (the kernel's shared-memory layout).
-bool tmap(encode_fn enc, CUtensorMap *m, const void *base, int64_t rows, int64_t cols, int64_t ld,
-          int box_rows) {
+// A 16-bit matrix (bf16, or f16 when f16) of `rows` × `cols` (row stride ld elements) in boxes of
+// 64 columns × box_rows, 128-byte swizzle (the kernel's shared-memory layout).
+bool tmap(encode_fn enc, bool f16, CUtensorMap *m, const void *base, int64_t rows, int64_t cols,
+          int64_t ld, int box_rows) {
     const cuuint64_t dim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
     const cuuint64_t str[1] = {(cuuint64_t)ld * 2};
     const cuuint32_t box[2] = {64, (cuuint32_t)box_rows}, es[2] = {1, 1};
-    return enc(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)base, dim, str, box, es,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+    return enc(m, f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+               (void *)base, dim, str, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 bool aligned(const void *p, int64_t ld) { return (uintptr_t)p % 16 == 0 && ld % 8 == 0; }
 
-template <int MODE>
+template <int MODE, int F16>
 cudaError_t launch(cudaStream_t s, int grid, const CUtensorMap *maps, const ffn_gg::Params &p) {
     // The attribute once per device is enough; setting it again is cheap and keeps this simple.
-    cudaError_t e = cudaFuncSetAttribute(ffn_gg::k_gemm<MODE, 1>,
+    cudaError_t e = cudaFuncSetAttribute(ffn_gg::k_gemm<MODE, 1, 0, F16>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, ffn_gg::SMEM);
     if (e != cudaSuccess) return e;
-    ffn_gg::k_gemm<MODE, 1>
+    ffn_gg::k_gemm<MODE, 1, 0, F16>
         <<<grid, 384, ffn_gg::SMEM, s>>>(maps[0], maps[1], maps[2], maps[3], maps[4], maps[5], p);
     return cudaGetLastError();
 }
@@ -80,21 +80,24 @@ extern "C" int ffn_cu_glu_gemm_fits(const struct ffn_cu_glu_gemm *a) {
 extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm *a) {
     const encode_fn enc = encoder();
     if (!enc || !ffn_cu_glu_gemm_fits(a)) return (int)cudaErrorInvalidValue;
+    const bool f16 = a->f16 != 0;
     CUtensorMap maps[6];
     const bool keep = a->g != NULL;
     // Outputs the TMA cannot store (a row stride or pointer off 16 bytes) are stored by the
     // epilogue itself; their maps are then unused (x's stands in).
     const bool direct =
         !aligned(a->h, a->ldh) || (keep && !(aligned(a->g, a->ldg) && aligned(a->u, a->ldu)));
-    if (!tmap(enc, &maps[0], a->x, a->T, a->K, a->ldx, ffn_gg::BM) ||
-        !tmap(enc, &maps[1], a->wg, a->m, a->K, a->ldwg, 128) ||
-        !tmap(enc, &maps[2], a->wu, a->m, a->K, a->ldwu, 128))
+    if (!tmap(enc, f16, &maps[0], a->x, a->T, a->K, a->ldx, ffn_gg::BM) ||
+        !tmap(enc, f16, &maps[1], a->wg, a->m, a->K, a->ldwg, 128) ||
+        !tmap(enc, f16, &maps[2], a->wu, a->m, a->K, a->ldwu, 128))
         return (int)cudaErrorInvalidValue;
     if (direct) {
         maps[3] = maps[4] = maps[5] = maps[0];
-    } else if (!tmap(enc, &maps[3], a->h, a->T, a->m, a->ldh, 64) ||
-               !tmap(enc, &maps[4], keep ? a->g : a->h, a->T, a->m, keep ? a->ldg : a->ldh, 64) ||
-               !tmap(enc, &maps[5], keep ? a->u : a->h, a->T, a->m, keep ? a->ldu : a->ldh, 64)) {
+    } else if (!tmap(enc, f16, &maps[3], a->h, a->T, a->m, a->ldh, 64) ||
+               !tmap(enc, f16, &maps[4], keep ? a->g : a->h, a->T, a->m, keep ? a->ldg : a->ldh,
+                     64) ||
+               !tmap(enc, f16, &maps[5], keep ? a->u : a->h, a->T, a->m, keep ? a->ldu : a->ldh,
+                     64)) {
         return (int)cudaErrorInvalidValue;
     }
     int dev, sms;
@@ -113,15 +116,18 @@ extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm
     p.direct = direct;
     p.T = (int)a->T;
     p.m = (int)a->m;
-    p.h = (__nv_bfloat16 *)a->h;
-    p.g = (__nv_bfloat16 *)a->g;
-    p.u = (__nv_bfloat16 *)a->u;
+    p.h = (uint16_t *)a->h;
+    p.g = (uint16_t *)a->g;
+    p.u = (uint16_t *)a->u;
     p.ldh = a->ldh;
     p.ldg = a->ldg;
     p.ldu = a->ldu;
     const int64_t units = (int64_t)p.tiles_m * p.tiles_n;
     const int grid = (int)(units < sms ? units : sms);
     cudaStream_t s = (cudaStream_t)stream;
-    return (int)(keep ? launch<ffn_gg::MODE_GUH>(s, grid, maps, p)
-                      : launch<ffn_gg::MODE_H>(s, grid, maps, p));
+    if (f16)
+        return (int)(keep ? launch<ffn_gg::MODE_GUH, 1>(s, grid, maps, p)
+                          : launch<ffn_gg::MODE_H, 1>(s, grid, maps, p));
+    return (int)(keep ? launch<ffn_gg::MODE_GUH, 0>(s, grid, maps, p)
+                      : launch<ffn_gg::MODE_H, 0>(s, grid, maps, p));
 }

@@ -1,6 +1,7 @@
 // glu_gemm.cuh — a Hopper GEMM (sm_90a) whose epilogue computes the gated combine:
 // h = act(x·W_gateᵀ) ⊙ (x·W_upᵀ) in one pass over x and the weights, g and u never read back from
-// device memory. bf16 operands, f32 accumulation, bf16 outputs. Used by the CUDA block's forward
+// device memory. bf16 (or f16) operands, f32 accumulation, outputs in the operands' dtype. Used by
+// the CUDA block's forward
 // (glu_gemm.cu) and measured beside cuBLASLt by bench/cuda_fused_gemm.cu, which also builds its
 // plain and measurement forms (MODE_PLAIN, MODE_HMUL, clusters of two).
 //
@@ -9,11 +10,11 @@
 // 128 rows, gate rows then up rows for the gated forms) by TMA with the 128-byte swizzle into a
 // ring of STAGES shared-memory stages (mbarriers full / empty); the two consumer warpgroups each
 // issue wgmma m64n256k16 over their 64 rows (128 f32 accumulators a thread), one group of four in
-// flight. A finished tile goes to shared memory rounded to bf16 (the staging: the GEMM output
+// flight. A finished tile goes to shared memory rounded to 16 bits (the staging: the GEMM output
 // ffn's unfused path would write), and warps 1-3 of the first warpgroup take it from there while
 // the consumers run the next tile: they store g and u by TMA (MODE_GUH), compute h over the g
 // boxes with ffn's element math (src/cuda/act_math.h) and store it. So h equals, bit for bit, the
-// unfused combine of the same bf16 g and u, and the combine's math and stores overlap the next
+// unfused combine of the same 16-bit g and u, and the combine's math and stores overlap the next
 // tile's matrix work. Rows past T, columns past m and K past the operands are the TMA's: loads
 // zero-filled, stores clipped; outputs whose row stride or pointer the TMA cannot take (Params::
 // direct) are stored by those warps themselves, within the bounds.
@@ -22,6 +23,7 @@
 
 #include <cuda.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 #include "cuda/act_math.h"
@@ -32,7 +34,7 @@ enum { BM = 128, BN = 256, BK = 64 };
 enum { A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES };
 // MODE_HMUL: h = g·u, the epilogue without the activation's math (a measurement of its cost).
 enum { MODE_PLAIN = 0, MODE_H = 1, MODE_GUH = 2, MODE_HMUL = 3 };
-// The consumers stage their 128 × 256 tile in shared memory, rounded to bf16, as boxes of 64 rows
+// The consumers stage their 128 × 256 tile in shared memory, rounded to 16 bits, as boxes of 64 rows
 // × 64 columns (8 KB, 128-byte swizzle): consumer c's 64 rows at c · 32 KB, boxes 0-1 the first
 // 128 columns (SwiGLU: g), 2-3 the last (u). Three warps of the producer's warpgroup then store
 // them by TMA, or compute h over the g boxes and store it, while the consumers run the next tile.
@@ -165,46 +167,58 @@ static __device__ __forceinline__ void wg_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 
-// d += A·B (or d = A·B when scale_d is 0): one wgmma m64n256k16, bf16 operands from shared
-// memory through their descriptors, f32 accumulators (128 a thread) in registers.
-template <int TB>
+// d += A·B (or d = A·B when scale_d is 0): one wgmma m64n256k16, 16-bit operands (bf16, or f16
+// when F16) from shared memory through their descriptors (TB: B N-major), f32 accumulators (128
+// a thread) in registers.
+#define FFN_GG_WGMMA(TY)                                                                          \
+    asm volatile(                                                                                 \
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                             \
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY                                         \
+        " {"                                                                                      \
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                  \
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "        \
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "        \
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "        \
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "        \
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "        \
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "  \
+        "%111, "                                                                                  \
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, "    \
+        "%126, "                                                                                  \
+        "%127"                                                                                    \
+        "}, %128, %129, p, 1, 1, 0, %131;\n}\n"                                                   \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),     \
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), \
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),           \
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),           \
+          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),           \
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),           \
+          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),           \
+          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),           \
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),           \
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),           \
+          "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),           \
+          "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]),           \
+          "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),           \
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),           \
+          "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),           \
+          "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),           \
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),       \
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),     \
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),     \
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),     \
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])      \
+        : "l"(da), "l"(db), "r"(scale_d), "n"(TB));
+
+template <int TB, int F16>
 static __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db,
                                                         int scale_d) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "
-        "%111, "
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "
-        "%127"
-        "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
-          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
-          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
-          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
-          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
-          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
-          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
-          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db), "r"(scale_d), "n"(TB));
+    if (F16)
+        FFN_GG_WGMMA("f16.f16")
+    else
+        FFN_GG_WGMMA("bf16.bf16")
 }
+#undef FFN_GG_WGMMA
 
 // --- the kernel ----------------------------------------------------------------------------------
 struct Params {
@@ -217,22 +231,48 @@ struct Params {
     // d_ff = 172, say): `direct`, and the epilogue stores h (g, u) from registers itself, bounded
     // by T rows and m columns.
     int direct, T, m;
-    __nv_bfloat16 *h, *g, *u;
+    uint16_t *h, *g, *u;  // bf16 or f16 elements
     long long ldh, ldg, ldu;
 };
 
-// 8 bf16 of row `row`, columns col.. of a [T, m] output: one 16-byte store where the 8 lie inside
-// and aligned, else element by element within the bounds.
-static __device__ __forceinline__ void st_out8(__nv_bfloat16 *base, long long ld, int row, int col,
+// 8 16-bit elements of row `row`, columns col.. of a [T, m] output: one 16-byte store where the 8
+// lie inside and aligned, else element by element within the bounds.
+static __device__ __forceinline__ void st_out8(uint16_t *base, long long ld, int row, int col,
                                                const Params &p, uint4 v) {
     if (row >= p.T || col >= p.m) return;
-    __nv_bfloat16 *q = base + row * ld + col;
+    uint16_t *q = base + row * ld + col;
     if (col + 8 <= p.m && (uintptr_t)q % 16 == 0) {
         *(uint4 *)q = v;
         return;
     }
-    const __nv_bfloat16 *e = (const __nv_bfloat16 *)&v;
+    const uint16_t *e = (const uint16_t *)&v;
     for (int k = 0; k < 8 && col + k < p.m; k++) q[k] = e[k];
+}
+
+// Two floats rounded to the 16-bit dtype (bf16, or f16 when F16), packed as the staging holds
+// them; and back.
+template <int F16>
+static __device__ __forceinline__ uint32_t pack2(float a, float b) {
+    uint32_t r;
+    if (F16) {
+        const __half2 h = __floats2half2_rn(a, b);
+        memcpy(&r, &h, 4);
+    } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+        memcpy(&r, &h, 4);
+    }
+    return r;
+}
+template <int F16>
+static __device__ __forceinline__ float2 unpack2(uint32_t v) {
+    if (F16) {
+        __half2 h;
+        memcpy(&h, &v, 4);
+        return __half22float2(h);
+    }
+    __nv_bfloat162 h;
+    memcpy(&h, &v, 4);
+    return __bfloat1622float2(h);
 }
 
 // Unit u of the walk (units = tile_rows × tile_cols, `group` rows at a time, row fastest) as a
@@ -245,27 +285,26 @@ static __device__ __forceinline__ void unit_rc(int u, int rows, int cols, int gr
     c = w / n;
 }
 
-// h of 8 bf16 pairs (g, u): ffn's combine element by element (act(g)·u rounded to bf16, the
+// h of 8 16-bit pairs (g, u): ffn's combine element by element (act(g)·u rounded to the dtype, the
 // 16-bit tier of act_math.h), or g·u (MODE_HMUL).
-template <int MODE>
+template <int MODE, int F16>
 static __device__ __forceinline__ uint4 h8(uint4 gv, uint4 uv, const Params &p) {
-    const __nv_bfloat162 *g2 = (const __nv_bfloat162 *)&gv, *u2 = (const __nv_bfloat162 *)&uv;
+    const uint32_t *g2 = (const uint32_t *)&gv, *u2 = (const uint32_t *)&uv;
+    const enum ffn_dtype out = F16 ? FFN_DTYPE_F16 : FFN_DTYPE_BF16;
     uint4 o;
-    __nv_bfloat162 *o2 = (__nv_bfloat162 *)&o;
+    uint32_t *o2 = (uint32_t *)&o;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        const float2 gf = __bfloat1622float2(g2[k]), uf = __bfloat1622float2(u2[k]);
+        const float2 gf = unpack2<F16>(g2[k]), uf = unpack2<F16>(u2[k]);
         if (MODE == MODE_HMUL) {
-            o2[k] = __floats2bfloat162_rn(gf.x * uf.x, gf.y * uf.y);
+            o2[k] = pack2<F16>(gf.x * uf.x, gf.y * uf.y);
         } else {
             const enum ffn_act act = (enum ffn_act)p.act;
             const float h0 =
-                ffn_cm_elem(nullptr, 2, act, p.accurate, p.parity, FFN_DTYPE_BF16, gf.x, uf.x, 0.0f)
-                    .y0;
+                ffn_cm_elem(nullptr, 2, act, p.accurate, p.parity, out, gf.x, uf.x, 0.0f).y0;
             const float h1 =
-                ffn_cm_elem(nullptr, 2, act, p.accurate, p.parity, FFN_DTYPE_BF16, gf.y, uf.y, 0.0f)
-                    .y0;
-            o2[k] = __floats2bfloat162_rn(h0, h1);
+                ffn_cm_elem(nullptr, 2, act, p.accurate, p.parity, out, gf.y, uf.y, 0.0f).y0;
+            o2[k] = pack2<F16>(h0, h1);
         }
     }
     return o;
@@ -276,8 +315,8 @@ static __device__ __forceinline__ uint4 h8(uint4 gv, uint4 uv, const Params &p) 
 static __device__ __forceinline__ uint32_t stg_at(uint32_t stg, int rr, int cc) {
     return stg + (cc >> 6) * 8192 + rr * 128 + ((((cc & 63) >> 3) ^ (rr & 7)) << 4) + (cc & 7) * 2;
 }
-static __device__ __forceinline__ void st_shared(uint32_t a, __nv_bfloat162 v) {
-    asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(*(uint32_t *)&v) : "memory");
+static __device__ __forceinline__ void st_shared(uint32_t a, uint32_t v) {
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
 }
 static __device__ __forceinline__ uint4 ld_shared4(uint32_t a) {
     uint4 v;
@@ -294,8 +333,8 @@ static __device__ __forceinline__ void st_shared4(uint32_t a, uint4 v) {
 }
 
 // BT: B stored [K, N] (the plain form only; bench/cuda_fused_gemm.cu's plain-bt, the shape of the
-// backward's dh = dy·W_down).
-template <int MODE, int CL, int BT = 0>
+// backward's dh = dy·W_down). F16: f16 operands and outputs instead of bf16.
+template <int MODE, int CL, int BT = 0, int F16 = 0>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap mA, const __grid_constant__ CUtensorMap mB0,
            const __grid_constant__ CUtensorMap mB1, const __grid_constant__ CUtensorMap mC,
@@ -386,7 +425,7 @@ __global__ void __launch_bounds__(384, 1)
                         st_out8(p.g, p.ldg, row, col, p, gv);
                         st_out8(p.u, p.ldu, row, col, p, uv);
                     }
-                    st_out8(p.h, p.ldh, row, col, p, h8<MODE>(gv, uv, p));
+                    st_out8(p.h, p.ldh, row, col, p, h8<MODE, F16>(gv, uv, p));
                 }
                 named_sync(1, 96);  // every thread has read the staging before it is freed
             } else {
@@ -405,7 +444,7 @@ __global__ void __launch_bounds__(384, 1)
                 // the same rows and columns under the same swizzle.
                 for (int q = et; q < 2048; q += 96) {
                     const uint32_t a = stg + (q >> 10) * 32768 + (q & 1023) * 16;
-                    st_shared4(a, h8<MODE>(ld_shared4(a), ld_shared4(a + 16384), p));
+                    st_shared4(a, h8<MODE, F16>(ld_shared4(a), ld_shared4(a + 16384), p));
                 }
                 fence_async_smem();
                 named_sync(1, 96);
@@ -438,11 +477,11 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
                 for (int kk = 0; kk < BK / 16; kk++)
                     if (BT)
-                        wgmma_m64n256k16<1>(d, sdesc(sa + kk * 32), sdesc_mn(sb + kk * 2048),
-                                            (kb | kk) != 0);
+                        wgmma_m64n256k16<1, F16>(d, sdesc(sa + kk * 32), sdesc_mn(sb + kk * 2048),
+                                                 (kb | kk) != 0);
                     else
-                        wgmma_m64n256k16<0>(d, sdesc(sa + kk * 32), sdesc(sb + kk * 32),
-                                            (kb | kk) != 0);
+                        wgmma_m64n256k16<0, F16>(d, sdesc(sa + kk * 32), sdesc(sb + kk * 32),
+                                                 (kb | kk) != 0);
                 wg_commit();
                 wg_wait<1>();
                 if (prev >= 0 && lane == 0) {
@@ -467,7 +506,7 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
                 for (int j = 0; j < 2; j++)
                     st_shared(stg_at(cstg, rr + 8 * j, 8 * i + cb),
-                              __floats2bfloat162_rn(d[4 * i + 2 * j], d[4 * i + 2 * j + 1]));
+                              pack2<F16>(d[4 * i + 2 * j], d[4 * i + 2 * j + 1]));
             fence_async_smem();
             mbar_arrive(&stg_full);
         }

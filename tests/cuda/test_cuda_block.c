@@ -852,33 +852,43 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
 
 // --- the fused gated GEMM ------------------------------------------------------------------------
 
-static uint16_t *bf16_rand(int64_t n, double scale) {
+// 16-bit values (bf16 or f16) and back.
+static uint16_t to16(enum ffn_dtype dt, float v) {
+    return dt == FFN_DTYPE_F16 ? ffn_f32_to_f16(v) : ffn_f32_to_bf16(v);
+}
+static float from16(enum ffn_dtype dt, uint16_t v) {
+    return dt == FFN_DTYPE_F16 ? ffn_f16_to_f32(v) : ffn_bf16_to_f32(v);
+}
+
+static uint16_t *rand16(enum ffn_dtype dt, int64_t n, double scale) {
     uint16_t *v = malloc((size_t)n * 2);
-    for (int64_t i = 0; i < n; i++) v[i] = ffn_f32_to_bf16((float)(rnd() * scale));
+    for (int64_t i = 0; i < n; i++) v[i] = to16(dt, (float)(rnd() * scale));
     return v;
 }
 
 #pragma push_macro("T")  // the grid's token count; here a member of struct ffn_cu_glu_gemm
 #undef T
 
-// One call of the fused gated GEMM: nt tokens, d_ff m, d_model nk; x's rows padded by px elements,
-// the outputs' by po; the weights separate [m, nk] or one row-interleaved [2m, nk] pair.
-static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int64_t px, int64_t po,
-                          bool interleaved, enum ffn_act act) {
+// One call of the fused gated GEMM in dtype dt (bf16 or f16): nt tokens, d_ff m, d_model nk; x's
+// rows padded by px elements, the outputs' by po; the weights separate [m, nk] or one
+// row-interleaved [2m, nk] pair.
+static void glu_gemm_case(ffn_ctx_t gpu, enum ffn_dtype dt, int64_t nt, int64_t m, int64_t nk,
+                          int64_t px, int64_t po, bool interleaved, enum ffn_act act) {
     char cfg[160];
     snprintf(cfg, sizeof cfg,
-             "glu_gemm nt=%" PRId64 " m=%" PRId64 " nk=%" PRId64 " pad %" PRId64 "/%" PRId64
+             "glu_gemm %s nt=%" PRId64 " m=%" PRId64 " nk=%" PRId64 " pad %" PRId64 "/%" PRId64
              " %s %s",
-             nt, m, nk, px, po, interleaved ? "interleaved" : "separate", ffn_act_name(act));
+             ffn_dtype_name(dt), nt, m, nk, px, po, interleaved ? "interleaved" : "separate",
+             ffn_act_name(act));
     const int64_t ldx = nk + px, ldo = m + po, ldw = interleaved ? 2 * nk : nk;
-    uint16_t *hx = bf16_rand(nt * ldx, 1.0), *hw = bf16_rand(2 * m * nk, 2.0 / sqrt((double)nk));
+    uint16_t *hx = rand16(dt, nt * ldx, 1.0), *hw = rand16(dt, 2 * m * nk, 2.0 / sqrt((double)nk));
     const size_t ob = (size_t)(nt * ldo) * 2;
     uint16_t *hh = malloc(ob), *hg = malloc(ob), *hu = malloc(ob), *hh1 = malloc(ob),
              *href = malloc(ob);
     void *dx_ = dev_put(hx, (size_t)(nt * ldx) * 2), *dw = dev_put(hw, (size_t)(2 * m * nk) * 2);
     void *dh = dev_put(NULL, ob), *dg = dev_put(NULL, ob), *du = dev_put(NULL, ob),
          *dh1 = dev_put(NULL, ob), *dref = dev_put(NULL, ob);
-    // Poisoned: bf16 0xFFFF is a NaN, so an element the kernel does not write fails below.
+    // Poisoned: 0xFFFF is a NaN in bf16 and f16, so an element the kernel does not write fails.
     CUDA_OK(cudaMemset(dh, 0xff, ob));
     CUDA_OK(cudaMemset(dg, 0xff, ob));
     CUDA_OK(cudaMemset(du, 0xff, ob));
@@ -901,6 +911,7 @@ static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int6
         .ldg = ldo,
         .ldu = ldo,
         .act = act,
+        .f16 = dt == FFN_DTYPE_F16,
     };
     CHECK(ffn_cu_glu_gemm_fits(&a), "%s: fits", cfg);
     CHECK_EQ(ffn_cu_glu_gemm_launch(NULL, &a), 0, "%s: launch", cfg);
@@ -908,9 +919,9 @@ static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int6
     CHECK_EQ(ffn_cu_glu_gemm_launch(NULL, &a), 0, "%s: launch, h alone", cfg);
     CUDA_OK(cudaDeviceSynchronize());
     // The backend's combine of the kernel's own g and u.
-    const struct ffn_tensor tg = ffn_tensor_2d(dg, FFN_DTYPE_BF16, nt, m, ldo);
-    const struct ffn_tensor tu = ffn_tensor_2d(du, FFN_DTYPE_BF16, nt, m, ldo);
-    const struct ffn_tensor tr = ffn_tensor_2d(dref, FFN_DTYPE_BF16, nt, m, ldo);
+    const struct ffn_tensor tg = ffn_tensor_2d(dg, dt, nt, m, ldo);
+    const struct ffn_tensor tu = ffn_tensor_2d(du, dt, nt, m, ldo);
+    const struct ffn_tensor tr = ffn_tensor_2d(dref, dt, nt, m, ldo);
     CHECK(!ffn_glu_forward(gpu, act, &tr, &tg, &tu) && !ffn_ctx_synchronize(gpu), "%s: %s", cfg,
           ffn_ctx_last_error(gpu));
     dev_get(hh, dh, ob), dev_get(hg, dg, ob), dev_get(hu, du, ob), dev_get(hh1, dh1, ob);
@@ -920,7 +931,7 @@ static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int6
     for (int64_t t = 0; t < nt; t++)
         for (int64_t j = 0; j < m; j++) {
             const int64_t o = t * ldo + j;
-            bad_h += hh[o] != href[o] || isnan(ffn_bf16_to_f32(hh[o]));
+            bad_h += hh[o] != href[o] || isnan(from16(dt, hh[o]));
             bad_h1 += hh1[o] != hh[o];
             // Every 7th token against the double product (all of them for small calls).
             if (nt * m * nk > ((int64_t)1 << 27) && t % 7) continue;
@@ -928,12 +939,16 @@ static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int6
                 const uint16_t *wr = (w ? wu : wg) + j * ldw, *xr = hx + t * ldx;
                 double sum = 0, mag = 0;
                 for (int64_t k = 0; k < nk; k++) {
-                    const double p = (double)ffn_bf16_to_f32(xr[k]) * ffn_bf16_to_f32(wr[k]);
+                    const double p = (double)from16(dt, xr[k]) * from16(dt, wr[k]);
                     sum += p, mag += fabs(p);
                 }
-                const double got = ffn_bf16_to_f32(w ? hu[o] : hg[o]);
-                // One bf16 rounding (2^-8 relative, with margin) and the f32 sums (nk·2^-24).
-                const double err = fabs(got - sum), tol = 0x1p-8 * fabs(sum) + nk * 0x1p-24 * mag;
+                const double got = from16(dt, w ? hu[o] : hg[o]);
+                // One rounding to the dtype (bf16 2^-8 relative, f16 2^-11: half an ulp at the
+                // bottom of a binade; f16's subnormals, 2^-25 absolute) and the f32 sums
+                // (nk·2^-24).
+                const bool h16 = dt == FFN_DTYPE_F16;
+                const double err = fabs(got - sum), tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) +
+                                                          (h16 ? 0x1p-25 : 0) + nk * 0x1p-24 * mag;
                 if (err / (tol > 0 ? tol : 1) > worst_gu) worst_gu = err / (tol > 0 ? tol : 1);
                 bad_gu += !(err <= tol);
             }
@@ -950,18 +965,26 @@ static void glu_gemm_case(ffn_ctx_t gpu, int64_t nt, int64_t m, int64_t nk, int6
 #pragma pop_macro("T")
 
 static void glu_gemm(ffn_ctx_t gpu) {
-    glu_gemm_case(gpu, 1, 8, 8, 0, 0, false, FFN_ACT_SILU);          // one token, one short tile
-    glu_gemm_case(gpu, 1000, 1000, 520, 0, 0, false, FFN_ACT_SILU);  // tails in T, m, K
-    glu_gemm_case(gpu, 300, 136, 4096, 8, 16, true, FFN_ACT_GELU_TANH);  // strides, interleaved
-    glu_gemm_case(gpu, 4096, 2816, 1024, 0, 0, false, FFN_ACT_SILU);     // 704 tiles: many waves
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 1, 8, 8, 0, 0, false,
+                  FFN_ACT_SILU);  // one token, one short tile
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 1000, 1000, 520, 0, 0, false,
+                  FFN_ACT_SILU);  // tails in T, m, K
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 300, 136, 4096, 8, 16, true,
+                  FFN_ACT_GELU_TANH);  // strides, interleaved
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 4096, 2816, 1024, 0, 0, false,
+                  FFN_ACT_SILU);  // 704 tiles: many waves
     // Outputs the TMA cannot store, written by the epilogue: d_ff 172 (the fixtures'), odd strides.
-    glu_gemm_case(gpu, 7, 172, 64, 0, 0, false, FFN_ACT_SILU);
-    glu_gemm_case(gpu, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
-    glu_gemm_case(gpu, 2000, 1000, 256, 8, 3, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 7, 172, 64, 0, 0, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
+    glu_gemm_case(gpu, FFN_DTYPE_BF16, 2000, 1000, 256, 8, 3, false, FFN_ACT_SILU);
+    // f16 operands and outputs: TMA stores and the epilogue's own.
+    glu_gemm_case(gpu, FFN_DTYPE_F16, 1000, 1000, 520, 0, 0, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, FFN_DTYPE_F16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
     static const enum ffn_act acts[] = {FFN_ACT_GELU_TANH, FFN_ACT_GELU_ERF, FFN_ACT_SILU,
                                         FFN_ACT_RELU,      FFN_ACT_SIGMOID,  FFN_ACT_IDENTITY,
                                         FFN_ACT_QUICK_GELU};
-    for (size_t i = 0; i < NLEN(acts); i++) glu_gemm_case(gpu, 200, 256, 128, 0, 8, false, acts[i]);
+    for (size_t i = 0; i < NLEN(acts); i++)
+        glu_gemm_case(gpu, FFN_DTYPE_BF16, 200, 256, 128, 0, 8, false, acts[i]);
 }
 
 // --- misuse -------------------------------------------------------------------------------------
