@@ -109,6 +109,7 @@ struct ffn_cuda_block {
     bool force_naive;    // $FFN_CUDA_BLOCK_GEMM=naive: the fallback GEMM for everything (tests)
     int64_t glu_min_t;   // the fused gated GEMM from this many tokens on (-1: never; see
                          // ffn__glu_try)
+    int glu_sms;         // its grid: the device's multiprocessors (ffn_cu_glu_gemm_prepare)
     bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
                          // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
@@ -797,14 +798,15 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
     const struct ffn_cb_mat wu = ffn__wop(b, &pl->seg[pl->u_plane].w, false);
     if (wg.s0 != 1 || wu.s0 != 1) return false;  // [in, out] weights: N-major, not this kernel's
     const int64_t ld = pl->p_ld;
+    const size_t es = ffn__es(dt);
     char *P = b->P.p;
     *g = (struct ffn_cu_glu_gemm){
         .x = xop->p,
-        .wg = (const char *)wg.p + (size_t)(pl->g0 * wg.s1) * 2,
-        .wu = (const char *)wu.p + (size_t)(pl->u0 * wu.s1) * 2,
+        .wg = (const char *)wg.p + (size_t)(pl->g0 * wg.s1) * es,
+        .wu = (const char *)wu.p + (size_t)(pl->u0 * wu.s1) * es,
         .h = b->H.p,
-        .g = keep_p ? P + (size_t)(pl->g_plane * T * ld + pl->g0) * 2 : NULL,
-        .u = keep_p ? P + (size_t)(pl->u_plane * T * ld + pl->u0) * 2 : NULL,
+        .g = keep_p ? P + (size_t)(pl->g_plane * T * ld + pl->g0) * es : NULL,
+        .u = keep_p ? P + (size_t)(pl->u_plane * T * ld + pl->u0) * es : NULL,
         .T = T,
         .m = pl->gw,
         .K = pl->spec.d_model,
@@ -818,6 +820,7 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
         .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
         .parity = ctx->bf16_parity,
         .f16 = dt == FFN_DTYPE_F16,
+        .sms = b->glu_sms,
     };
     return ffn_cu_glu_gemm_fits(g);
 }
@@ -1017,9 +1020,10 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
         return ffn_cuda_error(ctx, fn, "cudaSetDevice", e);
     }
     const char *gg = getenv("FFN_CUDA_GLU_GEMM");
-    b->glu_min_t = !p->spec.gated || !ffn_cu_glu_gemm_avail() || (gg && gg[0] == '0') ? -1
-                   : gg && gg[0] == '1'                                               ? 1
-                                        : FFN_CB_GLU_MIN_T;
+    b->glu_sms = p->spec.gated ? ffn_cu_glu_gemm_prepare() : 0;
+    b->glu_min_t = !b->glu_sms || (gg && gg[0] == '0') ? -1
+                   : gg && gg[0] == '1'                ? 1
+                                                       : FFN_CB_GLU_MIN_T;
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
     if (s != CUBLAS_STATUS_SUCCESS) {

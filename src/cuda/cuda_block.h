@@ -43,17 +43,20 @@ int ffn_cu_gemm_naive_launch(void *stream, const struct ffn_cu_gemm *a);
 // The gated first projection in one GEMM with the combine in its epilogue (glu_gemm.cu, sm_90a):
 // h[T, m] = act(x·W_gateᵀ) ⊙ (x·W_upᵀ), and g = x·W_gateᵀ, u = x·W_upᵀ when g is not NULL. x:
 // [T, K]; W_gate, W_up: [m, K] ([out, in] rows; a row-interleaved gate_up is a row stride of two
-// rows); h, g, u: [T, m]; all bf16 (or all f16: f16), row strides in elements. x and the weights 16-byte aligned
-// with row strides a multiple of 8 (the tensor memory accelerator's terms: ffn_cu_glu_gemm_fits);
-// outputs that are not are stored by the kernel's epilogue instead of the TMA.
+// rows); h, g, u: [T, m]; all bf16 (or all f16: f16), row strides in elements. x and the weights
+// 16-byte aligned with row strides a multiple of 8 (the tensor memory accelerator's terms:
+// ffn_cu_glu_gemm_fits); outputs that are not are stored by the kernel's epilogue instead of the
+// TMA. sms: the persistent grid, ffn_cu_glu_gemm_prepare's count.
 struct ffn_cu_glu_gemm {
     const void *x, *wg, *wu;
     void *h, *g, *u;
     int64_t T, m, K, ldx, ldwg, ldwu, ldh, ldg, ldu;
-    int32_t act, accurate, parity, f16;
+    int32_t act, accurate, parity, f16, sms;
 };
-// Whether the current device runs the kernel (compute capability 9.0: its code is sm_90a).
-int ffn_cu_glu_gemm_avail(void);
+// Readies the current device for the kernel, once (its code is sm_90a: compute capability 9.0
+// only; the kernels' shared-memory limits raised): its multiprocessor count, 0 where it does not
+// run.
+int ffn_cu_glu_gemm_prepare(void);
 // Whether a call's pointers, strides and sizes fit the kernel.
 int ffn_cu_glu_gemm_fits(const struct ffn_cu_glu_gemm *a);
 int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm *a);

@@ -1,7 +1,7 @@
 // glu_gemm.cu — the launcher of the fused gated GEMM (glu_gemm.cuh) for the CUDA block: tensor
 // maps of the operands and outputs, the persistent grid, the kernel's shared memory. Built for
 // sm_90a alone (CMakeLists.txt: wgmma exists only there); other devices take the cuBLASLt path
-// (ffn_cu_glu_gemm_avail).
+// (ffn_cu_glu_gemm_prepare).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -47,11 +47,13 @@ bool tmap(encode_fn enc, bool f16, CUtensorMap *m, const void *base, int64_t row
 bool aligned(const void *p, int64_t ld) { return (uintptr_t)p % 16 == 0 && ld % 8 == 0; }
 
 template <int MODE, int F16>
+cudaError_t raise_smem() {
+    return cudaFuncSetAttribute(ffn_gg::k_gemm<MODE, 1, 0, F16>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, ffn_gg::SMEM);
+}
+
+template <int MODE, int F16>
 cudaError_t launch(cudaStream_t s, int grid, const CUtensorMap *maps, const ffn_gg::Params &p) {
-    // The attribute once per device is enough; setting it again is cheap and keeps this simple.
-    cudaError_t e = cudaFuncSetAttribute(ffn_gg::k_gemm<MODE, 1, 0, F16>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, ffn_gg::SMEM);
-    if (e != cudaSuccess) return e;
     ffn_gg::k_gemm<MODE, 1, 0, F16>
         <<<grid, 384, ffn_gg::SMEM, s>>>(maps[0], maps[1], maps[2], maps[3], maps[4], maps[5], p);
     return cudaGetLastError();
@@ -59,20 +61,29 @@ cudaError_t launch(cudaStream_t s, int grid, const CUtensorMap *maps, const ffn_
 
 }  // namespace
 
-extern "C" int ffn_cu_glu_gemm_avail(void) {
-    int dev, major, minor;
+extern "C" int ffn_cu_glu_gemm_prepare(void) {
+    int dev, major, minor, sms;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        major != 9 || minor != 0 || !encoder())
         return 0;
-    return major == 9 && minor == 0 && encoder() != NULL;
+    // Per device and function, kept for the process: set here rather than at every launch.
+    if (raise_smem<ffn_gg::MODE_H, 0>() != cudaSuccess ||
+        raise_smem<ffn_gg::MODE_GUH, 0>() != cudaSuccess ||
+        raise_smem<ffn_gg::MODE_H, 1>() != cudaSuccess ||
+        raise_smem<ffn_gg::MODE_GUH, 1>() != cudaSuccess)
+        return 0;
+    return sms;
 }
 
 extern "C" int ffn_cu_glu_gemm_fits(const struct ffn_cu_glu_gemm *a) {
     const int64_t lim = (int64_t)1 << 31;
-    bool ok = a->T > 0 && a->m > 0 && a->K >= 8 && a->T < lim && a->m < lim && a->K < lim &&
-              (a->T + 127) / 128 * ((a->m + 127) / 128) < lim && aligned(a->x, a->ldx) &&
-              aligned(a->wg, a->ldwg) && aligned(a->wu, a->ldwu) && (uintptr_t)a->h % 2 == 0;
+    bool ok = a->sms > 0 && a->T > 0 && a->m > 0 && a->K >= 8 && a->T < lim && a->m < lim &&
+              a->K < lim && (a->T + 127) / 128 * ((a->m + 127) / 128) < lim &&
+              aligned(a->x, a->ldx) && aligned(a->wg, a->ldwg) && aligned(a->wu, a->ldwu) &&
+              (uintptr_t)a->h % 2 == 0;
     if (a->g) ok = ok && (uintptr_t)a->g % 2 == 0 && (uintptr_t)a->u % 2 == 0;
     return ok;
 }
@@ -100,13 +111,9 @@ extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm
                      64)) {
         return (int)cudaErrorInvalidValue;
     }
-    int dev, sms;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e != cudaSuccess) return (int)e;
     ffn_gg::Params p;
     p.tiles_m = (int)((a->T + ffn_gg::BM - 1) / ffn_gg::BM);
-    p.tiles_n = (int)((a->m + 127) / 128);
+    p.tiles_n = (int)((a->m + ffn_gg::BN / 2 - 1) / (ffn_gg::BN / 2));  // 128 columns of h a tile
     p.group = 16;
     p.nk = (int)((a->K + ffn_gg::BK - 1) / ffn_gg::BK);
     p.b1_off = 0;
@@ -123,7 +130,7 @@ extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm
     p.ldg = a->ldg;
     p.ldu = a->ldu;
     const int64_t units = (int64_t)p.tiles_m * p.tiles_n;
-    const int grid = (int)(units < sms ? units : sms);
+    const int grid = (int)(units < a->sms ? units : a->sms);
     cudaStream_t s = (cudaStream_t)stream;
     if (f16)
         return (int)(keep ? launch<ffn_gg::MODE_GUH, 1>(s, grid, maps, p)

@@ -872,8 +872,8 @@ static uint16_t *rand16(enum ffn_dtype dt, int64_t n, double scale) {
 // One call of the fused gated GEMM in dtype dt (bf16 or f16): nt tokens, d_ff m, d_model nk; x's
 // rows padded by px elements, the outputs' by po; the weights separate [m, nk] or one
 // row-interleaved [2m, nk] pair.
-static void glu_gemm_case(ffn_ctx_t gpu, enum ffn_dtype dt, int64_t nt, int64_t m, int64_t nk,
-                          int64_t px, int64_t po, bool interleaved, enum ffn_act act) {
+static void glu_gemm_case(ffn_ctx_t gpu, int sms, enum ffn_dtype dt, int64_t nt, int64_t m,
+                          int64_t nk, int64_t px, int64_t po, bool interleaved, enum ffn_act act) {
     char cfg[160];
     snprintf(cfg, sizeof cfg,
              "glu_gemm %s nt=%" PRId64 " m=%" PRId64 " nk=%" PRId64 " pad %" PRId64 "/%" PRId64
@@ -912,6 +912,7 @@ static void glu_gemm_case(ffn_ctx_t gpu, enum ffn_dtype dt, int64_t nt, int64_t 
         .ldu = ldo,
         .act = act,
         .f16 = dt == FFN_DTYPE_F16,
+        .sms = sms,
     };
     CHECK(ffn_cu_glu_gemm_fits(&a), "%s: fits", cfg);
     CHECK_EQ(ffn_cu_glu_gemm_launch(NULL, &a), 0, "%s: launch", cfg);
@@ -964,27 +965,27 @@ static void glu_gemm_case(ffn_ctx_t gpu, enum ffn_dtype dt, int64_t nt, int64_t 
 
 #pragma pop_macro("T")
 
-static void glu_gemm(ffn_ctx_t gpu) {
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 1, 8, 8, 0, 0, false,
+static void glu_gemm(ffn_ctx_t gpu, int sms) {
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 1, 8, 8, 0, 0, false,
                   FFN_ACT_SILU);  // one token, one short tile
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 1000, 1000, 520, 0, 0, false,
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 1000, 1000, 520, 0, 0, false,
                   FFN_ACT_SILU);  // tails in T, m, K
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 300, 136, 4096, 8, 16, true,
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 300, 136, 4096, 8, 16, true,
                   FFN_ACT_GELU_TANH);  // strides, interleaved
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 4096, 2816, 1024, 0, 0, false,
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 4096, 2816, 1024, 0, 0, false,
                   FFN_ACT_SILU);  // 704 tiles: many waves
     // Outputs the TMA cannot store, written by the epilogue: d_ff 172 (the fixtures'), odd strides.
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 7, 172, 64, 0, 0, false, FFN_ACT_SILU);
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
-    glu_gemm_case(gpu, FFN_DTYPE_BF16, 2000, 1000, 256, 8, 3, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 7, 172, 64, 0, 0, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
+    glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 2000, 1000, 256, 8, 3, false, FFN_ACT_SILU);
     // f16 operands and outputs: TMA stores and the epilogue's own.
-    glu_gemm_case(gpu, FFN_DTYPE_F16, 1000, 1000, 520, 0, 0, false, FFN_ACT_SILU);
-    glu_gemm_case(gpu, FFN_DTYPE_F16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
+    glu_gemm_case(gpu, sms, FFN_DTYPE_F16, 1000, 1000, 520, 0, 0, false, FFN_ACT_SILU);
+    glu_gemm_case(gpu, sms, FFN_DTYPE_F16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
     static const enum ffn_act acts[] = {FFN_ACT_GELU_TANH, FFN_ACT_GELU_ERF, FFN_ACT_SILU,
                                         FFN_ACT_RELU,      FFN_ACT_SIGMOID,  FFN_ACT_IDENTITY,
                                         FFN_ACT_QUICK_GELU};
     for (size_t i = 0; i < NLEN(acts); i++)
-        glu_gemm_case(gpu, FFN_DTYPE_BF16, 200, 256, 128, 0, 8, false, acts[i]);
+        glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 200, 256, 128, 0, 8, false, acts[i]);
 }
 
 // --- misuse -------------------------------------------------------------------------------------
@@ -1181,17 +1182,18 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_fx; i++) hf_fixture(gpu, fixtures[i]);
     if (mis) misuse(gpu, cpu);
     if (epi) ffn_test_epilogue(stride, verbose);
-    if (glu && !ffn_cu_glu_gemm_avail()) {
+    const int glu_sms = ffn_cu_glu_gemm_prepare();
+    if (glu && !glu_sms) {
         if (!grid && !mis && !epi && !n_fx)
             return ffn_check_skip("the fused gated GEMM runs on compute capability 9.0 only");
         printf("glu_gemm: not this device's (compute capability 9.0 only): skipped\n");
     } else if (glu) {
-        glu_gemm(gpu);
+        glu_gemm(gpu, glu_sms);
     }
     // FFN_CUDA_GLU_GEMM=1 (the *_glu tests) is there to send the gated bf16 blocks through the
     // fused GEMM: some must have gone.
     const char *gg = getenv("FFN_CUDA_GLU_GEMM");
-    if ((grid || n_fx) && gg && !strcmp(gg, "1") && ffn_cu_glu_gemm_avail())
+    if ((grid || n_fx) && gg && !strcmp(gg, "1") && glu_sms)
         CHECK(n_glu > 0, "FFN_CUDA_GLU_GEMM=1, yet no block ran the fused gated GEMM");
     ffn_ctx_destroy(gpu);
     ffn_ctx_destroy(cpu);
