@@ -4,10 +4,12 @@
 // of both weights, as cuBLASLt computes it), h = silu(g)·u alone, g, u and h, h = g·u (the
 // epilogue without the activation's math), each on one CTA or in clusters of two sharing the
 // weight tile by TMA multicast, with tile rows walked in groups of 16 or 32; and the plain form
-// with the weight stored [K, N] (plain-bt: the backward's dh = dy·W_down, the transposed wgmma). Each is checked
-// before it is timed: plain against cuBLASLt's output, h against this file's combine of
+// with the weight stored [K, N] (plain-bt: the backward's dh = dy·W_down, the transposed wgmma),
+// and that GEMM with the SwiGLU backward in its epilogue (dglu-bt: dg, du from g, u). Each is
+// checked before it is timed: plain against cuBLASLt's output, h against this file's combine of
 // cuBLASLt's g and u, h of the g, u, h form against the combine of its own g and u (bit for bit),
-// every output element written (outputs poisoned with NaN first). Times: CUDA events, medians
+// every output element written (outputs poisoned with NaN first; dglu-bt is checked only so: its
+// values are test_cuda_block --glu-gemm's). Times: CUDA events, medians
 // (the L2 not flushed: a 235 MB weight stream), against cuBLASLt on the same shape, its down
 // projection, and the unfused projection + combine, same run.
 //   nvcc -O3 -std=c++17 -fmad=false -gencode=arch=compute_90a,code=sm_90a -Isrc -Iinclude -Ibench \
@@ -128,17 +130,18 @@ static void launch_t(const Ours &o, cudaStream_t s) {
     CK(cudaGetLastError());
 }
 
-// The plain form with B stored [K, N] (the transposed wgmma).
+// The plain and dglu forms with B stored [K, N] (the transposed wgmma).
+template <int MODE>
 static void launch_bt(const Ours &o, cudaStream_t s) {
     static bool set = false;
     if (!set) {
-        CK(cudaFuncSetAttribute(k_gemm<MODE_PLAIN, 1, 1>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
+        CK(cudaFuncSetAttribute(k_gemm<MODE, 1, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)SMEM));
         set = true;
     }
     cudaLaunchAttribute at[1];
     const cudaLaunchConfig_t cfg = launch_cfg(o.grid, 1, s, at);
-    CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE_PLAIN, 1, 1>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
+    CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE, 1, 1>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
     CK(cudaGetLastError());
 }
 
@@ -269,6 +272,7 @@ int main(int argc, char **argv) {
                 o.u = tmap(u, M, N, N, 64);
                 Params &p = o.p;
                 p.nk = (int)(K / BK);
+                p.nk0 = p.nk;
                 p.act = FFN_ACT_SILU;
                 p.accurate = p.parity = 0;
                 p.direct = 0;  // TMA stores (the tensors here are aligned)
@@ -347,15 +351,41 @@ int main(int argc, char **argv) {
         o.p.tiles_n = (int)(N / BN);
         o.p.group = 16;
         o.p.nk = (int)(K / BK);
+        o.p.nk0 = o.p.nk;
         CK(cudaMemsetAsync(h, 0xFF, M * N * 2, s));
-        launch_bt(o, s);
+        launch_bt<MODE_PLAIN>(o, s);
         CK(cudaStreamSynchronize(s));
         long nan = 0, differ = 0;
         const double err = relerr(h, N, c2, N, M, N, &nan, &differ);
         bad |= nan != 0 || err > 1e-2;
-        const double t = time([&] { launch_bt(o, s); });
+        const double t = time([&] { launch_bt<MODE_PLAIN>(o, s); });
         printf("%-28s %9.3f %8.0f %9.3f %10.1e vs cuBLASLt: %ld NaN, %ld differ\n", "plain-bt", t,
                fl_dn / t / 1e9, t_ltb / t, err, nan, differ);
+        // The same GEMM with the SwiGLU backward in its epilogue: dg, du from random g, u (out of
+        // place here, so that every repetition reads the same inputs), against cuBLASLt's
+        // dh and the backward pass at the copy rate (g, u, dh read, dg, du written).
+        Ours f = o;
+        f.mode = MODE_DGLU;
+        f.p.act = FFN_ACT_SILU;
+        f.p.T = (int)M;
+        f.p.m = (int)N;
+        f.p.g = (uint16_t *)g, f.p.u = (uint16_t *)u, f.p.ldg = f.p.ldu = N;
+        f.p.dg = (uint16_t *)c2, f.p.du = (uint16_t *)(c2 + M * N), f.p.lddg = f.p.lddu = N;
+        lt_fill_bf16<<<1024, 256, 0, s>>>(g, M * N, 7, 2.0f);  // (the forms above poison them)
+        lt_fill_bf16<<<1024, 256, 0, s>>>(u, M * N, 8, 1.0f);
+        CK(cudaMemsetAsync(c2, 0xFF, M * 2 * N * 2, s));
+        launch_bt<MODE_DGLU>(f, s);
+        CK(cudaStreamSynchronize(s));
+        long nan2 = 0, d2 = 0;
+        relerr(c2, N, c2, N, 2 * M, N, &nan2, &d2);
+        bad |= nan2 != 0;
+        const double tf = time([&] { launch_bt<MODE_DGLU>(f, s); });
+        const double pass = 5.0 * M * N * 2 / copy_gbps / 1e6;
+        printf(
+            "%-28s %9.3f %8.0f %9.3f %10s dg, du: %ld NaN; x (cuBLASLt dh + pass at the copy "
+            "rate, %.3f ms) %.3f\n",
+            "dglu-bt (dh + swiglu bwd)", tf, fl_dn / tf / 1e9, t_ltb / tf, "", nan2, t_ltb + pass,
+            (t_ltb + pass) / tf);
         lt_gemm_drop(lbt);
     }
     printf("%s\n", bad ? "FAILED" : "all checks passed");

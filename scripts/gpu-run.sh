@@ -253,8 +253,9 @@ step block_grid_gelu_epilogue 60 block-tests.log block-tests.log env FFN_CUDA_GE
     "$tb" --grid --only-act gelu_tanh
 step block_grid_fallback_gemm 90 block-tests.log block-tests.log env FFN_CUDA_BLOCK_GEMM=naive \
     "$tb" --grid --only-act silu
-# The fused gated GEMM (src/cuda/glu_gemm.cu): the kernel alone, then every eligible block call of
-# the grid and of the gated fixtures through it (from one token on).
+# The fused gated GEMM (src/cuda/glu_gemm.cu): the kernel alone (the forward, the backward's dh
+# with dg, du, the two-product dx), then every eligible block call of the grid and of the gated
+# fixtures through it (from one token on).
 step block_glu_gemm 60 block-tests.log block-tests.log "$tb" --glu-gemm
 step block_grid_glu 150 block-tests.log block-tests.log env FFN_CUDA_GLU_GEMM=1 "$tb" --grid
 step block_hf_glu 60 block-tests.log block-tests.log env FFN_CUDA_GLU_GEMM=1 "$tb" --hf \
@@ -273,6 +274,10 @@ step block_bench_unfused 60 bench-block-unfused.jsonl block-tools.log env FFN_CU
 step block_bench_glu_tokens 90 bench-block-glu.jsonl block-tools.log sh -c "for t in 1024 2048 \
     4096; do for v in 0 1; do FFN_CUDA_GLU_GEMM=\$v '$here/bin/ffn' bench block --backend cuda \
     --json --shape llama3-8b --tokens \$t; done; done"
+# Its forms one by one ($FFN_CUDA_GLU_PARTS: 1 the forward, 2 the backward's dh, 4 its dx; 7 all).
+step block_bench_glu_parts 120 bench-block-glu-parts.jsonl block-tools.log sh -c "for v in 1 3 5 \
+    7; do FFN_CUDA_GLU_PARTS=\$v '$here/bin/ffn' bench block --backend cuda --json --tokens 8192 \
+    | sed \"s/^{/{\\\"glu_parts\\\": \$v, /\"; done"
 step glu_lab 60 glu-lab.log glu-lab.log sh -c "'$here/bin/cuda_fused_gemm' 8192 14336 4096 && \
     '$here/bin/cuda_fused_gemm' 2048 14336 4096"
 # LLaMA's SwiGLU forward with bf16_parity.

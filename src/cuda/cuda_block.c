@@ -52,6 +52,12 @@
 // from one token), and its name in ffn_block_info and the stage list.
 #define FFN_CB_GLU_MIN_T 2048
 #define FFN_CB_GLU_IMPL "ffn glu_gemm sm90a (combine in the epilogue)"
+#define FFN_CB_DGLU_IMPL "ffn glu_gemm sm90a (backward combine in the epilogue)"
+// The backward's fused dh GEMM from this d_model on (unless $FFN_CUDA_GLU_GEMM=1): its epilogue
+// reads g, u and writes dg, du, a fixed 256 KB a tile beside a main loop as long as d_model, and
+// below 4096 that traffic costs the GEMM more than the separate pass (docs/cuda.md).
+#define FFN_CB_DGLU_MIN_D 4096
+#define FFN_CB_PAIR_IMPL "ffn glu_gemm sm90a (two products, one sum)"
 
 // --- the epilogue GeLU --------------------------------------------------------------------------
 
@@ -110,6 +116,8 @@ struct ffn_cuda_block {
     int64_t glu_min_t;   // the fused gated GEMM from this many tokens on (-1: never; see
                          // ffn__glu_try)
     int glu_sms;         // its grid: the device's multiprocessors (ffn_cu_glu_gemm_prepare)
+    int glu_parts;       // its forms in use ($FFN_CUDA_GLU_PARTS, measurements; default all):
+                         // 1 the forward, 2 the backward's dh, 4 its dx of two planes
     bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
                          // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
@@ -789,7 +797,7 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
     const enum ffn_act act = pl->spec.act;
     const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH && !ctx->bf16_parity;
     const enum ffn_dtype dt = b->fdt;
-    if (b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
+    if (!(b->glu_parts & 1) || b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
         (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || xop->dt != dt || xop->s1 != 1 ||
         b->hdt != dt || (keep_p && b->sd != dt) || pl->n_bias != 0 || pl->n_groups != 1 ||
         !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY))
@@ -823,6 +831,96 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
         .sms = b->glu_sms,
     };
     return ffn_cu_glu_gemm_fits(g);
+}
+
+// The backward's fused dh GEMM for T tokens of dy (dyop): dh = dy·W_down and, in its epilogue,
+// dgate and dup over the gate and up planes of P (in place); false where it does not apply: the
+// forward's terms (a Hopper GPU, T ≥ glu_min_t, bf16 or f16 weights, one gate/up group, the
+// 16-bit tier or ReLU / identity; bf16_parity does not touch the backward), d_model from
+// FFN_CB_DGLU_MIN_D, dy, h, the saved pre-activations and dP all in W_down's dtype (dP in place
+// over P), and the kernel's alignment (W_down's rows 16-byte strides).
+static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
+                          const struct ffn_cb_mat *dyop, const struct ffn_cb_mat *wdt, int64_t T,
+                          struct ffn_cu_dglu_gemm *g) {
+    const struct ffn_block_plan *pl = &b->plan;
+    const enum ffn_act act = pl->spec.act;
+    const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH;
+    const enum ffn_dtype dt = b->fdt;
+    if (!(b->glu_parts & 2) || b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
+        !pl->spec.gated || (b->glu_min_t > 1 && pl->spec.d_model < FFN_CB_DGLU_MIN_D) ||
+        (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || wdt->dt != dt || dyop->dt != dt ||
+        dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
+        !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY) ||
+        (wdt->s0 != 1 && wdt->s1 != 1))
+        return false;
+    const int64_t ld = pl->p_ld;
+    const size_t es = ffn__es(dt);
+    char *P = b->P.p;
+    char *gp = P + (size_t)(pl->g_plane * T * ld + pl->g0) * es;
+    char *up = P + (size_t)(pl->u_plane * T * ld + pl->u0) * es;
+    *g = (struct ffn_cu_dglu_gemm){
+        .dy = dyop->p,
+        .w = wdt->p,
+        .g = gp,
+        .u = up,
+        .dg = gp,
+        .du = up,
+        .T = T,
+        .m = pl->gw,
+        .K = pl->spec.d_model,
+        .lddy = T > 1 ? dyop->s0 : pl->spec.d_model,
+        .ldw = wdt->s1 == 1 ? wdt->s0 : wdt->s1,
+        .ldg = ld,
+        .ldu = ld,
+        .lddg = ld,
+        .lddu = ld,
+        .w_kn = wdt->s1 == 1,
+        .act = act,
+        .accurate = ctx->accuracy == FFN_ACCURACY_HIGH,
+        .f16 = dt == FFN_DTYPE_F16,
+        .sms = b->glu_sms,
+    };
+    return ffn_cu_dglu_gemm_fits(g);
+}
+
+// The backward's dx = dP_0·W_0ᵀ + dP_1·W_1ᵀ of two planes (separate gate and up weights) as one
+// GEMM of ffn's, its sum over both in f32 and rounded once, where the fused gated GEMM's terms
+// hold (a Hopper GPU, T ≥ glu_min_t) with dP, dx and both weights in one 16-bit dtype and the
+// weights in one orientation; false elsewhere (then cuBLASLt: two GEMMs through an f32 sum).
+static bool ffn__dx_pair_try(const struct ffn_cuda_block *b, const struct ffn_tensor *dx,
+                             const void *Dp, int64_t T, struct ffn_cu_gemm_pair *g) {
+    const struct ffn_block_plan *pl = &b->plan;
+    const enum ffn_dtype dt = b->fdt;
+    if (!(b->glu_parts & 4) || pl->n_seg != 2 || b->glu_min_t < 0 || T < b->glu_min_t ||
+        b->force_naive || (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || dx->dtype != dt)
+        return false;
+    const struct ffn_cb_mat w0 = ffn__wop(b, &pl->seg[0].w, true);
+    const struct ffn_cb_mat w1 = ffn__wop(b, &pl->seg[1].w, true);
+    const bool kn = w0.s1 == 1;
+    if (w0.dt != dt || w1.dt != dt || (kn ? w1.s1 != 1 : w0.s0 != 1 || w1.s0 != 1)) return false;
+    const int64_t ld = pl->p_ld;
+    const size_t es = ffn__es(dt);
+    const struct ffn_cb_mat c = ffn__act_op(dx);
+    *g = (struct ffn_cu_gemm_pair){
+        .a0 = Dp,
+        .a1 = (const char *)Dp + (size_t)(T * ld) * es,
+        .b0 = w0.p,
+        .b1 = w1.p,
+        .c = dx->data,
+        .M = T,
+        .N = pl->spec.d_model,
+        .K0 = pl->seg[0].n,
+        .K1 = pl->seg[1].n,
+        .lda0 = ld,
+        .lda1 = ld,
+        .ldb0 = kn ? w0.s0 : w0.s1,
+        .ldb1 = kn ? w1.s0 : w1.s1,
+        .ldc = c.s0,
+        .b_kn = kn,
+        .f16 = dt == FFN_DTYPE_F16,
+        .sms = b->glu_sms,
+    };
+    return ffn_cu_gemm_pair_fits(g);
 }
 
 // The first projection and the activation for T tokens of x (converted: xop): P (sd) when keep_p
@@ -1024,6 +1122,8 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     b->glu_min_t = !b->glu_sms || (gg && gg[0] == '0') ? -1
                    : gg && gg[0] == '1'                ? 1
                                                        : FFN_CB_GLU_MIN_T;
+    const char *parts = getenv("FFN_CUDA_GLU_PARTS");
+    b->glu_parts = parts && *parts ? (int)strtol(parts, NULL, 0) : 7;
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
     if (s != CUBLAS_STATUS_SUCCESS) {
@@ -1288,6 +1388,14 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
         if ((st = ffn__lt_run(ctx, fn, b, &c, &impl, &fused))) goto out;
         if (fused) Dp = b->D.p, ffn__mark(b, "dh+dgelu", impl);
     }
+    struct ffn_cu_dglu_gemm dg;
+    if (!fused && ffn__dglu_try(ctx, b, &dyop, &wdt, T, &dg)) {
+        if ((st = ffn__launch_err(ctx, fn, "the fused dh GEMM",
+                                  ffn_cu_dglu_gemm_launch(b->stream, &dg))))
+            goto out;
+        fused = true;
+        ffn__mark(b, "dh+glu bwd", FFN_CB_DGLU_IMPL);
+    }
     if (!fused) {
         const struct ffn_cb_call c = {T,     m,
                                       d,     dyop,
@@ -1331,9 +1439,15 @@ static enum ffn_status ffn__cuda_backward(ffn_ctx_t ctx, ffn_block_t block,
             goto out;
         ffn__mark(b, k ? "dW_P1" : "dW_P0", impl);
     }
-    // dx = Σ dP_k·W_kᵀ (the second plane accumulates; through an f32 sum when dx is not f32, so
-    // that it is rounded once).
-    if (dx) {
+    // dx = Σ dP_k·W_kᵀ: two planes in one GEMM of ffn's where it applies; else the second plane
+    // accumulates, through an f32 sum when dx is not f32, so that it is rounded once.
+    struct ffn_cu_gemm_pair dxp;
+    if (dx && ffn__dx_pair_try(b, dx, Dp, T, &dxp)) {
+        if ((st =
+                 ffn__launch_err(ctx, fn, "the dx GEMM", ffn_cu_gemm_pair_launch(b->stream, &dxp))))
+            goto out;
+        ffn__mark(b, "dx_P0+P1", FFN_CB_PAIR_IMPL);
+    } else if (dx) {
         const bool stage = np > 1 && dx->dtype != FFN_DTYPE_F32 && !b->dx_twice;
         if (stage && (st = ffn__reserve(ctx, fn, b, &b->Z, (size_t)(T * d) * sizeof(float))))
             goto out;

@@ -61,6 +61,33 @@ int ffn_cu_glu_gemm_prepare(void);
 int ffn_cu_glu_gemm_fits(const struct ffn_cu_glu_gemm *a);
 int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm *a);
 
+// The gated backward's dh GEMM with the backward combine in its epilogue (the same kernel): dh =
+// dy·W_down (dy [T, K]; W_down stored [K, m] with w_kn — [out, in] — or [m, K]) rounded to the
+// dtype, then dg = act'(g)·u·dh and du = act(g)·dh from g, u [T, m] into dg, du, which may be g
+// and u themselves (in place); dh never leaves the chip. Alignment as above.
+struct ffn_cu_dglu_gemm {
+    const void *dy, *w, *g, *u;
+    void *dg, *du;
+    int64_t T, m, K, lddy, ldw, ldg, ldu, lddg, lddu;
+    int32_t w_kn, act, accurate, f16, sms;
+};
+int ffn_cu_dglu_gemm_fits(const struct ffn_cu_dglu_gemm *a);
+int ffn_cu_dglu_gemm_launch(void *stream, const struct ffn_cu_dglu_gemm *a);
+
+// The same kernel's plain form: C[M, N] = A0·B0 (+ A1·B1 when a1 is not NULL), the sums over K0
+// (+ K1) in f32 and rounded once to the dtype: the backward's dx = dgate·W_gate + dup·W_up of
+// separate gate and up weights in one GEMM. A: [M, K] rows; B stored [K, N] (b_kn: an [out, in]
+// weight read transposed) or [N, K]; C [M, N]. Everything 16-byte aligned with row strides a
+// multiple of 8 (the TMA's terms).
+struct ffn_cu_gemm_pair {
+    const void *a0, *a1, *b0, *b1;
+    void *c;
+    int64_t M, N, K0, K1, lda0, lda1, ldb0, ldb1, ldc;
+    int32_t b_kn, f16, sms;
+};
+int ffn_cu_gemm_pair_fits(const struct ffn_cu_gemm_pair *a);
+int ffn_cu_gemm_pair_launch(void *stream, const struct ffn_cu_gemm_pair *a);
+
 #ifndef __CUDACC__
 // Stage timing of a CUDA block (benchmarks; ffn bench block --backend cuda --stages): with `on`,
 // every following call records an event before its first stage and after each (GEMMs, element-wise

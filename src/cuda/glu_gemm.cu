@@ -1,7 +1,8 @@
-// glu_gemm.cu — the launcher of the fused gated GEMM (glu_gemm.cuh) for the CUDA block: tensor
-// maps of the operands and outputs, the persistent grid, the kernel's shared memory. Built for
-// sm_90a alone (CMakeLists.txt: wgmma exists only there); other devices take the cuBLASLt path
-// (ffn_cu_glu_gemm_prepare).
+// glu_gemm.cu — the launchers of the fused gated GEMM (glu_gemm.cuh) for the CUDA block: the
+// forward with its combine, the backward's dh with dg and du, and the plain two-product form
+// (dx): tensor maps of the operands and outputs, the persistent grid, the kernels' shared memory.
+// Built for sm_90a alone (CMakeLists.txt: wgmma exists only there); other devices take the
+// cuBLASLt path (ffn_cu_glu_gemm_prepare).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -46,17 +47,36 @@ bool tmap(encode_fn enc, bool f16, CUtensorMap *m, const void *base, int64_t row
 
 bool aligned(const void *p, int64_t ld) { return (uintptr_t)p % 16 == 0 && ld % 8 == 0; }
 
-template <int MODE, int F16>
+template <int MODE, int BT, int F16>
 cudaError_t raise_smem() {
-    return cudaFuncSetAttribute(ffn_gg::k_gemm<MODE, 1, 0, F16>,
+    return cudaFuncSetAttribute(ffn_gg::k_gemm<MODE, 1, BT, F16>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, ffn_gg::SMEM);
 }
 
-template <int MODE, int F16>
+template <int MODE, int BT, int F16>
 cudaError_t launch(cudaStream_t s, int grid, const CUtensorMap *maps, const ffn_gg::Params &p) {
-    ffn_gg::k_gemm<MODE, 1, 0, F16>
+    ffn_gg::k_gemm<MODE, 1, BT, F16>
         <<<grid, 384, ffn_gg::SMEM, s>>>(maps[0], maps[1], maps[2], maps[3], maps[4], maps[5], p);
     return cudaGetLastError();
+}
+
+// Every form the library launches, for both dtypes (and both weight orientations of the dh GEMM).
+template <int F16>
+cudaError_t raise_all() {
+    cudaError_t e;
+    if ((e = raise_smem<ffn_gg::MODE_H, 0, F16>()) != cudaSuccess ||
+        (e = raise_smem<ffn_gg::MODE_GUH, 0, F16>()) != cudaSuccess ||
+        (e = raise_smem<ffn_gg::MODE_DGLU, 0, F16>()) != cudaSuccess ||
+        (e = raise_smem<ffn_gg::MODE_DGLU, 1, F16>()) != cudaSuccess ||
+        (e = raise_smem<ffn_gg::MODE_PLAIN, 0, F16>()) != cudaSuccess)
+        return e;
+    return raise_smem<ffn_gg::MODE_PLAIN, 1, F16>();
+}
+
+// The persistent grid over a launch's units of work: one CTA an SM, fewer for fewer units.
+int grid_of(const ffn_gg::Params &p, int sms) {
+    const int64_t units = (int64_t)p.tiles_m * p.tiles_n;
+    return (int)(units < sms ? units : sms);
 }
 
 }  // namespace
@@ -70,20 +90,22 @@ extern "C" int ffn_cu_glu_gemm_prepare(void) {
         major != 9 || minor != 0 || !encoder())
         return 0;
     // Per device and function, kept for the process: set here rather than at every launch.
-    if (raise_smem<ffn_gg::MODE_H, 0>() != cudaSuccess ||
-        raise_smem<ffn_gg::MODE_GUH, 0>() != cudaSuccess ||
-        raise_smem<ffn_gg::MODE_H, 1>() != cudaSuccess ||
-        raise_smem<ffn_gg::MODE_GUH, 1>() != cudaSuccess)
-        return 0;
+    if (raise_all<0>() != cudaSuccess || raise_all<1>() != cudaSuccess) return 0;
     return sms;
+}
+
+// The kernel's element math: the 16-bit tier for activations with an exponential or erf (the
+// default accuracy without parity; the other tiers read tables the kernel does not hold).
+static bool math_ok(int act, int accurate, int parity) {
+    return act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY || (!accurate && !parity);
 }
 
 extern "C" int ffn_cu_glu_gemm_fits(const struct ffn_cu_glu_gemm *a) {
     const int64_t lim = (int64_t)1 << 31;
-    bool ok = a->sms > 0 && a->T > 0 && a->m > 0 && a->K >= 8 && a->T < lim && a->m < lim &&
-              a->K < lim && (a->T + 127) / 128 * ((a->m + 127) / 128) < lim &&
-              aligned(a->x, a->ldx) && aligned(a->wg, a->ldwg) && aligned(a->wu, a->ldwu) &&
-              (uintptr_t)a->h % 2 == 0;
+    bool ok = math_ok(a->act, a->accurate, a->parity) && a->sms > 0 && a->T > 0 && a->m > 0 &&
+              a->K >= 8 && a->T < lim && a->m < lim && a->K < lim &&
+              (a->T + 127) / 128 * ((a->m + 127) / 128) < lim && aligned(a->x, a->ldx) &&
+              aligned(a->wg, a->ldwg) && aligned(a->wu, a->ldwu) && (uintptr_t)a->h % 2 == 0;
     if (a->g) ok = ok && (uintptr_t)a->g % 2 == 0 && (uintptr_t)a->u % 2 == 0;
     return ok;
 }
@@ -111,7 +133,7 @@ extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm
                      64)) {
         return (int)cudaErrorInvalidValue;
     }
-    ffn_gg::Params p;
+    ffn_gg::Params p = {};
     p.tiles_m = (int)((a->T + ffn_gg::BM - 1) / ffn_gg::BM);
     p.tiles_n = (int)((a->m + ffn_gg::BN / 2 - 1) / (ffn_gg::BN / 2));  // 128 columns of h a tile
     p.group = 16;
@@ -129,12 +151,108 @@ extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm
     p.ldh = a->ldh;
     p.ldg = a->ldg;
     p.ldu = a->ldu;
-    const int64_t units = (int64_t)p.tiles_m * p.tiles_n;
-    const int grid = (int)(units < a->sms ? units : a->sms);
+    const int grid = grid_of(p, a->sms);
     cudaStream_t s = (cudaStream_t)stream;
     if (f16)
-        return (int)(keep ? launch<ffn_gg::MODE_GUH, 1>(s, grid, maps, p)
-                          : launch<ffn_gg::MODE_H, 1>(s, grid, maps, p));
-    return (int)(keep ? launch<ffn_gg::MODE_GUH, 0>(s, grid, maps, p)
-                      : launch<ffn_gg::MODE_H, 0>(s, grid, maps, p));
+        return (int)(keep ? launch<ffn_gg::MODE_GUH, 0, 1>(s, grid, maps, p)
+                          : launch<ffn_gg::MODE_H, 0, 1>(s, grid, maps, p));
+    return (int)(keep ? launch<ffn_gg::MODE_GUH, 0, 0>(s, grid, maps, p)
+                      : launch<ffn_gg::MODE_H, 0, 0>(s, grid, maps, p));
+}
+
+extern "C" int ffn_cu_dglu_gemm_fits(const struct ffn_cu_dglu_gemm *a) {
+    const int64_t lim = (int64_t)1 << 31;
+    return math_ok(a->act, a->accurate, 0) && a->sms > 0 && a->T > 0 && a->m > 0 && a->K >= 8 &&
+           a->T < lim && a->m < lim && a->K < lim && aligned(a->dy, a->lddy) &&
+           aligned(a->w, a->ldw) && (uintptr_t)a->g % 2 == 0 && (uintptr_t)a->u % 2 == 0 &&
+           (uintptr_t)a->dg % 2 == 0 && (uintptr_t)a->du % 2 == 0;
+}
+
+// The weight maps of a [K, N] operand (kn: four boxes of 64 columns × 64 K rows a stage) or an
+// [N, K] one (boxes of 128 rows).
+static bool wmap(encode_fn enc, bool f16, bool kn, CUtensorMap *m, const void *w, int64_t N,
+                 int64_t K, int64_t ld) {
+    return kn ? tmap(enc, f16, m, w, K, N, ld, 64) : tmap(enc, f16, m, w, N, K, ld, 128);
+}
+
+extern "C" int ffn_cu_dglu_gemm_launch(void *stream, const struct ffn_cu_dglu_gemm *a) {
+    const encode_fn enc = encoder();
+    if (!enc || !ffn_cu_dglu_gemm_fits(a)) return (int)cudaErrorInvalidValue;
+    const bool f16 = a->f16 != 0, kn = a->w_kn != 0;
+    CUtensorMap maps[6];
+    if (!tmap(enc, f16, &maps[0], a->dy, a->T, a->K, a->lddy, ffn_gg::BM) ||
+        !wmap(enc, f16, kn, &maps[1], a->w, a->m, a->K, a->ldw))
+        return (int)cudaErrorInvalidValue;
+    maps[2] = maps[1];
+    maps[3] = maps[4] = maps[5] = maps[0];  // unused: the epilogue stores dg, du itself
+    ffn_gg::Params p = {};
+    p.tiles_m = (int)((a->T + ffn_gg::BM - 1) / ffn_gg::BM);
+    p.tiles_n = (int)((a->m + ffn_gg::BN - 1) / ffn_gg::BN);
+    p.group = 16;
+    p.nk = (int)((a->K + ffn_gg::BK - 1) / ffn_gg::BK);
+    p.b1_off = ffn_gg::BN / 2;
+    p.act = a->act;
+    p.accurate = a->accurate;
+    p.T = (int)a->T;
+    p.m = (int)a->m;
+    p.g = (uint16_t *)a->g;
+    p.u = (uint16_t *)a->u;
+    p.ldg = a->ldg;
+    p.ldu = a->ldu;
+    p.dg = (uint16_t *)a->dg;
+    p.du = (uint16_t *)a->du;
+    p.lddg = a->lddg;
+    p.lddu = a->lddu;
+    const int grid = grid_of(p, a->sms);
+    cudaStream_t s = (cudaStream_t)stream;
+    using namespace ffn_gg;
+    return (int)(f16 ? (kn ? launch<MODE_DGLU, 1, 1>(s, grid, maps, p)
+                           : launch<MODE_DGLU, 0, 1>(s, grid, maps, p))
+                     : (kn ? launch<MODE_DGLU, 1, 0>(s, grid, maps, p)
+                           : launch<MODE_DGLU, 0, 0>(s, grid, maps, p)));
+}
+
+extern "C" int ffn_cu_gemm_pair_fits(const struct ffn_cu_gemm_pair *a) {
+    const int64_t lim = (int64_t)1 << 31;
+    const bool two = a->a1 != NULL;
+    bool ok = a->sms > 0 && a->M > 0 && a->N > 0 && a->K0 >= 8 && a->M < lim && a->N < lim &&
+              a->K0 < lim && aligned(a->a0, a->lda0) && aligned(a->b0, a->ldb0) &&
+              aligned(a->c, a->ldc);
+    if (two)
+        ok = ok && a->K1 >= 8 && a->K1 < lim && aligned(a->a1, a->lda1) && aligned(a->b1, a->ldb1);
+    return ok;
+}
+
+extern "C" int ffn_cu_gemm_pair_launch(void *stream, const struct ffn_cu_gemm_pair *a) {
+    const encode_fn enc = encoder();
+    if (!enc || !ffn_cu_gemm_pair_fits(a)) return (int)cudaErrorInvalidValue;
+    const bool f16 = a->f16 != 0, kn = a->b_kn != 0, two = a->a1 != NULL;
+    // A0, B0 (twice: the [N, K] form's two boxes), C, then A1 and B1 in the slots of g and u.
+    CUtensorMap maps[6];
+    if (!tmap(enc, f16, &maps[0], a->a0, a->M, a->K0, a->lda0, ffn_gg::BM) ||
+        !wmap(enc, f16, kn, &maps[1], a->b0, a->N, a->K0, a->ldb0) ||
+        !tmap(enc, f16, &maps[3], a->c, a->M, a->N, a->ldc, 64))
+        return (int)cudaErrorInvalidValue;
+    maps[2] = maps[1];
+    if (two) {
+        if (!tmap(enc, f16, &maps[4], a->a1, a->M, a->K1, a->lda1, ffn_gg::BM) ||
+            !wmap(enc, f16, kn, &maps[5], a->b1, a->N, a->K1, a->ldb1))
+            return (int)cudaErrorInvalidValue;
+    } else {
+        maps[4] = maps[0], maps[5] = maps[1];
+    }
+    ffn_gg::Params p = {};
+    p.tiles_m = (int)((a->M + ffn_gg::BM - 1) / ffn_gg::BM);
+    p.tiles_n = (int)((a->N + ffn_gg::BN - 1) / ffn_gg::BN);
+    p.group = 16;
+    p.nk0 = (int)((a->K0 + ffn_gg::BK - 1) / ffn_gg::BK);
+    p.nk = p.nk0 + (two ? (int)((a->K1 + ffn_gg::BK - 1) / ffn_gg::BK) : 0);
+    p.b1_off = ffn_gg::BN / 2;
+    const int grid = grid_of(p, a->sms);
+    cudaStream_t s = (cudaStream_t)stream;
+    using namespace ffn_gg;
+    return (int)(f16 ? (kn ? launch<MODE_PLAIN, 1, 1>(s, grid, maps, p)
+                           : launch<MODE_PLAIN, 0, 1>(s, grid, maps, p))
+                     : (kn ? launch<MODE_PLAIN, 1, 0>(s, grid, maps, p)
+                           : launch<MODE_PLAIN, 0, 0>(s, grid, maps, p)));
 }

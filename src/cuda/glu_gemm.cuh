@@ -1,20 +1,24 @@
 // glu_gemm.cuh — a Hopper GEMM (sm_90a) whose epilogue computes the gated combine:
 // h = act(x·W_gateᵀ) ⊙ (x·W_upᵀ) in one pass over x and the weights, g and u never read back from
-// device memory. bf16 (or f16) operands, f32 accumulation, outputs in the operands' dtype. Used by
-// the CUDA block's forward
-// (glu_gemm.cu) and measured beside cuBLASLt by bench/cuda_fused_gemm.cu, which also builds its
-// plain and measurement forms (MODE_PLAIN, MODE_HMUL, clusters of two).
+// device memory; its backward form, dh = dy·W_down with dg = act'(g)·u·dh and du = act(g)·dh in
+// the epilogue, dh never leaving the chip; and a plain form C = A0·B0 (+ A1·B1) rounded once (the
+// backward's dx of separate gate and up weights). bf16 (or f16) operands, f32 accumulation,
+// outputs in the operands' dtype. Used by the CUDA block (glu_gemm.cu) and measured beside
+// cuBLASLt by bench/cuda_fused_gemm.cu, which also builds its measurement forms (MODE_HMUL,
+// clusters of two).
 //
 // The kernel: a persistent grid (one CTA an SM) walks 128-row tiles in groups of `group` tile rows
 // for L2 reuse. Warp 0 of the first warpgroup loads A (128 × 64) and B (256 × 64: two boxes of
-// 128 rows, gate rows then up rows for the gated forms) by TMA with the 128-byte swizzle into a
-// ring of STAGES shared-memory stages (mbarriers full / empty); the two consumer warpgroups each
-// issue wgmma m64n256k16 over their 64 rows (128 f32 accumulators a thread), one group of four in
-// flight. A finished tile goes to shared memory rounded to 16 bits (the staging: the GEMM output
-// ffn's unfused path would write), and warps 1-3 of the first warpgroup take it from there while
-// the consumers run the next tile: they store g and u by TMA (MODE_GUH), compute h over the g
-// boxes with ffn's element math (src/cuda/act_math.h) and store it. So h equals, bit for bit, the
-// unfused combine of the same 16-bit g and u, and the combine's math and stores overlap the next
+// 128 rows, gate rows then up rows for the gated forms; four boxes of 64 columns when B is stored
+// [K, N]) by TMA with the 128-byte swizzle into a ring of STAGES shared-memory stages (mbarriers
+// full / empty); the two consumer warpgroups each issue wgmma m64n256k16 over their 64 rows (128
+// f32 accumulators a thread), one group of four in flight. A finished tile goes to shared memory
+// rounded to 16 bits (the staging: the GEMM output ffn's unfused path would write), and warps 1-3
+// of the first warpgroup take it from there while the consumers run the next tile: they store g
+// and u by TMA (MODE_GUH), compute h over the g boxes with ffn's element math
+// (src/cuda/act_math.h) and store it; or (MODE_DGLU) load g and u from device memory, compute dg
+// and du and store them over g and u. So h (dg, du) equals, bit for bit, the unfused combine of
+// the same 16-bit g and u (and dh), and the combine's math and memory traffic overlap the next
 // tile's matrix work. Rows past T, columns past m and K past the operands are the TMA's: loads
 // zero-filled, stores clipped; outputs whose row stride or pointer the TMA cannot take (Params::
 // direct) are stored by those warps themselves, within the bounds.
@@ -33,7 +37,9 @@ namespace ffn_gg {
 enum { BM = 128, BN = 256, BK = 64 };
 enum { A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES };
 // MODE_HMUL: h = g·u, the epilogue without the activation's math (a measurement of its cost).
-enum { MODE_PLAIN = 0, MODE_H = 1, MODE_GUH = 2, MODE_HMUL = 3 };
+// MODE_DGLU: the backward's dh = dy·W_down (256 columns of dh a tile), then dg = act'(g)·u·dh and
+// du = act(g)·dh from g, u in device memory (dg, du may be g, u: in place).
+enum { MODE_PLAIN = 0, MODE_H = 1, MODE_GUH = 2, MODE_HMUL = 3, MODE_DGLU = 4 };
 // The consumers stage their 128 × 256 tile in shared memory, rounded to 16 bits, as boxes of 64 rows
 // × 64 columns (8 KB, 128-byte swizzle): consumer c's 64 rows at c · 32 KB, boxes 0-1 the first
 // 128 columns (SwiGLU: g), 2-3 the last (u). Three warps of the producer's warpgroup then store
@@ -222,17 +228,20 @@ static __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_
 
 // --- the kernel ----------------------------------------------------------------------------------
 struct Params {
-    int tiles_m, tiles_n;  // BM rows × (plain: 256 columns of C; gated: 128 columns of h)
+    int tiles_m, tiles_n;  // BM rows × (plain, dglu: 256 columns of C; gated: 128 columns of h)
     int group;             // tile rows per group of the walk (a multiple of the cluster size)
     int nk;                // K blocks of BK (the last one zero-filled past K by the TMA)
+    int nk0;     // MODE_PLAIN: K blocks of the first pair A0·B0 (the rest: A1·B1; nk: one pair)
     int b1_off;  // rows of B1's box over B0's in a tile (plain 128: one weight; gated 0: gate, up)
     int act, accurate, parity;  // the combine (enum ffn_act; the context's accuracy and parity)
     // Gated forms whose outputs the TMA cannot store (a row stride or pointer off 16 bytes:
     // d_ff = 172, say): `direct`, and the epilogue stores h (g, u) from registers itself, bounded
     // by T rows and m columns.
     int direct, T, m;
-    uint16_t *h, *g, *u;  // bf16 or f16 elements
+    uint16_t *h, *g, *u;  // bf16 or f16 elements (MODE_DGLU: g, u its inputs)
     long long ldh, ldg, ldu;
+    uint16_t *dg, *du;  // MODE_DGLU's outputs: [T, m] (m the columns of dh)
+    long long lddg, lddu;
 };
 
 // 8 16-bit elements of row `row`, columns col.. of a [T, m] output: one 16-byte store where the 8
@@ -247,6 +256,18 @@ static __device__ __forceinline__ void st_out8(uint16_t *base, long long ld, int
     }
     const uint16_t *e = (const uint16_t *)&v;
     for (int k = 0; k < 8 && col + k < p.m; k++) q[k] = e[k];
+}
+
+// The same 8 elements loaded (zeros outside the bounds).
+static __device__ __forceinline__ uint4 ld_in8(const uint16_t *base, long long ld, int row, int col,
+                                               const Params &p) {
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (row >= p.T || col >= p.m) return v;
+    const uint16_t *q = base + row * ld + col;
+    if (col + 8 <= p.m && (uintptr_t)q % 16 == 0) return *(const uint4 *)q;
+    uint16_t *e = (uint16_t *)&v;
+    for (int k = 0; k < 8 && col + k < p.m; k++) e[k] = q[k];
+    return v;
 }
 
 // Two floats rounded to the 16-bit dtype (bf16, or f16 when F16), packed as the staging holds
@@ -285,29 +306,109 @@ static __device__ __forceinline__ void unit_rc(int u, int rows, int cols, int gr
     c = w / n;
 }
 
-// h of 8 16-bit pairs (g, u): ffn's combine element by element (act(g)·u rounded to the dtype, the
-// 16-bit tier of act_math.h), or g·u (MODE_HMUL).
-template <int MODE, int F16>
-static __device__ __forceinline__ uint4 h8(uint4 gv, uint4 uv, const Params &p) {
-    const uint32_t *g2 = (const uint32_t *)&gv, *u2 = (const uint32_t *)&uv;
+// Whether act's math in the kernel is the 16-bit tier (every activation with an exponential or
+// erf): the launchers take those only with the default accuracy and without parity (the other
+// tiers read tables the kernel does not hold), so their accurate and parity paths are not
+// compiled. ReLU and identity keep both flags.
+static __device__ __forceinline__ constexpr bool tier16_act(int act) {
+    return act != FFN_ACT_RELU && act != FFN_ACT_IDENTITY;
+}
+
+// The activation as a compile-time constant: f(act_c<A>()) for the runtime act, so that each loop
+// over a tile holds one activation's math (all seven inlined in one loop are too much code for the
+// instruction cache beside the consumers' loop: the backward pass ran at half its speed).
+template <int A>
+struct act_c {
+    static constexpr int value = A;
+};
+template <class F>
+static __device__ __forceinline__ void with_act(int act, F &&f) {
+    switch (act) {
+    case FFN_ACT_GELU_TANH: f(act_c<FFN_ACT_GELU_TANH>()); break;
+    case FFN_ACT_GELU_ERF: f(act_c<FFN_ACT_GELU_ERF>()); break;
+    case FFN_ACT_SILU: f(act_c<FFN_ACT_SILU>()); break;
+    case FFN_ACT_QUICK_GELU: f(act_c<FFN_ACT_QUICK_GELU>()); break;
+    case FFN_ACT_SIGMOID: f(act_c<FFN_ACT_SIGMOID>()); break;
+    case FFN_ACT_RELU: f(act_c<FFN_ACT_RELU>()); break;
+    default: f(act_c<FFN_ACT_IDENTITY>()); break;
+    }
+}
+
+// 8 elements of op family OP (2: the gated forward, x = g, a = u: y0 = h; 3: the gated backward,
+// b = dh: y0 = dg, y1 = du) from 16-bit words, the outputs rounded to the dtype. FAST: the fast
+// lanes alone (inline), returning whether one of them is rare; else each element as ffn_cm_elem
+// does it (the reference in a rare lane).
+template <int OP, int F16, int ACT, bool FAST>
+static __device__ __forceinline__ bool elem8(uint4 xv, uint4 av, uint4 bv, bool acc, bool par,
+                                             uint4 &y0, uint4 &y1) {
+    const uint32_t *x2 = (const uint32_t *)&xv, *a2 = (const uint32_t *)&av;
+    const uint32_t *b2 = (const uint32_t *)&bv;
     const enum ffn_dtype out = F16 ? FFN_DTYPE_F16 : FFN_DTYPE_BF16;
-    uint4 o;
-    uint32_t *o2 = (uint32_t *)&o;
+    const enum ffn_act act = (enum ffn_act)ACT;
+    uint32_t *o0 = (uint32_t *)&y0, *o1 = (uint32_t *)&y1;
+    bool rare = false;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        const float2 gf = unpack2<F16>(g2[k]), uf = unpack2<F16>(u2[k]);
-        if (MODE == MODE_HMUL) {
-            o2[k] = pack2<F16>(gf.x * uf.x, gf.y * uf.y);
-        } else {
-            const enum ffn_act act = (enum ffn_act)p.act;
-            const float h0 =
-                ffn_cm_elem(nullptr, 2, act, p.accurate, p.parity, out, gf.x, uf.x, 0.0f).y0;
-            const float h1 =
-                ffn_cm_elem(nullptr, 2, act, p.accurate, p.parity, out, gf.y, uf.y, 0.0f).y0;
-            o2[k] = pack2<F16>(h0, h1);
+        const float2 xf = unpack2<F16>(x2[k]), af = unpack2<F16>(a2[k]);
+        const float2 bf = OP == 3 ? unpack2<F16>(b2[k]) : make_float2(0.0f, 0.0f);
+        float r0[2], r1[2];
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const float x = e ? xf.y : xf.x, a = e ? af.y : af.x, b = e ? bf.y : bf.x;
+            if (FAST) {
+                const ffn_cm_res r = ffn_cm_elem_fast(nullptr, OP, act, acc, par, out, x, a, b);
+                rare |= r.rare, r0[e] = r.y0, r1[e] = r.y1;
+            } else {
+                const ffn_cm_out r = ffn_cm_elem(nullptr, OP, act, acc, par, out, x, a, b);
+                r0[e] = r.y0, r1[e] = r.y1;
+            }
         }
+        o0[k] = pack2<F16>(r0[0], r0[1]);
+        if (OP == 3) o1[k] = pack2<F16>(r1[0], r1[1]);
     }
+    return rare;
+}
+
+// A chunk with a rare lane, out of line (one copy per form: the loops carry no reference code).
+template <int OP, int F16, int ACT>
+static __device__ __noinline__ void elem8_fix(uint4 xv, uint4 av, uint4 bv, bool acc, bool par,
+                                              uint4 &y0, uint4 &y1) {
+    elem8<OP, F16, ACT, false>(xv, av, bv, acc, par, y0, y1);
+}
+
+template <int OP, int F16, int ACT>
+static __device__ __forceinline__ void elem8_all(uint4 xv, uint4 av, uint4 bv, const Params &p,
+                                                 uint4 &y0, uint4 &y1) {
+    const bool acc = !tier16_act(ACT) && p.accurate, par = OP == 2 && !tier16_act(ACT) && p.parity;
+    if (elem8<OP, F16, ACT, true>(xv, av, bv, acc, par, y0, y1))
+        elem8_fix<OP, F16, ACT>(xv, av, bv, acc, par, y0, y1);
+}
+
+// h of 8 16-bit pairs (g, u): ffn's combine element by element (act(g)·u rounded to the dtype, the
+// 16-bit tier of act_math.h), or g·u (MODE_HMUL).
+template <int MODE, int F16, int ACT>
+static __device__ __forceinline__ uint4 h8(uint4 gv, uint4 uv, const Params &p) {
+    uint4 o, unused;
+    if (MODE == MODE_HMUL) {
+        const uint32_t *g2 = (const uint32_t *)&gv, *u2 = (const uint32_t *)&uv;
+        uint32_t *o2 = (uint32_t *)&o;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const float2 gf = unpack2<F16>(g2[k]), uf = unpack2<F16>(u2[k]);
+            o2[k] = pack2<F16>(gf.x * uf.x, gf.y * uf.y);
+        }
+        return o;
+    }
+    elem8_all<2, F16, ACT>(gv, uv, gv, p, o, unused);
     return o;
+}
+
+// dg, du of 8 16-bit triples (g, u, dh): ffn's gated backward element by element (act'(g)·u·dh
+// and act(g)·dh rounded to the dtype: the 16-bit tier of act_math.h, as ffn_glu_backward).
+template <int F16, int ACT>
+static __device__ __forceinline__ void dglu8(uint4 gv, uint4 uv, uint4 hv, const Params &p,
+                                             uint4 &dg, uint4 &du) {
+    elem8_all<3, F16, ACT>(gv, uv, hv, p, dg, du);
 }
 
 // The staging address of (row rr of the consumer's 64, column cc of its tile) in boxes of 64 × 64
@@ -332,8 +433,40 @@ static __device__ __forceinline__ void st_shared4(uint32_t a, uint4 v) {
                  : "memory");
 }
 
-// BT: B stored [K, N] (the plain form only; bench/cuda_fused_gemm.cu's plain-bt, the shape of the
-// backward's dh = dy·W_down). F16: f16 operands and outputs instead of bf16.
+// The epilogue's backward pass over a staged dh tile (tile column tn, first row m0; thread et of
+// 96): chunk q (8 columns of a row) lies in consumer half q / 2048, its box, row and swizzled
+// position giving the row and column. g and u are loaded DB chunks at a time (their loads in
+// flight together), then dg and du stored over them.
+template <int F16, int ACT>
+static __device__ __forceinline__ void dglu_tile(uint32_t stg, int tn, int m0, int et,
+                                                 const Params &p) {
+    constexpr int DB = 4, N = 4096;
+    for (int q0 = et; q0 < N; q0 += 96 * DB) {
+        uint4 gv[DB], uv[DB], hv[DB];
+        int row[DB], col[DB];
+#pragma unroll
+        for (int j = 0; j < DB; j++) {
+            const int q = q0 + 96 * j < N ? q0 + 96 * j : q0;  // past the end: a repeat, not stored
+            const int o = (q & 2047) * 16, rr = (o & 8191) >> 7;
+            col[j] = tn * BN + (o >> 13) * 64 + ((((o & 127) >> 4) ^ (rr & 7)) << 3);
+            row[j] = m0 + (q >> 11) * 64 + rr;
+            hv[j] = ld_shared4(stg + (q >> 11) * 32768 + o);
+            gv[j] = ld_in8(p.g, p.ldg, row[j], col[j], p);
+            uv[j] = ld_in8(p.u, p.ldu, row[j], col[j], p);
+        }
+#pragma unroll
+        for (int j = 0; j < DB; j++) {
+            uint4 dg, du;
+            dglu8<F16, ACT>(gv[j], uv[j], hv[j], p, dg, du);
+            if (q0 + 96 * j >= N) continue;
+            st_out8(p.dg, p.lddg, row[j], col[j], p, dg);
+            st_out8(p.du, p.lddu, row[j], col[j], p, du);
+        }
+    }
+}
+
+// BT: B stored [K, N] (the plain and dglu forms: the backward's dh = dy·W_down with W_down stored
+// [out, in]). F16: f16 operands and outputs instead of bf16.
 template <int MODE, int CL, int BT = 0, int F16 = 0>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap mA, const __grid_constant__ CUtensorMap mB0,
@@ -370,20 +503,23 @@ __global__ void __launch_bounds__(384, 1)
                 int ur, tn;
                 unit_rc(un, urows, p.tiles_n, p.group / CL, ur, tn);
                 const int m0 = (ur * CL + (int)rank) * BM;
-                const int nb0 = MODE == MODE_PLAIN ? tn * BN : tn * (BN / 2);
+                const int nb0 = MODE == MODE_PLAIN || MODE == MODE_DGLU ? tn * BN : tn * (BN / 2);
                 for (int kb = 0; kb < nk; kb++) {
                     mbar_wait(&empty[s], ph ^ 1);
                     unsigned char *st = smem + s * STAGE_BYTES;
                     mbar_expect_tx(&full[s], STAGE_BYTES);
-                    tma_load(st, &mA, &full[s], kb * BK, m0);
+                    // The plain form's second pair (A1·B1, from K block nk0 on): A1 in mG, B1 in
+                    // mU (both boxes of a tile).
+                    const bool two = MODE == MODE_PLAIN && kb >= p.nk0;
+                    const int kc = (two ? kb - p.nk0 : kb) * BK;
+                    const CUtensorMap *b0 = two ? &mU : &mB0, *b1 = two ? &mU : &mB1;
+                    tma_load(st, two ? &mG : &mA, &full[s], kc, m0);
                     if (BT) {  // B [K, N]: four boxes of 64 N × 64 K
                         for (int j = 0; j < 4; j++)
-                            tma_load(st + A_BYTES + j * 8192, &mB0, &full[s], nb0 + j * 64,
-                                     kb * BK);
+                            tma_load(st + A_BYTES + j * 8192, b0, &full[s], nb0 + j * 64, kc);
                     } else if (CL == 1) {
-                        tma_load(st + A_BYTES, &mB0, &full[s], kb * BK, nb0);
-                        tma_load(st + A_BYTES + B_BYTES / 2, &mB1, &full[s], kb * BK,
-                                 nb0 + p.b1_off);
+                        tma_load(st + A_BYTES, b0, &full[s], kc, nb0);
+                        tma_load(st + A_BYTES + B_BYTES / 2, b1, &full[s], kc, nb0 + p.b1_off);
                     } else if (rank == 0) {
                         tma_load_mc(st + A_BYTES, &mB0, &full[s], kb * BK, nb0, 3);
                     } else {
@@ -411,22 +547,29 @@ __global__ void __launch_bounds__(384, 1)
                                       m0 + c * 64);
                     bulk_commit();
                 }
+            } else if (MODE == MODE_DGLU) {
+                with_act(p.act,
+                         [&](auto A) { dglu_tile<F16, decltype(A)::value>(stg, tn, m0, et, p); });
+                named_sync(1, 96);  // every thread has read the staging before it is freed
             } else if (p.direct) {
                 // Chunk q of the g boxes: consumer half q / 1024, box, row and swizzled position
                 // give the tile's row and column; u lies two boxes on, at the same position.
-                for (int q = et; q < 2048; q += 96) {
-                    const int o = (q & 1023) * 16, rr = (o & 8191) >> 7;
-                    const int col =
-                        tn * 128 + (o >> 13) * 64 + ((((o & 127) >> 4) ^ (rr & 7)) << 3);
-                    const int row = m0 + (q >> 10) * 64 + rr;
-                    const uint32_t a = stg + (q >> 10) * 32768 + o;
-                    const uint4 gv = ld_shared4(a), uv = ld_shared4(a + 16384);
-                    if (MODE == MODE_GUH) {
-                        st_out8(p.g, p.ldg, row, col, p, gv);
-                        st_out8(p.u, p.ldu, row, col, p, uv);
+                with_act(p.act, [&](auto A) {
+                    for (int q = et; q < 2048; q += 96) {
+                        const int o = (q & 1023) * 16, rr = (o & 8191) >> 7;
+                        const int col =
+                            tn * 128 + (o >> 13) * 64 + ((((o & 127) >> 4) ^ (rr & 7)) << 3);
+                        const int row = m0 + (q >> 10) * 64 + rr;
+                        const uint32_t a = stg + (q >> 10) * 32768 + o;
+                        const uint4 gv = ld_shared4(a), uv = ld_shared4(a + 16384);
+                        if (MODE == MODE_GUH) {
+                            st_out8(p.g, p.ldg, row, col, p, gv);
+                            st_out8(p.u, p.ldu, row, col, p, uv);
+                        }
+                        st_out8(p.h, p.ldh, row, col, p,
+                                h8<MODE, F16, decltype(A)::value>(gv, uv, p));
                     }
-                    st_out8(p.h, p.ldh, row, col, p, h8<MODE, F16>(gv, uv, p));
-                }
+                });
                 named_sync(1, 96);  // every thread has read the staging before it is freed
             } else {
                 if (MODE == MODE_GUH) {  // g and u as they are, read out before h overwrites g
@@ -442,10 +585,13 @@ __global__ void __launch_bounds__(384, 1)
                 }
                 // h over the g boxes, 16 bytes at a time: g's chunk and u's (two boxes on) hold
                 // the same rows and columns under the same swizzle.
-                for (int q = et; q < 2048; q += 96) {
-                    const uint32_t a = stg + (q >> 10) * 32768 + (q & 1023) * 16;
-                    st_shared4(a, h8<MODE, F16>(ld_shared4(a), ld_shared4(a + 16384), p));
-                }
+                with_act(p.act, [&](auto A) {
+                    for (int q = et; q < 2048; q += 96) {
+                        const uint32_t a = stg + (q >> 10) * 32768 + (q & 1023) * 16;
+                        st_shared4(a, h8<MODE, F16, decltype(A)::value>(ld_shared4(a),
+                                                                        ld_shared4(a + 16384), p));
+                    }
+                });
                 fence_async_smem();
                 named_sync(1, 96);
                 if (et == 0) {

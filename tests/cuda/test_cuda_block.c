@@ -26,8 +26,12 @@
 //               output element written; tails in tokens, d_ff and d_model, padded row strides,
 //               outputs the TMA cannot store (odd strides, d_ff 172: stored by the epilogue),
 //               a row-interleaved weight pair, every activation, h alone against h with g, u.
-//               The blocks take it by default from 2048 tokens; FFN_CUDA_GLU_GEMM=1 (the
-//               cuda_block_*_glu tests) sends every eligible call of --grid and --hf through it.
+//               Its backward form (dh = dy·W_down, then dg, du in the epilogue): dh against the
+//               double product, dg and du against ffn_glu_backward of that dh (bit for bit), in
+//               place and not, W_down stored either way.
+//               The blocks take both by default from 2048 tokens; FFN_CUDA_GLU_GEMM=1 (the
+//               cuda_block_*_glu tests) sends every eligible call of --grid and --hf through
+//               them, and fails unless some forwards and some backwards went.
 // Without a CUDA device it prints "skipped: no CUDA device" and exits 77 (ctest: skipped).
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,6 +62,8 @@ void ffn_test_epilogue(int stride, bool verbose);  // test_cuda_block_epi.cu: ch
 
 static double worst;
 static int n_glu;          // block calls whose first projection ran the fused gated GEMM
+static int n_dglu;         // block backwards whose dh GEMM ran the fused gated backward
+static int n_pair;         // block backwards whose dx of two planes was one GEMM of ffn's
 static int only_act = -1;  // --only-act: one activation in the grids
 static int n_log_warn, n_log_fallback;
 
@@ -94,10 +100,23 @@ static void check_tol(const char *cfg, const char *what, int64_t k, double want,
         }                                                                                      \
     } while (0)
 
-// Counts a block whose last forward (or recomputing backward) ran the fused gated GEMM.
+// Counts a block whose last forward (or recomputing backward) ran the fused gated GEMM, and one
+// whose last backward ran the fused dh GEMM (its stages: profiled when FFN_CUDA_GLU_GEMM is set).
 static void count_glu(ffn_ctx_t ctx, ffn_block_t blk, int64_t t) {
     struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
     if (!ffn_block_info(ctx, blk, t, &info) && strstr(info.gemm_impl, "glu_gemm")) n_glu++;
+    const char *names[64], *impls[64];
+    float ms[64];
+    const int n = ffn_cuda_block_stages(blk, 64, names, impls, ms);
+    for (int i = 0; i < n; i++) {
+        n_dglu += !strcmp(names[i], "dh+glu bwd");
+        n_pair += !strcmp(names[i], "dx_P0+P1");
+    }
+}
+
+// Stage profiling on for a CUDA block under FFN_CUDA_GLU_GEMM (count_glu reads the stages).
+static void profile_glu(ffn_block_t blk) {
+    if (getenv("FFN_CUDA_GLU_GEMM")) ffn_cuda_block_profile(blk, true);
 }
 
 static void *dev_put(const void *host, size_t bytes) {
@@ -251,7 +270,7 @@ static bool run_block(ffn_ctx_t ctx, const struct stored *s, const struct dtypes
     const struct ffn_tensor ty = ffn_tensor_2d(dy_, dt->act, s->t, s->d, s->d);
     const struct ffn_tensor tdy = ffn_tensor_2d(ddy, dt->act, s->t, s->d, s->d);
     const struct ffn_tensor tdx = ffn_tensor_2d(ddx, dt->act, s->t, s->d, s->d);
-    if (ffn_block_create(ctx, &spec, &w, &o, &blk) ||
+    if (ffn_block_create(ctx, &spec, &w, &o, &blk) || (cuda && (profile_glu(blk), false)) ||
         ffn_block_forward(ctx, blk, &ty, &tx, policy) ||
         ffn_block_backward(ctx, blk, &g, &tdx, &tdy)) {
         ok = false;
@@ -793,6 +812,7 @@ static void hf_fixture(ffn_ctx_t gpu, const char *dir) {
         ffn_block_t blk = NULL;
         CHECK(!ffn_block_create(gpu, &spec, &w, &o, &blk), "%s %s create: %s", dir,
               ffn_dtype_name(dt), ffn_ctx_last_error(gpu));
+        if (blk) profile_glu(blk);
         for (int pol = 0; blk && pol < 2; pol++) {
             char cfg[128];
             snprintf(cfg, sizeof cfg, "[%s %s %s]", a->module, ffn_dtype_name(dt),
@@ -866,8 +886,11 @@ static uint16_t *rand16(enum ffn_dtype dt, int64_t n, double scale) {
     return v;
 }
 
-#pragma push_macro("T")  // the grid's token count; here a member of struct ffn_cu_glu_gemm
+// The grid's token count and d_ff; here members of the kernels' call structs.
+#pragma push_macro("T")
+#pragma push_macro("M")
 #undef T
+#undef M
 
 // One call of the fused gated GEMM in dtype dt (bf16 or f16): nt tokens, d_ff m, d_model nk; x's
 // rows padded by px elements, the outputs' by po; the weights separate [m, nk] or one
@@ -963,6 +986,199 @@ static void glu_gemm_case(ffn_ctx_t gpu, int sms, enum ffn_dtype dt, int64_t nt,
     free(hx), free(hw), free(hh), free(hg), free(hu), free(hh1), free(href);
 }
 
+// One call of the fused dh GEMM (the gated backward) in dtype dt: nt tokens, d_ff m, d_model nk;
+// dy's rows padded by px elements, g, u and the outputs' by po; W_down stored [nk, m] (kn, the
+// [out, in] of a checkpoint) or [m, nk]. dh from the same kernel's plain form (ffn_cu_gemm_pair:
+// the same tiles and sums, so its bits) against a double product of the same operands; dg, du
+// against the backend's ffn_glu_backward of that dh (bit for bit), out of place and in place
+// over g, u.
+static void dglu_gemm_case(ffn_ctx_t gpu, int sms, enum ffn_dtype dt, int64_t nt, int64_t m,
+                           int64_t nk, int64_t px, int64_t po, bool kn, enum ffn_act act) {
+    char cfg[160];
+    snprintf(cfg, sizeof cfg,
+             "dglu_gemm %s nt=%" PRId64 " m=%" PRId64 " nk=%" PRId64 " pad %" PRId64 "/%" PRId64
+             " W %s %s",
+             ffn_dtype_name(dt), nt, m, nk, px, po, kn ? "[d, m]" : "[m, d]", ffn_act_name(act));
+    // W_down's rows and dh's (the TMA's terms: 16-byte strides) padded to 8 elements; g, u, dg and
+    // du as they come (odd strides: the epilogue's own loads and stores).
+    const int64_t ldy = nk + px, ldo = m + po, ldw = ((kn ? m : nk) + 7) / 8 * 8;
+    const int64_t ldh = (ldo + 7) / 8 * 8;
+    const size_t ob = (size_t)(nt * ldo) * 2, hb = (size_t)(nt * ldh) * 2;
+    const int64_t nw = (kn ? nk : m) * ldw;
+    uint16_t *hy = rand16(dt, nt * ldy, 1.0), *hw = rand16(dt, nw, 2.0 / sqrt((double)nk));
+    uint16_t *hg = rand16(dt, nt * ldo, 3.0), *hu = rand16(dt, nt * ldo, 1.0);
+    uint16_t *hdh = malloc(hb), *hdg = malloc(ob), *hdu = malloc(ob), *hrg = malloc(ob),
+             *hru = malloc(ob), *hig = malloc(ob), *hiu = malloc(ob);
+    void *dy = dev_put(hy, (size_t)(nt * ldy) * 2), *dw = dev_put(hw, (size_t)nw * 2);
+    void *g = dev_put(hg, ob), *u = dev_put(hu, ob), *ig = dev_put(hg, ob), *iu = dev_put(hu, ob);
+    void *dh = dev_put(NULL, hb), *dg = dev_put(NULL, ob), *du = dev_put(NULL, ob),
+         *rg = dev_put(NULL, ob), *ru = dev_put(NULL, ob);
+    CUDA_OK(cudaMemset(dh, 0xff, hb));  // NaN: an element the kernel does not write fails
+    CUDA_OK(cudaMemset(dg, 0xff, ob));
+    CUDA_OK(cudaMemset(du, 0xff, ob));
+    const struct ffn_cu_gemm_pair ph = {
+        .a0 = dy,
+        .b0 = dw,
+        .c = dh,
+        .M = nt,
+        .N = m,
+        .K0 = nk,
+        .lda0 = ldy,
+        .ldb0 = ldw,
+        .ldc = ldh,
+        .b_kn = kn,
+        .f16 = dt == FFN_DTYPE_F16,
+        .sms = sms,
+    };
+    CHECK(ffn_cu_gemm_pair_fits(&ph), "%s: fits (dh)", cfg);
+    CHECK_EQ(ffn_cu_gemm_pair_launch(NULL, &ph), 0, "%s: launch (dh)", cfg);
+    struct ffn_cu_dglu_gemm a = {
+        .dy = dy,
+        .w = dw,
+        .g = g,
+        .u = u,
+        .dg = dg,
+        .du = du,
+        .T = nt,
+        .m = m,
+        .K = nk,
+        .lddy = ldy,
+        .ldw = ldw + 1,  // a weight the TMA cannot read: refused, never launched
+        .ldg = ldo,
+        .ldu = ldo,
+        .lddg = ldo,
+        .lddu = ldo,
+        .w_kn = kn,
+        .act = act,
+        .f16 = dt == FFN_DTYPE_F16,
+        .sms = sms,
+    };
+    CHECK(!ffn_cu_dglu_gemm_fits(&a), "%s: an odd weight stride fits", cfg);
+    CHECK(ffn_cu_dglu_gemm_launch(NULL, &a) != 0, "%s: an odd weight stride launches", cfg);
+    a.ldw = ldw;
+    CHECK(ffn_cu_dglu_gemm_fits(&a), "%s: fits", cfg);
+    CHECK_EQ(ffn_cu_dglu_gemm_launch(NULL, &a), 0, "%s: launch", cfg);
+    a.g = a.dg = ig, a.u = a.du = iu;  // in place
+    CHECK_EQ(ffn_cu_dglu_gemm_launch(NULL, &a), 0, "%s: launch, in place", cfg);
+    CUDA_OK(cudaDeviceSynchronize());
+    const struct ffn_tensor tg = ffn_tensor_2d(g, dt, nt, m, ldo);
+    const struct ffn_tensor tu = ffn_tensor_2d(u, dt, nt, m, ldo);
+    const struct ffn_tensor th = ffn_tensor_2d(dh, dt, nt, m, ldh);
+    const struct ffn_tensor trg = ffn_tensor_2d(rg, dt, nt, m, ldo);
+    const struct ffn_tensor tru = ffn_tensor_2d(ru, dt, nt, m, ldo);
+    CHECK(!ffn_glu_backward(gpu, act, &trg, &tru, &tg, &tu, &th) && !ffn_ctx_synchronize(gpu),
+          "%s: %s", cfg, ffn_ctx_last_error(gpu));
+    dev_get(hdh, dh, hb), dev_get(hdg, dg, ob), dev_get(hdu, du, ob), dev_get(hrg, rg, ob);
+    dev_get(hru, ru, ob), dev_get(hig, ig, ob), dev_get(hiu, iu, ob);
+    int64_t bad_d = 0, bad_in = 0, bad_dh = 0;
+    double worst_dh = 0;
+    const bool h16 = dt == FFN_DTYPE_F16;
+    for (int64_t t = 0; t < nt; t++)
+        for (int64_t j = 0; j < m; j++) {
+            const int64_t o = t * ldo + j;
+            bad_d += hdg[o] != hrg[o] || hdu[o] != hru[o] || isnan(from16(dt, hdg[o])) ||
+                     isnan(from16(dt, hdu[o]));
+            bad_in += hig[o] != hdg[o] || hiu[o] != hdu[o];
+            if (nt * m * nk > ((int64_t)1 << 27) && t % 7) continue;
+            double sum = 0, mag = 0;
+            for (int64_t k = 0; k < nk; k++) {
+                const uint16_t wv = kn ? hw[k * ldw + j] : hw[j * ldw + k];
+                const double p = (double)from16(dt, hy[t * ldy + k]) * from16(dt, wv);
+                sum += p, mag += fabs(p);
+            }
+            // One rounding to the dtype and the f32 sums, as glu_gemm_case.
+            const double err = fabs(from16(dt, hdh[t * ldh + j]) - sum),
+                         tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) + (h16 ? 0x1p-25 : 0) +
+                               nk * 0x1p-24 * mag;
+            if (err / (tol > 0 ? tol : 1) > worst_dh) worst_dh = err / (tol > 0 ? tol : 1);
+            bad_dh += !(err <= tol);
+        }
+    printf("  %s: dh worst %.3f of the bound; dg, du %" PRId64 " differ\n", cfg, worst_dh, bad_d);
+    CHECK_EQ(bad_dh, 0, "%s: dh off the double product (worst %.2f of the bound)", cfg, worst_dh);
+    CHECK_EQ(bad_d, 0, "%s: dg, du differ from ffn_glu_backward of its dh (or unwritten)", cfg);
+    CHECK_EQ(bad_in, 0, "%s: in place differs from out of place", cfg);
+    void *dev[] = {dy, dw, g, u, ig, iu, dh, dg, du, rg, ru};
+    for (size_t i = 0; i < NLEN(dev); i++) cudaFree(dev[i]);
+    free(hy), free(hw), free(hg), free(hu), free(hdh), free(hdg), free(hdu), free(hrg), free(hru);
+    free(hig), free(hiu);
+}
+
+// The plain form with two pairs, C = A0·B0 + A1·B1 (the backward's dx of separate gate and up
+// weights): M × N, K0 and K1, B stored [K, N] (kn) or [N, K], A's rows padded by pa elements;
+// against the double-precision sum of both products (one rounding + the f32 sums).
+static void gemm_pair_case(int sms, enum ffn_dtype dt, int64_t M, int64_t N, int64_t K0, int64_t K1,
+                           int64_t pa, bool kn) {
+    char cfg[160];
+    snprintf(cfg, sizeof cfg,
+             "gemm_pair %s M=%" PRId64 " N=%" PRId64 " K=%" PRId64 "+%" PRId64 " pad %" PRId64
+             " B %s",
+             ffn_dtype_name(dt), M, N, K0, K1, pa, kn ? "[K, N]" : "[N, K]");
+    const int64_t K[2] = {K0, K1}, ldc = (N + 7) / 8 * 8;
+    int64_t lda[2], ldb[2];
+    uint16_t *ha[2], *hb[2];
+    void *da[2], *db[2];
+    for (int i = 0; i < 2; i++) {
+        lda[i] = (K[i] + pa + 7) / 8 * 8;
+        ldb[i] = ((kn ? N : K[i]) + 7) / 8 * 8;
+        const int64_t nb = (kn ? K[i] : N) * ldb[i];
+        ha[i] = rand16(dt, M * lda[i], 1.0), hb[i] = rand16(dt, nb, 2.0 / sqrt((double)K[i]));
+        da[i] = dev_put(ha[i], (size_t)(M * lda[i]) * 2), db[i] = dev_put(hb[i], (size_t)nb * 2);
+    }
+    const size_t cb = (size_t)(M * ldc) * 2;
+    uint16_t *hc = malloc(cb);
+    void *dc = dev_put(NULL, cb);
+    CUDA_OK(cudaMemset(dc, 0xff, cb));
+    const struct ffn_cu_gemm_pair a = {
+        .a0 = da[0],
+        .a1 = da[1],
+        .b0 = db[0],
+        .b1 = db[1],
+        .c = dc,
+        .M = M,
+        .N = N,
+        .K0 = K0,
+        .K1 = K1,
+        .lda0 = lda[0],
+        .lda1 = lda[1],
+        .ldb0 = ldb[0],
+        .ldb1 = ldb[1],
+        .ldc = ldc,
+        .b_kn = kn,
+        .f16 = dt == FFN_DTYPE_F16,
+        .sms = sms,
+    };
+    CHECK(ffn_cu_gemm_pair_fits(&a), "%s: fits", cfg);
+    CHECK_EQ(ffn_cu_gemm_pair_launch(NULL, &a), 0, "%s: launch", cfg);
+    CUDA_OK(cudaDeviceSynchronize());
+    dev_get(hc, dc, cb);
+    const bool h16 = dt == FFN_DTYPE_F16;
+    int64_t bad = 0;
+    double worst = 0;
+    for (int64_t r = 0; r < M; r++) {
+        if (M * N * (K0 + K1) > ((int64_t)1 << 27) && r % 7) continue;
+        for (int64_t j = 0; j < N; j++) {
+            double sum = 0, mag = 0;
+            for (int i = 0; i < 2; i++)
+                for (int64_t k = 0; k < K[i]; k++) {
+                    const uint16_t bv = kn ? hb[i][k * ldb[i] + j] : hb[i][j * ldb[i] + k];
+                    const double p = (double)from16(dt, ha[i][r * lda[i] + k]) * from16(dt, bv);
+                    sum += p, mag += fabs(p);
+                }
+            const double got = from16(dt, hc[r * ldc + j]);
+            const double err = fabs(got - sum), tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) +
+                                                      (h16 ? 0x1p-25 : 0) +
+                                                      (K0 + K1) * 0x1p-24 * mag;
+            if (err / (tol > 0 ? tol : 1) > worst) worst = err / (tol > 0 ? tol : 1);
+            bad += !(err <= tol);
+        }
+    }
+    printf("  %s: worst %.3f of the bound\n", cfg, worst);
+    CHECK_EQ(bad, 0, "%s: C off the double sum (worst %.2f of the bound)", cfg, worst);
+    for (int i = 0; i < 2; i++) cudaFree(da[i]), cudaFree(db[i]), free(ha[i]), free(hb[i]);
+    cudaFree(dc), free(hc);
+}
+
+#pragma pop_macro("M")
 #pragma pop_macro("T")
 
 static void glu_gemm(ffn_ctx_t gpu, int sms) {
@@ -986,6 +1202,24 @@ static void glu_gemm(ffn_ctx_t gpu, int sms) {
                                         FFN_ACT_QUICK_GELU};
     for (size_t i = 0; i < NLEN(acts); i++)
         glu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 200, 256, 128, 0, 8, false, acts[i]);
+    // The backward's dh GEMM: both weight orientations, tails, strides, every activation.
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 1, 8, 8, 0, 0, true, FFN_ACT_SILU);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 1000, 1000, 520, 0, 0, true, FFN_ACT_SILU);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 1000, 1000, 520, 0, 0, false, FFN_ACT_SILU);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 300, 136, 4096, 8, 16, true, FFN_ACT_GELU_TANH);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 4096, 2816, 1024, 0, 0, true, FFN_ACT_SILU);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 333, 172, 200, 0, 1, true, FFN_ACT_GELU_TANH);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 7, 172, 64, 0, 0, false, FFN_ACT_SILU);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_F16, 1000, 1000, 520, 0, 0, true, FFN_ACT_SILU);
+    dglu_gemm_case(gpu, sms, FFN_DTYPE_F16, 333, 172, 200, 0, 1, false, FFN_ACT_GELU_TANH);
+    for (size_t i = 0; i < NLEN(acts); i++)
+        dglu_gemm_case(gpu, sms, FFN_DTYPE_BF16, 200, 512, 128, 0, 8, true, acts[i]);
+    // Two pairs in one sum (the backward's dx): tails in every dimension, both orientations.
+    gemm_pair_case(sms, FFN_DTYPE_BF16, 1000, 520, 1000, 1000, 0, true);
+    gemm_pair_case(sms, FFN_DTYPE_BF16, 1000, 520, 1000, 1000, 8, false);
+    gemm_pair_case(sms, FFN_DTYPE_BF16, 7, 64, 172, 172, 3, true);
+    gemm_pair_case(sms, FFN_DTYPE_BF16, 4096, 1024, 2816, 2816, 0, true);
+    gemm_pair_case(sms, FFN_DTYPE_F16, 333, 200, 136, 72, 0, false);
 }
 
 // --- misuse -------------------------------------------------------------------------------------
@@ -1193,8 +1427,14 @@ int main(int argc, char **argv) {
     // FFN_CUDA_GLU_GEMM=1 (the *_glu tests) is there to send the gated bf16 blocks through the
     // fused GEMM: some must have gone.
     const char *gg = getenv("FFN_CUDA_GLU_GEMM");
-    if ((grid || n_fx) && gg && !strcmp(gg, "1") && glu_sms)
+    // (The fixtures' backward stays unfused: W_down's rows of d_ff 172 elements are no 16-byte
+    // stride for the TMA.)
+    if ((grid || n_fx) && gg && !strcmp(gg, "1") && glu_sms) {
         CHECK(n_glu > 0, "FFN_CUDA_GLU_GEMM=1, yet no block ran the fused gated GEMM");
+        CHECK(!grid || n_dglu > 0, "FFN_CUDA_GLU_GEMM=1, yet no block ran the fused dh GEMM");
+        CHECK(!grid || n_pair > 0, "FFN_CUDA_GLU_GEMM=1, yet no block ran the dx pair GEMM");
+        printf("fused calls: %d forward, %d dh backward, %d dx\n", n_glu, n_dglu, n_pair);
+    }
     ffn_ctx_destroy(gpu);
     ffn_ctx_destroy(cpu);
     printf(
