@@ -271,9 +271,9 @@ step block_bench_algos32 60 bench-block-algos32.jsonl block-tools.log env FFN_CU
 # beside cuBLASLt's alone (bench/cuda_fused_gemm.cu) at 8192 and 2048 tokens.
 step block_bench_unfused 60 bench-block-unfused.jsonl block-tools.log env FFN_CUDA_GLU_GEMM=0 \
     "$here/bin/ffn" bench block --backend cuda --json --stages --gemms --tokens 8192
-step block_bench_glu_tokens 90 bench-block-glu.jsonl block-tools.log sh -c "for t in 1024 2048 \
-    4096; do for v in 0 1; do FFN_CUDA_GLU_GEMM=\$v '$here/bin/ffn' bench block --backend cuda \
-    --json --shape llama3-8b --tokens \$t; done; done"
+step block_bench_glu_tokens 120 bench-block-glu.jsonl block-tools.log sh -c "for t in 512 1024 \
+    2048 4096; do for v in 0 1; do FFN_CUDA_GLU_PARTS=5 FFN_CUDA_GLU_GEMM=\$v '$here/bin/ffn' \
+    bench block --backend cuda --json --shape llama3-8b --tokens \$t; done; done"
 # Its forms one by one ($FFN_CUDA_GLU_PARTS: 1 the forward, 2 the backward's dh, 4 its dx; 7 all).
 step block_bench_glu_parts 120 bench-block-glu-parts.jsonl block-tools.log sh -c "for v in 1 3 5 \
     7; do FFN_CUDA_GLU_PARTS=\$v '$here/bin/ffn' bench block --backend cuda --json --tokens 8192 \

@@ -53,10 +53,13 @@
 #define FFN_CB_GLU_MIN_T 2048
 #define FFN_CB_GLU_IMPL "ffn glu_gemm sm90a (combine in the epilogue)"
 #define FFN_CB_DGLU_IMPL "ffn glu_gemm sm90a (backward combine in the epilogue)"
-// The backward's fused dh GEMM from this d_model on (unless $FFN_CUDA_GLU_GEMM=1): its epilogue
-// reads g, u and writes dg, du, a fixed 256 KB a tile beside a main loop as long as d_model, and
-// below 4096 that traffic costs the GEMM more than the separate pass (docs/cuda.md).
-#define FFN_CB_DGLU_MIN_D 4096
+// The fused kernel's forms a block uses (glu_parts): 1 the forward, 2 the backward's dh with dg,
+// du in its epilogue, 4 the backward's dx of two planes in one GEMM. By default the forward and
+// dx; the dh form measured even with the unfused dh GEMM and pass at LLaMA-3-8B's shape and
+// slower at phi3-mini's (its epilogue's g, u loads and dg, du stores compete with the main loop's
+// operand traffic: docs/cuda.md), so it is there on request ($FFN_CUDA_GLU_PARTS=7), and under
+// $FFN_CUDA_GLU_GEMM=1 (the tests: every form from one token on).
+#define FFN_CB_GLU_PARTS 5
 #define FFN_CB_PAIR_IMPL "ffn glu_gemm sm90a (two products, one sum)"
 
 // --- the epilogue GeLU --------------------------------------------------------------------------
@@ -116,8 +119,7 @@ struct ffn_cuda_block {
     int64_t glu_min_t;   // the fused gated GEMM from this many tokens on (-1: never; see
                          // ffn__glu_try)
     int glu_sms;         // its grid: the device's multiprocessors (ffn_cu_glu_gemm_prepare)
-    int glu_parts;       // its forms in use ($FFN_CUDA_GLU_PARTS, measurements; default all):
-                         // 1 the forward, 2 the backward's dh, 4 its dx of two planes
+    int glu_parts;       // its forms in use (FFN_CB_GLU_PARTS; $FFN_CUDA_GLU_PARTS)
     bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
                          // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
@@ -836,9 +838,9 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
 // The backward's fused dh GEMM for T tokens of dy (dyop): dh = dy·W_down and, in its epilogue,
 // dgate and dup over the gate and up planes of P (in place); false where it does not apply: the
 // forward's terms (a Hopper GPU, T ≥ glu_min_t, bf16 or f16 weights, one gate/up group, the
-// 16-bit tier or ReLU / identity; bf16_parity does not touch the backward), d_model from
-// FFN_CB_DGLU_MIN_D, dy, h, the saved pre-activations and dP all in W_down's dtype (dP in place
-// over P), and the kernel's alignment (W_down's rows 16-byte strides).
+// 16-bit tier or ReLU / identity; bf16_parity does not touch the backward), the form asked for
+// (glu_parts), dy, h, the saved pre-activations and dP all in W_down's dtype (dP in place over
+// P), and the kernel's alignment (W_down's rows 16-byte strides).
 static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
                           const struct ffn_cb_mat *dyop, const struct ffn_cb_mat *wdt, int64_t T,
                           struct ffn_cu_dglu_gemm *g) {
@@ -847,9 +849,8 @@ static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
     const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH;
     const enum ffn_dtype dt = b->fdt;
     if (!(b->glu_parts & 2) || b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
-        !pl->spec.gated || (b->glu_min_t > 1 && pl->spec.d_model < FFN_CB_DGLU_MIN_D) ||
-        (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || wdt->dt != dt || dyop->dt != dt ||
-        dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
+        !pl->spec.gated || (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || wdt->dt != dt ||
+        dyop->dt != dt || dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
         !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY) ||
         (wdt->s0 != 1 && wdt->s1 != 1))
         return false;
@@ -1123,7 +1124,9 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
                    : gg && gg[0] == '1'                ? 1
                                                        : FFN_CB_GLU_MIN_T;
     const char *parts = getenv("FFN_CUDA_GLU_PARTS");
-    b->glu_parts = parts && *parts ? (int)strtol(parts, NULL, 0) : 7;
+    b->glu_parts = parts && *parts      ? (int)strtol(parts, NULL, 0)
+                   : gg && gg[0] == '1' ? 7
+                                        : FFN_CB_GLU_PARTS;
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
     if (s != CUBLAS_STATUS_SUCCESS) {
