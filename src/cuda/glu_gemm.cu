@@ -60,6 +60,15 @@ cudaError_t launch(cudaStream_t s, int grid, const CUtensorMap *maps, const ffn_
     return cudaGetLastError();
 }
 
+// Form MODE with B stored [K, N] (kn) or [N, K] and 16-bit dtype (f16) picked at run time.
+template <int MODE>
+cudaError_t launch_any(cudaStream_t s, bool kn, bool f16, int grid, const CUtensorMap *maps,
+                       const ffn_gg::Params &p) {
+    if (f16)
+        return kn ? launch<MODE, 1, 1>(s, grid, maps, p) : launch<MODE, 0, 1>(s, grid, maps, p);
+    return kn ? launch<MODE, 1, 0>(s, grid, maps, p) : launch<MODE, 0, 0>(s, grid, maps, p);
+}
+
 // Every form the library launches, for both dtypes (and both weight orientations of the dh GEMM).
 template <int F16>
 cudaError_t raise_all() {
@@ -71,6 +80,11 @@ cudaError_t raise_all() {
         (e = raise_smem<ffn_gg::MODE_PLAIN, 0, F16>()) != cudaSuccess)
         return e;
     return raise_smem<ffn_gg::MODE_PLAIN, 1, F16>();
+}
+
+// The 128 × 256 tiles of an M × N output (the plain and dh forms' units of work).
+int64_t tiles(int64_t M, int64_t N) {
+    return (M + ffn_gg::BM - 1) / ffn_gg::BM * ((N + ffn_gg::BN - 1) / ffn_gg::BN);
 }
 
 // The persistent grid over a launch's units of work: one CTA an SM, fewer for fewer units.
@@ -163,9 +177,9 @@ extern "C" int ffn_cu_glu_gemm_launch(void *stream, const struct ffn_cu_glu_gemm
 extern "C" int ffn_cu_dglu_gemm_fits(const struct ffn_cu_dglu_gemm *a) {
     const int64_t lim = (int64_t)1 << 31;
     return math_ok(a->act, a->accurate, 0) && a->sms > 0 && a->T > 0 && a->m > 0 && a->K >= 8 &&
-           a->T < lim && a->m < lim && a->K < lim && aligned(a->dy, a->lddy) &&
-           aligned(a->w, a->ldw) && (uintptr_t)a->g % 2 == 0 && (uintptr_t)a->u % 2 == 0 &&
-           (uintptr_t)a->dg % 2 == 0 && (uintptr_t)a->du % 2 == 0;
+           a->T < lim && a->m < lim && a->K < lim && tiles(a->T, a->m) < lim &&
+           aligned(a->dy, a->lddy) && aligned(a->w, a->ldw) && (uintptr_t)a->g % 2 == 0 &&
+           (uintptr_t)a->u % 2 == 0 && (uintptr_t)a->dg % 2 == 0 && (uintptr_t)a->du % 2 == 0;
 }
 
 // The weight maps of a [K, N] operand (kn: four boxes of 64 columns × 64 K rows a stage) or an
@@ -203,21 +217,16 @@ extern "C" int ffn_cu_dglu_gemm_launch(void *stream, const struct ffn_cu_dglu_ge
     p.du = (uint16_t *)a->du;
     p.lddg = a->lddg;
     p.lddu = a->lddu;
-    const int grid = grid_of(p, a->sms);
-    cudaStream_t s = (cudaStream_t)stream;
-    using namespace ffn_gg;
-    return (int)(f16 ? (kn ? launch<MODE_DGLU, 1, 1>(s, grid, maps, p)
-                           : launch<MODE_DGLU, 0, 1>(s, grid, maps, p))
-                     : (kn ? launch<MODE_DGLU, 1, 0>(s, grid, maps, p)
-                           : launch<MODE_DGLU, 0, 0>(s, grid, maps, p)));
+    return (int)launch_any<ffn_gg::MODE_DGLU>((cudaStream_t)stream, kn, f16, grid_of(p, a->sms),
+                                              maps, p);
 }
 
 extern "C" int ffn_cu_gemm_pair_fits(const struct ffn_cu_gemm_pair *a) {
     const int64_t lim = (int64_t)1 << 31;
     const bool two = a->a1 != NULL;
     bool ok = a->sms > 0 && a->M > 0 && a->N > 0 && a->K0 >= 8 && a->M < lim && a->N < lim &&
-              a->K0 < lim && aligned(a->a0, a->lda0) && aligned(a->b0, a->ldb0) &&
-              aligned(a->c, a->ldc);
+              a->K0 < lim && tiles(a->M, a->N) < lim && aligned(a->a0, a->lda0) &&
+              aligned(a->b0, a->ldb0) && aligned(a->c, a->ldc);
     if (two)
         ok = ok && a->K1 >= 8 && a->K1 < lim && aligned(a->a1, a->lda1) && aligned(a->b1, a->ldb1);
     return ok;
@@ -248,11 +257,6 @@ extern "C" int ffn_cu_gemm_pair_launch(void *stream, const struct ffn_cu_gemm_pa
     p.nk0 = (int)((a->K0 + ffn_gg::BK - 1) / ffn_gg::BK);
     p.nk = p.nk0 + (two ? (int)((a->K1 + ffn_gg::BK - 1) / ffn_gg::BK) : 0);
     p.b1_off = ffn_gg::BN / 2;
-    const int grid = grid_of(p, a->sms);
-    cudaStream_t s = (cudaStream_t)stream;
-    using namespace ffn_gg;
-    return (int)(f16 ? (kn ? launch<MODE_PLAIN, 1, 1>(s, grid, maps, p)
-                           : launch<MODE_PLAIN, 0, 1>(s, grid, maps, p))
-                     : (kn ? launch<MODE_PLAIN, 1, 0>(s, grid, maps, p)
-                           : launch<MODE_PLAIN, 0, 0>(s, grid, maps, p)));
+    return (int)launch_any<ffn_gg::MODE_PLAIN>((cudaStream_t)stream, kn, f16, grid_of(p, a->sms),
+                                               maps, p);
 }
