@@ -1,6 +1,7 @@
 // cuda_check.h — the standalone CUDA measurement programs' error check (bench/cuda_lab.cu,
-// bench/cuda_overlap.cu, bench/cuda_overlap_block.cu): a failed runtime call prints where and
-// why, and the program exits (LK: a cuBLAS status); and their timing (C++ only).
+// bench/cuda_overlap.cu, bench/cuda_overlap_block.cu, bench/cuda_fused_gemm.cu): a failed runtime
+// call prints where and why, and the program exits (LK: a cuBLAS status; DK: a driver API
+// result); and their timing (C++ only).
 #ifndef FFN_BENCH_CUDA_CHECK_H
 #define FFN_BENCH_CUDA_CHECK_H
 
@@ -8,23 +9,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
+// A failed call: where, which and why, then the program exits.
+#define FFN_BENCH_FAIL_IF(bad, call, fmt, ...)                                              \
+    do {                                                                                    \
+        if (bad) {                                                                          \
+            fprintf(stderr, "%s:%d: %s: " fmt "\n", __FILE__, __LINE__, call, __VA_ARGS__); \
+            exit(1);                                                                        \
+        }                                                                                   \
+    } while (0)
+
+#define CK(call)                                                                   \
+    do {                                                                           \
+        cudaError_t e_ = (call);                                                   \
+        FFN_BENCH_FAIL_IF(e_ != cudaSuccess, #call, "%s", cudaGetErrorString(e_)); \
     } while (0)
 
 // The same for a cuBLAS / cuBLASLt call (the program includes cublasLt.h).
-#define LK(call)                                                                           \
-    do {                                                                                   \
-        cublasStatus_t s_ = (call);                                                        \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1);                                                                       \
-        }                                                                                  \
+#define LK(call)                                                                     \
+    do {                                                                             \
+        cublasStatus_t s_ = (call);                                                  \
+        FFN_BENCH_FAIL_IF(s_ != CUBLAS_STATUS_SUCCESS, #call, "status %d", (int)s_); \
+    } while (0)
+
+// The same for a driver API call (the program includes cuda.h).
+#define DK(call)                                                              \
+    do {                                                                      \
+        CUresult r_ = (call);                                                 \
+        FFN_BENCH_FAIL_IF(r_ != CUDA_SUCCESS, #call, "CUresult %d", (int)r_); \
     } while (0)
 
 #ifdef __cplusplus

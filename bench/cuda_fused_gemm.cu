@@ -29,15 +29,6 @@
 #include "cuda_check.h"
 #include "cuda_lt_gemm.h"
 
-#define DK(call)                                                                             \
-    do {                                                                                     \
-        CUresult r_ = (call);                                                                \
-        if (r_ != CUDA_SUCCESS) {                                                            \
-            fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, (int)r_); \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
 #include "cuda/glu_gemm.cuh"
 
 using namespace ffn_gg;
@@ -116,32 +107,18 @@ static cudaLaunchConfig_t launch_cfg(int grid, int cl, cudaStream_t s, cudaLaunc
     return cfg;
 }
 
-template <int MODE, int CL>
+// A launch of form MODE in clusters of CL (BT: the weight stored [K, N], the transposed wgmma).
+template <int MODE, int CL, int BT = 0>
 static void launch_t(const Ours &o, cudaStream_t s) {
     static bool set = false;
     if (!set) {
-        CK(cudaFuncSetAttribute(k_gemm<MODE, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CK(cudaFuncSetAttribute(k_gemm<MODE, CL, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)SMEM));
         set = true;
     }
     cudaLaunchAttribute at[1];
     const cudaLaunchConfig_t cfg = launch_cfg(o.grid, CL, s, at);
-    CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE, CL>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
-    CK(cudaGetLastError());
-}
-
-// The plain and dglu forms with B stored [K, N] (the transposed wgmma).
-template <int MODE>
-static void launch_bt(const Ours &o, cudaStream_t s) {
-    static bool set = false;
-    if (!set) {
-        CK(cudaFuncSetAttribute(k_gemm<MODE, 1, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)SMEM));
-        set = true;
-    }
-    cudaLaunchAttribute at[1];
-    const cudaLaunchConfig_t cfg = launch_cfg(o.grid, 1, s, at);
-    CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE, 1, 1>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
+    CK(cudaLaunchKernelEx(&cfg, k_gemm<MODE, CL, BT>, o.a, o.b0, o.b1, o.c, o.g, o.u, o.p));
     CK(cudaGetLastError());
 }
 
@@ -353,12 +330,12 @@ int main(int argc, char **argv) {
         o.p.nk = (int)(K / BK);
         o.p.nk0 = o.p.nk;
         CK(cudaMemsetAsync(h, 0xFF, M * N * 2, s));
-        launch_bt<MODE_PLAIN>(o, s);
+        launch_t<MODE_PLAIN, 1, 1>(o, s);
         CK(cudaStreamSynchronize(s));
         long nan = 0, differ = 0;
         const double err = relerr(h, N, c2, N, M, N, &nan, &differ);
         bad |= nan != 0 || err > 1e-2;
-        const double t = time([&] { launch_bt<MODE_PLAIN>(o, s); });
+        const double t = time([&] { launch_t<MODE_PLAIN, 1, 1>(o, s); });
         printf("%-28s %9.3f %8.0f %9.3f %10.1e vs cuBLASLt: %ld NaN, %ld differ\n", "plain-bt", t,
                fl_dn / t / 1e9, t_ltb / t, err, nan, differ);
         // The same GEMM with the SwiGLU backward in its epilogue: dg, du from random g, u (out of
@@ -374,12 +351,12 @@ int main(int argc, char **argv) {
         lt_fill_bf16<<<1024, 256, 0, s>>>(g, M * N, 7, 2.0f);  // (the forms above poison them)
         lt_fill_bf16<<<1024, 256, 0, s>>>(u, M * N, 8, 1.0f);
         CK(cudaMemsetAsync(c2, 0xFF, M * 2 * N * 2, s));
-        launch_bt<MODE_DGLU>(f, s);
+        launch_t<MODE_DGLU, 1, 1>(f, s);
         CK(cudaStreamSynchronize(s));
         long nan2 = 0, d2 = 0;
         relerr(c2, N, c2, N, 2 * M, N, &nan2, &d2);
         bad |= nan2 != 0;
-        const double tf = time([&] { launch_bt<MODE_DGLU>(f, s); });
+        const double tf = time([&] { launch_t<MODE_DGLU, 1, 1>(f, s); });
         const double pass = 5.0 * M * N * 2 / copy_gbps / 1e6;
         printf(
             "%-28s %9.3f %8.0f %9.3f %10s dg, du: %ld NaN; x (cuBLASLt dh + pass at the copy "

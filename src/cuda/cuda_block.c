@@ -116,10 +116,9 @@ struct ffn_cuda_block {
     enum ffn_dtype sd;   // the pre-activations P (opts.save_dtype)
     bool gelu_epi;       // a plain GeLU-tanh block whose epilogue may be tried
     bool force_naive;    // $FFN_CUDA_BLOCK_GEMM=naive: the fallback GEMM for everything (tests)
-    int64_t glu_min_t;   // the fused gated GEMM from this many tokens on (-1: never; see
-                         // ffn__glu_try)
+    int64_t glu_min_t;   // the fused gated GEMM from this many tokens on (ffn__glu_form)
     int glu_sms;         // its grid: the device's multiprocessors (ffn_cu_glu_gemm_prepare)
-    int glu_parts;       // its forms in use (FFN_CB_GLU_PARTS; $FFN_CUDA_GLU_PARTS)
+    int glu_parts;       // its forms in use (FFN_CB_GLU_PARTS; $FFN_CUDA_GLU_PARTS; 0: none)
     bool dx_twice;       // $FFN_CUDA_BLOCK_DX_ROUND=2: a 16-bit dx of two planes accumulated in
                          // its own dtype (rounded twice; measurements only), not staged in f32
     // Device buffers, stream-ordered on `stream` (cudaMallocAsync), grown on demand.
@@ -785,42 +784,45 @@ static size_t ffn__h_bytes(const struct ffn_cuda_block *b, int64_t T) {
     return (size_t)(T * b->plan.spec.d_ff) * es;
 }
 
+// Whether the fused kernel's form `part` (a bit of FFN_CB_GLU_PARTS) runs for T tokens: a Hopper
+// GPU (glu_sms), the form in use, T ≥ glu_min_t, bf16 or f16 weights (the first projection's).
+static bool ffn__glu_form(const struct ffn_cuda_block *b, int part, int64_t T) {
+    return (b->glu_parts & part) && T >= b->glu_min_t &&
+           (b->fdt == FFN_DTYPE_BF16 || b->fdt == FFN_DTYPE_F16);
+}
+
 // The fused gated GEMM's call for T tokens of x (xop), h into H and, keep_p, g and u into their
-// planes of P; false where it does not apply: a Hopper GPU (sm_90a), T ≥ glu_min_t, bf16 or f16
-// weights stored [out, in] (separate, fused or row-interleaved), x and h in the weights' dtype
-// and the kept pre-activations too (bf16: save_dtype has no f16, so an f16 block's SAVE forward
-// stays unfused), no bias on the first projection, one gate/up group (not a blocked layout),
-// and the element math of the default accuracy without parity (the 16-bit tier, which needs no
-// tables in shared memory; ReLU and identity need none either way), with the kernel's alignment.
+// planes of P; false where it does not apply: the form (ffn__glu_form), weights stored [out, in]
+// (separate, fused or row-interleaved), x and h in the weights' dtype and the kept
+// pre-activations too (bf16: save_dtype has no f16, so an f16 block's SAVE forward stays
+// unfused), no bias on the first projection, one gate/up group (not a blocked layout), and the
+// kernel's terms (ffn_cu_glu_gemm_fits: its element math — the 16-bit tier of the default
+// accuracy without parity, or ReLU / identity — and its alignment).
 static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
                          const struct ffn_cb_mat *xop, int64_t T, bool keep_p,
                          struct ffn_cu_glu_gemm *g) {
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_act act = pl->spec.act;
-    const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH && !ctx->bf16_parity;
     const enum ffn_dtype dt = b->fdt;
-    if (!(b->glu_parts & 1) || b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
-        (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || xop->dt != dt || xop->s1 != 1 ||
-        b->hdt != dt || (keep_p && b->sd != dt) || pl->n_bias != 0 || pl->n_groups != 1 ||
-        !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY))
+    if (!ffn__glu_form(b, 1, T) || xop->dt != dt || xop->s1 != 1 || b->hdt != dt ||
+        (keep_p && b->sd != dt) || pl->n_bias != 0 || pl->n_groups != 1)
         return false;
     const struct ffn_cb_mat wg = ffn__wop(b, &pl->seg[pl->g_plane].w, false);
     const struct ffn_cb_mat wu = ffn__wop(b, &pl->seg[pl->u_plane].w, false);
     if (wg.s0 != 1 || wu.s0 != 1) return false;  // [in, out] weights: N-major, not this kernel's
     const int64_t ld = pl->p_ld;
     const size_t es = ffn__es(dt);
-    char *P = b->P.p;
     *g = (struct ffn_cu_glu_gemm){
         .x = xop->p,
         .wg = (const char *)wg.p + (size_t)(pl->g0 * wg.s1) * es,
         .wu = (const char *)wu.p + (size_t)(pl->u0 * wu.s1) * es,
         .h = b->H.p,
-        .g = keep_p ? P + (size_t)(pl->g_plane * T * ld + pl->g0) * es : NULL,
-        .u = keep_p ? P + (size_t)(pl->u_plane * T * ld + pl->u0) * es : NULL,
+        .g = keep_p ? ffn__pview(b, b->P.p, dt, T, pl->g_plane, pl->g0, pl->gw).data : NULL,
+        .u = keep_p ? ffn__pview(b, b->P.p, dt, T, pl->u_plane, pl->u0, pl->gw).data : NULL,
         .T = T,
         .m = pl->gw,
         .K = pl->spec.d_model,
-        .ldx = T > 1 ? xop->s0 : pl->spec.d_model,
+        .ldx = xop->s0,
         .ldwg = wg.s1,
         .ldwu = wu.s1,
         .ldh = pl->spec.d_ff,
@@ -837,28 +839,23 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
 
 // The backward's fused dh GEMM for T tokens of dy (dyop): dh = dy·W_down and, in its epilogue,
 // dgate and dup over the gate and up planes of P (in place); false where it does not apply: the
-// forward's terms (a Hopper GPU, T ≥ glu_min_t, bf16 or f16 weights, one gate/up group, the
-// 16-bit tier or ReLU / identity; bf16_parity does not touch the backward), the form asked for
-// (glu_parts), dy, h, the saved pre-activations and dP all in W_down's dtype (dP in place over
-// P), and the kernel's alignment (W_down's rows 16-byte strides).
+// form (ffn__glu_form), one gate/up group, dy, h, the saved pre-activations and dP all in
+// W_down's dtype (dP in place over P), and the kernel's terms (ffn_cu_dglu_gemm_fits: the element
+// math as the forward's, bf16_parity aside, which does not touch the backward; W_down's rows
+// 16-byte strides).
 static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
                           const struct ffn_cb_mat *dyop, const struct ffn_cb_mat *wdt, int64_t T,
                           struct ffn_cu_dglu_gemm *g) {
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_act act = pl->spec.act;
-    const bool tier16 = ctx->accuracy != FFN_ACCURACY_HIGH;
     const enum ffn_dtype dt = b->fdt;
-    if (!(b->glu_parts & 2) || b->glu_min_t < 0 || T < b->glu_min_t || b->force_naive ||
-        !pl->spec.gated || (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || wdt->dt != dt ||
-        dyop->dt != dt || dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
-        !(tier16 || act == FFN_ACT_RELU || act == FFN_ACT_IDENTITY) ||
+    if (!ffn__glu_form(b, 2, T) || !pl->spec.gated || wdt->dt != dt || dyop->dt != dt ||
+        dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
         (wdt->s0 != 1 && wdt->s1 != 1))
         return false;
     const int64_t ld = pl->p_ld;
-    const size_t es = ffn__es(dt);
-    char *P = b->P.p;
-    char *gp = P + (size_t)(pl->g_plane * T * ld + pl->g0) * es;
-    char *up = P + (size_t)(pl->u_plane * T * ld + pl->u0) * es;
+    void *gp = ffn__pview(b, b->P.p, dt, T, pl->g_plane, pl->g0, pl->gw).data;
+    void *up = ffn__pview(b, b->P.p, dt, T, pl->u_plane, pl->u0, pl->gw).data;
     *g = (struct ffn_cu_dglu_gemm){
         .dy = dyop->p,
         .w = wdt->p,
@@ -869,7 +866,7 @@ static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
         .T = T,
         .m = pl->gw,
         .K = pl->spec.d_model,
-        .lddy = T > 1 ? dyop->s0 : pl->spec.d_model,
+        .lddy = dyop->s0,
         .ldw = wdt->s1 == 1 ? wdt->s0 : wdt->s1,
         .ldg = ld,
         .ldu = ld,
@@ -885,26 +882,22 @@ static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
 }
 
 // The backward's dx = dP_0·W_0ᵀ + dP_1·W_1ᵀ of two planes (separate gate and up weights) as one
-// GEMM of ffn's, its sum over both in f32 and rounded once, where the fused gated GEMM's terms
-// hold (a Hopper GPU, T ≥ glu_min_t) with dP, dx and both weights in one 16-bit dtype and the
-// weights in one orientation; false elsewhere (then cuBLASLt: two GEMMs through an f32 sum).
-static bool ffn__dx_pair_try(const struct ffn_cuda_block *b, const struct ffn_tensor *dx,
-                             const void *Dp, int64_t T, struct ffn_cu_gemm_pair *g) {
+// GEMM of ffn's, its sum over both in f32 and rounded once, where the form applies
+// (ffn__glu_form) with dP, dx and both weights in one 16-bit dtype and the weights in one
+// orientation; false elsewhere (then cuBLASLt: two GEMMs through an f32 sum).
+static bool ffn__dx_pair_try(const struct ffn_cuda_block *b, const struct ffn_tensor *dx, void *Dp,
+                             int64_t T, struct ffn_cu_gemm_pair *g) {
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_dtype dt = b->fdt;
-    if (!(b->glu_parts & 4) || pl->n_seg != 2 || b->glu_min_t < 0 || T < b->glu_min_t ||
-        b->force_naive || (dt != FFN_DTYPE_BF16 && dt != FFN_DTYPE_F16) || dx->dtype != dt)
-        return false;
+    if (!ffn__glu_form(b, 4, T) || pl->n_seg != 2 || dx->dtype != dt) return false;
     const struct ffn_cb_mat w0 = ffn__wop(b, &pl->seg[0].w, true);
     const struct ffn_cb_mat w1 = ffn__wop(b, &pl->seg[1].w, true);
     const bool kn = w0.s1 == 1;
     if (w0.dt != dt || w1.dt != dt || (kn ? w1.s1 != 1 : w0.s0 != 1 || w1.s0 != 1)) return false;
     const int64_t ld = pl->p_ld;
-    const size_t es = ffn__es(dt);
-    const struct ffn_cb_mat c = ffn__act_op(dx);
     *g = (struct ffn_cu_gemm_pair){
         .a0 = Dp,
-        .a1 = (const char *)Dp + (size_t)(T * ld) * es,
+        .a1 = ffn__pview(b, Dp, dt, T, 1, 0, pl->seg[1].n).data,
         .b0 = w0.p,
         .b1 = w1.p,
         .c = dx->data,
@@ -916,7 +909,7 @@ static bool ffn__dx_pair_try(const struct ffn_cuda_block *b, const struct ffn_te
         .lda1 = ld,
         .ldb0 = kn ? w0.s0 : w0.s1,
         .ldb1 = kn ? w1.s0 : w1.s1,
-        .ldc = c.s0,
+        .ldc = ffn__act_op(dx).s0,
         .b_kn = kn,
         .f16 = dt == FFN_DTYPE_F16,
         .sms = b->glu_sms,
@@ -1120,13 +1113,13 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     }
     const char *gg = getenv("FFN_CUDA_GLU_GEMM");
     b->glu_sms = p->spec.gated ? ffn_cu_glu_gemm_prepare() : 0;
-    b->glu_min_t = !b->glu_sms || (gg && gg[0] == '0') ? -1
-                   : gg && gg[0] == '1'                ? 1
-                                                       : FFN_CB_GLU_MIN_T;
+    const bool gg_all = gg && gg[0] == '1';
     const char *parts = getenv("FFN_CUDA_GLU_PARTS");
-    b->glu_parts = parts && *parts      ? (int)strtol(parts, NULL, 0)
-                   : gg && gg[0] == '1' ? 7
-                                        : FFN_CB_GLU_PARTS;
+    b->glu_min_t = gg_all ? 1 : FFN_CB_GLU_MIN_T;
+    b->glu_parts = !b->glu_sms || b->force_naive || (gg && gg[0] == '0') ? 0
+                   : parts && *parts ? (int)strtol(parts, NULL, 0)
+                   : gg_all          ? 7
+                                     : FFN_CB_GLU_PARTS;
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
     if (s != CUBLAS_STATUS_SUCCESS) {

@@ -416,6 +416,17 @@ static __device__ __forceinline__ void dglu8(uint4 gv, uint4 uv, uint4 hv, const
 static __device__ __forceinline__ uint32_t stg_at(uint32_t stg, int rr, int cc) {
     return stg + (cc >> 6) * 8192 + rr * 128 + ((((cc & 63) >> 3) ^ (rr & 7)) << 4) + (cc & 7) * 2;
 }
+
+// The other way round: chunk q (16 bytes, 8 columns of a row) of a staged tile read PER chunks a
+// consumer half (1024: its g boxes; 2048: all four) from the start: its staging address, and its
+// row and column within the tile.
+template <int PER>
+static __device__ __forceinline__ uint32_t stg_chunk(uint32_t stg, int q, int &row, int &col) {
+    const int half = q / PER, o = (q % PER) * 16, rr = (o & 8191) >> 7;
+    row = half * 64 + rr;
+    col = (o >> 13) * 64 + ((((o & 127) >> 4) ^ (rr & 7)) << 3);
+    return stg + half * 32768 + o;
+}
 static __device__ __forceinline__ void st_shared(uint32_t a, uint32_t v) {
     asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
 }
@@ -434,9 +445,8 @@ static __device__ __forceinline__ void st_shared4(uint32_t a, uint4 v) {
 }
 
 // The epilogue's backward pass over a staged dh tile (tile column tn, first row m0; thread et of
-// 96): chunk q (8 columns of a row) lies in consumer half q / 2048, its box, row and swizzled
-// position giving the row and column. g and u are loaded DB chunks at a time (their loads in
-// flight together), then dg and du stored over them.
+// 96), chunk by chunk (stg_chunk): g and u are loaded DB chunks at a time (their loads in flight
+// together), then dg and du stored over them.
 template <int F16, int ACT>
 static __device__ __forceinline__ void dglu_tile(uint32_t stg, int tn, int m0, int et,
                                                  const Params &p) {
@@ -447,10 +457,8 @@ static __device__ __forceinline__ void dglu_tile(uint32_t stg, int tn, int m0, i
 #pragma unroll
         for (int j = 0; j < DB; j++) {
             const int q = q0 + 96 * j < N ? q0 + 96 * j : q0;  // past the end: a repeat, not stored
-            const int o = (q & 2047) * 16, rr = (o & 8191) >> 7;
-            col[j] = tn * BN + (o >> 13) * 64 + ((((o & 127) >> 4) ^ (rr & 7)) << 3);
-            row[j] = m0 + (q >> 11) * 64 + rr;
-            hv[j] = ld_shared4(stg + (q >> 11) * 32768 + o);
+            hv[j] = ld_shared4(stg_chunk<2048>(stg, q, row[j], col[j]));
+            row[j] += m0, col[j] += tn * BN;
             gv[j] = ld_in8(p.g, p.ldg, row[j], col[j], p);
             uv[j] = ld_in8(p.u, p.ldu, row[j], col[j], p);
         }
@@ -552,15 +560,12 @@ __global__ void __launch_bounds__(384, 1)
                          [&](auto A) { dglu_tile<F16, decltype(A)::value>(stg, tn, m0, et, p); });
                 named_sync(1, 96);  // every thread has read the staging before it is freed
             } else if (p.direct) {
-                // Chunk q of the g boxes: consumer half q / 1024, box, row and swizzled position
-                // give the tile's row and column; u lies two boxes on, at the same position.
+                // Chunk q of the g boxes; u's lies two boxes on, at the same position.
                 with_act(p.act, [&](auto A) {
                     for (int q = et; q < 2048; q += 96) {
-                        const int o = (q & 1023) * 16, rr = (o & 8191) >> 7;
-                        const int col =
-                            tn * 128 + (o >> 13) * 64 + ((((o & 127) >> 4) ^ (rr & 7)) << 3);
-                        const int row = m0 + (q >> 10) * 64 + rr;
-                        const uint32_t a = stg + (q >> 10) * 32768 + o;
+                        int row, col;
+                        const uint32_t a = stg_chunk<1024>(stg, q, row, col);
+                        row += m0, col += tn * (BN / 2);
                         const uint4 gv = ld_shared4(a), uv = ld_shared4(a + 16384);
                         if (MODE == MODE_GUH) {
                             st_out8(p.g, p.ldg, row, col, p, gv);
@@ -587,7 +592,8 @@ __global__ void __launch_bounds__(384, 1)
                 // the same rows and columns under the same swizzle.
                 with_act(p.act, [&](auto A) {
                     for (int q = et; q < 2048; q += 96) {
-                        const uint32_t a = stg + (q >> 10) * 32768 + (q & 1023) * 16;
+                        int row, col;
+                        const uint32_t a = stg_chunk<1024>(stg, q, row, col);
                         st_shared4(a, h8<MODE, F16, decltype(A)::value>(ld_shared4(a),
                                                                         ld_shared4(a + 16384), p));
                     }

@@ -892,6 +892,19 @@ static uint16_t *rand16(enum ffn_dtype dt, int64_t n, double scale) {
 #undef T
 #undef M
 
+// Whether got, a 16-bit GEMM output of dtype dt, lies within its bound of the double product sum
+// of K terms (mag: the sum of their magnitudes): one rounding to the dtype (bf16 2^-8 relative,
+// f16 2^-11: half an ulp at the bottom of a binade; f16's subnormals, 2^-25 absolute) and the
+// f32 sums (K·2^-24 of mag). *worst: the largest error seen, in bounds.
+static bool gemm16_ok(enum ffn_dtype dt, double got, double sum, double mag, int64_t K,
+                      double *worst) {
+    const bool h16 = dt == FFN_DTYPE_F16;
+    const double err = fabs(got - sum), tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) +
+                                              (h16 ? 0x1p-25 : 0) + K * 0x1p-24 * mag;
+    if (err / (tol > 0 ? tol : 1) > *worst) *worst = err / (tol > 0 ? tol : 1);
+    return err <= tol;
+}
+
 // One call of the fused gated GEMM in dtype dt (bf16 or f16): nt tokens, d_ff m, d_model nk; x's
 // rows padded by px elements, the outputs' by po; the weights separate [m, nk] or one
 // row-interleaved [2m, nk] pair.
@@ -966,15 +979,7 @@ static void glu_gemm_case(ffn_ctx_t gpu, int sms, enum ffn_dtype dt, int64_t nt,
                     const double p = (double)from16(dt, xr[k]) * from16(dt, wr[k]);
                     sum += p, mag += fabs(p);
                 }
-                const double got = from16(dt, w ? hu[o] : hg[o]);
-                // One rounding to the dtype (bf16 2^-8 relative, f16 2^-11: half an ulp at the
-                // bottom of a binade; f16's subnormals, 2^-25 absolute) and the f32 sums
-                // (nk·2^-24).
-                const bool h16 = dt == FFN_DTYPE_F16;
-                const double err = fabs(got - sum), tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) +
-                                                          (h16 ? 0x1p-25 : 0) + nk * 0x1p-24 * mag;
-                if (err / (tol > 0 ? tol : 1) > worst_gu) worst_gu = err / (tol > 0 ? tol : 1);
-                bad_gu += !(err <= tol);
+                bad_gu += !gemm16_ok(dt, from16(dt, w ? hu[o] : hg[o]), sum, mag, nk, &worst_gu);
             }
         }
     printf("  %s: g, u worst %.3f of the bound; h %" PRId64 " differ\n", cfg, worst_gu, bad_h);
@@ -1072,7 +1077,6 @@ static void dglu_gemm_case(ffn_ctx_t gpu, int sms, enum ffn_dtype dt, int64_t nt
     dev_get(hru, ru, ob), dev_get(hig, ig, ob), dev_get(hiu, iu, ob);
     int64_t bad_d = 0, bad_in = 0, bad_dh = 0;
     double worst_dh = 0;
-    const bool h16 = dt == FFN_DTYPE_F16;
     for (int64_t t = 0; t < nt; t++)
         for (int64_t j = 0; j < m; j++) {
             const int64_t o = t * ldo + j;
@@ -1086,12 +1090,7 @@ static void dglu_gemm_case(ffn_ctx_t gpu, int sms, enum ffn_dtype dt, int64_t nt
                 const double p = (double)from16(dt, hy[t * ldy + k]) * from16(dt, wv);
                 sum += p, mag += fabs(p);
             }
-            // One rounding to the dtype and the f32 sums, as glu_gemm_case.
-            const double err = fabs(from16(dt, hdh[t * ldh + j]) - sum),
-                         tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) + (h16 ? 0x1p-25 : 0) +
-                               nk * 0x1p-24 * mag;
-            if (err / (tol > 0 ? tol : 1) > worst_dh) worst_dh = err / (tol > 0 ? tol : 1);
-            bad_dh += !(err <= tol);
+            bad_dh += !gemm16_ok(dt, from16(dt, hdh[t * ldh + j]), sum, mag, nk, &worst_dh);
         }
     printf("  %s: dh worst %.3f of the bound; dg, du %" PRId64 " differ\n", cfg, worst_dh, bad_d);
     CHECK_EQ(bad_dh, 0, "%s: dh off the double product (worst %.2f of the bound)", cfg, worst_dh);
@@ -1151,7 +1150,6 @@ static void gemm_pair_case(int sms, enum ffn_dtype dt, int64_t M, int64_t N, int
     CHECK_EQ(ffn_cu_gemm_pair_launch(NULL, &a), 0, "%s: launch", cfg);
     CUDA_OK(cudaDeviceSynchronize());
     dev_get(hc, dc, cb);
-    const bool h16 = dt == FFN_DTYPE_F16;
     int64_t bad = 0;
     double worst = 0;
     for (int64_t r = 0; r < M; r++) {
@@ -1164,12 +1162,7 @@ static void gemm_pair_case(int sms, enum ffn_dtype dt, int64_t M, int64_t N, int
                     const double p = (double)from16(dt, ha[i][r * lda[i] + k]) * from16(dt, bv);
                     sum += p, mag += fabs(p);
                 }
-            const double got = from16(dt, hc[r * ldc + j]);
-            const double err = fabs(got - sum), tol = (h16 ? 0x1p-11 : 0x1p-8) * fabs(sum) +
-                                                      (h16 ? 0x1p-25 : 0) +
-                                                      (K0 + K1) * 0x1p-24 * mag;
-            if (err / (tol > 0 ? tol : 1) > worst) worst = err / (tol > 0 ? tol : 1);
-            bad += !(err <= tol);
+            bad += !gemm16_ok(dt, from16(dt, hc[r * ldc + j]), sum, mag, K0 + K1, &worst);
         }
     }
     printf("  %s: worst %.3f of the bound\n", cfg, worst);
