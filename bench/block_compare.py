@@ -8,10 +8,14 @@ Per (shape, tokens, dtype, threads, pass), for ffn's AUTO schedule: seconds, GFL
 the same GEMMs alone through oneDNN (same process), the floor (GEMMs + the activation's
 elementwise passes alone, over the GEMMs: what no unfused block can beat), PyTorch's seconds in the same dtype and
 thread count and ffn's speedup over it, the ceiling of that speedup (PyTorch's seconds over the
-GEMMs alone: what a block that took no time beyond its GEMMs would reach), and at one token the
+GEMMs alone: what a block that took no time beyond its GEMMs would reach), the block's GFLOP/s
+over the CPU's arithmetic peak for the dtype on those threads (`peak`: the multiply-add issue rate
+`ffn bench block` measures, tools/peak.c) and the speedup over PyTorch a block running at that
+peak would reach (`at peak`: no implementation on this CPU can pass it), and at one token the
 GB/s of weight bytes against the same-run triad. Targets: ratio to the GEMMs <= 1.05 (forward) / 1.08 (forward + backward); speedup
 over PyTorch >= 2 (bf16) / 1.2 (f32) at 256 and 4096 tokens and >= 1.0 at 1 and 16; at one
-token in bf16, >= 0.8 of the triad. A second table sets the TILED schedule beside SEPARATE.
+token in bf16, >= 0.8 of the triad. A speedup target that the `at peak` speedup is below is
+marked `(beyond peak)`: on that CPU it is out of reach of any block. A second table sets the TILED schedule beside SEPARATE.
 """
 import argparse
 import json
@@ -50,41 +54,45 @@ def main():
     out = []
     cpu = ffn[0].get("cpu", "?") if ffn else "?"
     impls = sorted({(r["dtype"], r["impl"]) for r in auto})
+    peaks = [m for m in meta if "peak_gflops" in m]
     out.append(f"CPU: {cpu}; oneDNN matmul: " +
                ", ".join(f"{dt} {impl}" for dt, impl in impls) + "; " +
                ", ".join(f"triad {m['triad_threads']} thr {m['triad_gbs']:.1f} GB/s"
-                         for m in meta if "triad_gbs" in m))
+                         for m in meta if "triad_gbs" in m) +
+               "".join(f"; peak {m['dtype']} {m['peak_threads']} thr {m['peak_gflops']:.0f} GFLOP/s "
+                       f"({m['peak_instr']})" for m in peaks))
     out.append("")
-    out.append("| shape | tokens | dtype | thr | pass | ffn s | GFLOP/s | x GEMMs alone | floor | PyTorch s "
-               "| speedup | ceiling | weight GB/s (x triad) | targets |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    out.append("| shape | tokens | dtype | thr | pass | ffn s | GFLOP/s | x GEMMs alone | floor | peak "
+               "| PyTorch s | speedup | ceiling | at peak | weight GB/s (x triad) | targets |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     n_miss = 0
     for r in sorted(auto, key=lambda r: (r["shape"], r["dtype"], r["threads"], r["tokens"], r["pass"])):
         t = tmap.get(key(r))
         sp = t["seconds"] / r["seconds"] if t else None
         cap = t["seconds"] / r["gemm_seconds"] if t else None
+        pk = r.get("peak_gflops") or 0
+        # PyTorch's seconds over the block's FLOPs at the peak rate.
+        at_peak = t["seconds"] * pk / (r["gflops"] * r["seconds"]) if t and pk else None
         miss = []
         if r["ratio_to_gemm"] > GEMM_TARGET[r["pass"]]:
             miss.append("gemm")
         if sp is not None:
             need = (2.0 if r["dtype"] == "bf16" else 1.2) if r["tokens"] >= 256 else 1.0
             if sp < need:
-                miss.append(f"torch<{need:g}")
+                beyond = at_peak is not None and at_peak < need
+                miss.append(f"torch<{need:g}" + (" (beyond peak)" if beyond else ""))
         bw = ""
         if r["tokens"] == 1 and r["pass"] == "fwd":
             bw = f"{r['weight_gbs']:.1f} ({r['weight_to_triad']:.2f})"
             if r["dtype"] == "bf16" and r["weight_to_triad"] < 0.8:
                 miss.append("bw")
         n_miss += bool(miss)
-        out.append(f"| {r['shape']} | {r['tokens']} | {r['dtype']} | {r['threads']} | {r['pass']} "
-                   f"| {r['seconds']:.5f} | {r['gflops']:.1f} | {r['ratio_to_gemm']:.3f} "
-                   f"| {r.get('floor_ratio', 0):.3f} "
-                   f"| {t['seconds']:.5f} | {sp:.2f}x | {cap:.2f}x | {bw} | {', '.join(miss) or 'met'} |"
-                   if t else
-                   f"| {r['shape']} | {r['tokens']} | {r['dtype']} | {r['threads']} | {r['pass']} "
-                   f"| {r['seconds']:.5f} | {r['gflops']:.1f} | {r['ratio_to_gemm']:.3f} "
-                   f"| {r.get('floor_ratio', 0):.3f} | - | - | - "
-                   f"| {bw} | {', '.join(miss) or 'met'} |")
+        head = (f"| {r['shape']} | {r['tokens']} | {r['dtype']} | {r['threads']} | {r['pass']} "
+                f"| {r['seconds']:.5f} | {r['gflops']:.1f} | {r['ratio_to_gemm']:.3f} "
+                f"| {r.get('floor_ratio', 0):.3f} | {r.get('to_peak', 0):.2f} ")
+        torch_cols = (f"| {t['seconds']:.5f} | {sp:.2f}x | {cap:.2f}x "
+                      f"| {f'{at_peak:.2f}x' if at_peak else '-'} " if t else "| - | - | - | - ")
+        out.append(head + torch_cols + f"| {bw} | {', '.join(miss) or 'met'} |")
     out.append("")
     out.append(f"{len(auto) - n_miss} of {len(auto)} rows meet every target that applies.")
     if tiled:

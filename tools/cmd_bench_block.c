@@ -260,6 +260,8 @@ struct row {
     const char *sched;
     int64_t tile_rows;
     double sec, gsec, asec, triad;  // block, GEMMs alone, elementwise passes alone
+    double peak;                    // the CPU's multiply-add peak for dt on these threads
+    const char *peak_instr;
     int reps;
     const char *impl, *gimpl;
     double weight_bytes;
@@ -277,17 +279,21 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
                "\"gemm_seconds\":%.6g,\"gemm_gflops\":%.4g,\"ratio_to_gemm\":%.4f,"
                "\"act_seconds\":%.6g,\"floor_ratio\":%.4f,"
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
+               "\"peak_gflops\":%.4g,\"peak_instr\":\"%s\",\"to_peak\":%.4f,"
                "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
                r->s->name, r->T, r->s->d, r->s->m,
                r->s->gated ? ffn_glu_name(r->s->act) : ffn_act_name(r->s->act),
                r->s->gated ? "true" : "false", ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd",
                r->sched, r->tile_rows, r->threads, r->sec, flops / r->sec * 1e-9, r->gsec,
                flops / r->gsec * 1e-9, r->sec / r->gsec, r->asec, (r->gsec + r->asec) / r->gsec,
-               wgbs, r->triad, wgbs / r->triad, r->impl, r->gimpl, isa, cpu, r->reps);
+               wgbs, r->triad, wgbs / r->triad, r->peak, r->peak_instr,
+               r->peak > 0 ? flops / r->sec * 1e-9 / r->peak : 0.0, r->impl, r->gimpl, isa, cpu,
+               r->reps);
     } else {
-        printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f", r->s->name,
-               r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched, r->threads, r->sec,
-               flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec, (r->gsec + r->asec) / r->gsec);
+        printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f %6.3f",
+               r->s->name, r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched,
+               r->threads, r->sec, flops / r->sec * 1e-9, r->gsec, r->sec / r->gsec,
+               (r->gsec + r->asec) / r->gsec, r->peak > 0 ? flops / r->sec * 1e-9 / r->peak : 0.0);
         if (r->T == 1 && !r->bwd) printf("  %6.1f GB/s = %.2f triad", wgbs, wgbs / r->triad);
         printf("\n");
     }
@@ -308,8 +314,15 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
     ffn_tool_cpu_name(cpu, sizeof cpu, NULL);
     const char *isa = ffn_isa_name(ffn_ctx_isa(ctx));
     const int t_lo = threads ? threads : 1, t_hi = threads ? threads : 2;
-    double triad[3] = {0};
-    for (int t = t_lo; t <= t_hi && t <= 2; t++) triad[t] = ffn__triad(t);
+    double triad[3] = {0}, peak[3][2] = {{0}};
+    const char *peak_instr[2] = {"none", "none"};
+    for (int t = t_lo; t <= t_hi && t <= 2; t++) {
+        triad[t] = ffn__triad(t);
+        for (int k = 0; k < 2; k++)
+            if (only_dt < 0 || only_dt == (int)(k ? FFN_DTYPE_BF16 : FFN_DTYPE_F32))
+                peak[t][k] =
+                    ffn_tool_peak_gflops(k ? FFN_DTYPE_BF16 : FFN_DTYPE_F32, t, &peak_instr[k]);
+    }
     const dnnl_version_t *v = dnnl_version();
     int rc = 0;
     bool header = false;
@@ -430,9 +443,9 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 printf("cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s)\n",
                                        cpu, isa, v->major, v->minor, v->patch, info.gemm_impl,
                                        ffn_dtype_name(dt));
-                                printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s\n",
+                                printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s %6s\n",
                                        "shape", "T", "dt", "pass", "schedule", "thr", "seconds",
-                                       "GFLOP/s", "gemm_s", "ratio", "floor");
+                                       "GFLOP/s", "gemm_s", "ratio", "floor", "peak");
                                 header = true;
                             }
                             double tb[64], tg[64], ta[64];
@@ -471,6 +484,8 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 ffn__median(tg, n),
                                 ffn__median(ta, n),
                                 triad[t < 3 ? t : 2],
+                                peak[t < 3 ? t : 2][dti],
+                                peak_instr[dti],
                                 n,
                                 info.gemm_impl,
                                 g.impl[0],
@@ -487,15 +502,27 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
             }
         }
     }
-    if (json)
-        for (int t = t_lo; t <= t_hi && t <= 2; t++)
+    for (int t = t_lo; t <= t_hi && t <= 2; t++) {
+        if (json)
             printf(
                 "{\"triad_threads\":%d,\"triad_gbs\":%.4g,\"cpu\":\"%s\",\"onednn\":\"%d.%d.%d\"}"
                 "\n",
                 t, triad[t], cpu, v->major, v->minor, v->patch);
-    else
-        for (int t = t_lo; t <= t_hi && t <= 2; t++)
+        else
             printf("triad %d thread%s: %.1f GB/s\n", t, t > 1 ? "s" : "", triad[t]);
+        for (int k = 0; k < 2; k++) {
+            if (peak[t][k] <= 0) continue;
+            const char *dn = ffn_dtype_name(k ? FFN_DTYPE_BF16 : FFN_DTYPE_F32);
+            if (json)
+                printf(
+                    "{\"peak_threads\":%d,\"dtype\":\"%s\",\"peak_gflops\":%.4g,"
+                    "\"peak_instr\":\"%s\",\"cpu\":\"%s\"}\n",
+                    t, dn, peak[t][k], peak_instr[k], cpu);
+            else
+                printf("peak %s %d thread%s: %.1f GFLOP/s (%s)\n", dn, t, t > 1 ? "s" : "",
+                       peak[t][k], peak_instr[k]);
+        }
+    }
     ffn__gemms_free(&g);
     dnnl_stream_destroy(g.st);
     dnnl_engine_destroy(g.eng);

@@ -42,6 +42,12 @@ static inline void ffn_tool_store_f32(void *p, enum ffn_dtype dt, int64_t i, flo
 // (tools/host.c).
 void ffn_tool_cpu_name(char *buf, size_t cap, double *mhz);
 
+// The CPU's arithmetic peak for GEMMs of dtype dt (f32 or bf16) on `threads` threads at once, in
+// GFLOP/s: the issue rate of the multiply-add instruction oneDNN's kernels for dt are made of
+// (AMX tdpbf16ps, vdpbf16ps, vfmadd231ps), measured; *instr names it. 0 where none applies
+// (tools/peak.c).
+double ffn_tool_peak_gflops(enum ffn_dtype dt, int threads, const char **instr);
+
 int ffn_cmd_check(int argc, char **argv);        // special values and a quick self-check
 int ffn_cmd_ulp(int argc, char **argv);          // accuracy sweep against MPFR
 int ffn_cmd_bench_act(int argc, char **argv);    // activation kernel benchmark

@@ -45,3 +45,21 @@ t 2 "a symbolic link to a missing file; not written through a dangling link" -- 
 p "nothing was created through the link" -- test ! -e "$W/missing.safetensors"
 t 2 "cannot create: its directory does not exist" -- "$FFN" run "$L" --layer 1 --input "$IN" --output "$W/nope/y.safetensors"
 p "no temporary file is left" -- bash -c '! ls -a "$1" | grep -q "\.tmp"' _ "$W"
+# ffn bench block divides each row's GFLOP/s by the CPU's arithmetic peak for its dtype, measured
+# with the multiply-add instruction the GEMM library runs for that dtype. oneDNN names the kernel
+# it chose for the GEMMs alone (gemm_impl): AMX, AVX512-BF16 or AVX-512, the witness of the
+# instruction the peak must have been measured with; the peak is a positive rate.
+t 0 '"peak_instr"' stdout -- "$FFN" bench block --json --quick --shape gpt2-small --tokens 16 --threads 1 --reps 1
+p "each row's peak is measured with the instruction of oneDNN's kernel" -- python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+blk = [r for r in rows if "shape" in r]
+assert len(blk) == 4 and all(r["peak_gflops"] > 0 and r["to_peak"] > 0 for r in blk)
+for r in blk:
+    g = r["gemm_impl"]
+    want = ("tdpbf16ps" if "amx" in g else "vdpbf16ps zmm" if "bf16" in g else
+            "vfmadd231ps zmm" if "avx512" in g else "vfmadd231ps ymm")
+    assert r["peak_instr"] == want, (r["dtype"], g, r["peak_instr"])
+assert {(m["peak_threads"], m["dtype"]) for m in rows if "peak_gflops" in m and "shape" not in m} \
+    == {(1, "f32"), (1, "bf16")}
+' "$W/.out"
