@@ -144,6 +144,8 @@ struct ffn_cpu_features {
     bool avx512;       // AVX-512 F + BW + DQ + VL, and the OS saves ZMM + opmask state
     bool avx512_bf16;  // AVX512_BF16 on top of avx512
     bool amx_bf16;     // AMX-BF16 + AMX-TILE on top of avx512, and the OS saves the tile state
+    bool amd;          // vendor "AuthenticAMD"
+    int family;        // CPUID family, extended family added (AMD Zen 4: 25, Zen 5: 26; Intel: 6)
 };
 void ffn_cpu_features_detect(struct ffn_cpu_features *f);
 

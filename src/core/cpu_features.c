@@ -17,6 +17,11 @@ void ffn_cpu_features_detect(struct ffn_cpu_features *f) {
     if (!__get_cpuid(1, &a, &b, &c, &d)) return;
     const bool osxsave = c & (1u << 27), avx = c & (1u << 28), fma = c & (1u << 12),
                f16c = c & (1u << 29);
+    const int base = (int)(a >> 8 & 0xf);
+    f->family = base == 0xf ? base + (int)(a >> 20 & 0xff) : base;
+    unsigned v[4];
+    __cpuid(0, v[0], v[1], v[2], v[3]);
+    f->amd = v[1] == 0x68747541u && v[3] == 0x69746e65u && v[2] == 0x444d4163u;  // "AuthenticAMD"
     if (!osxsave || !avx) return;
     const uint64_t xcr0 = ffn__xgetbv0();
     const bool os_ymm = (xcr0 & 0x6) == 0x6;              // SSE + AVX state

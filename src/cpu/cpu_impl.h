@@ -20,6 +20,8 @@ struct ffn_cpu_state {
                            // 0: off; $FFN_BLOCK_SKINNY[_ROWS])
     int skinny_ab_max[2];  // the same for weights contiguous in n ("ab"), [0] f32, [1] bf16
                            // weights ($FFN_BLOCK_SKINNY_AB_ROWS)
+    bool skinny_pf_l2;     // its kernels prefetch the next weight rows into L2 only (T1), not
+                           // into L1 (T0) ($FFN_BLOCK_SKINNY_PF=l1|l2; FFN_SKINNY_PF_L2)
     float *skinny_a;       // the skinny GEMM's packed A, grown on demand (one call at a time: a
     size_t skinny_cap;     // context is not used by two threads at once), floats
 };
@@ -87,6 +89,12 @@ struct ffn_cpu_mat {
 // FFN shapes, two runs: over oneDNN on the same operands 1.15-2.80x at 2-8 rows, 1.01-1.51x at 9,
 // 0.90-1.39x at 10 (geometric mean 1.15), 0.75-1.12x at 12 (0.97), 0.61-0.98x at 16).
 #define FFN_SKINNY_AB_DEFAULT_M_BF16_AMX 10
+// Where its kernels prefetch the next weight rows by default, per CPU: into L1 (T0) on AMD from
+// family 26 (Zen 5: bf16 weights streamed 15-30% faster than with T1), into L2 only (T1)
+// elsewhere (AMD Zen 4, family 25: the one-token blocks 1.1-1.6x faster than with T0; Intel Xeon
+// family 6 model 207: f32 1.1-1.4x, bf16 alike) (docs/blocks.md, "One token: the skinny GEMM").
+// $FFN_BLOCK_SKINNY_PF=l1|l2 sets it.
+bool ffn_skinny_pf_l2_default(const struct ffn_cpu_features *f);
 // What it reports as its implementation (ffn_block_info's gemm_impl, `ffn bench block`).
 #define FFN_SKINNY_IMPL "ffn:skinny_avx512"
 

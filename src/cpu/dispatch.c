@@ -199,6 +199,10 @@ static enum ffn_status ffn__cpu_init(ffn_ctx_t ctx, const struct ffn_ctx_opts *o
     s->skinny_ab_max[1] = ffn__rows_limit(
         on, ska, feat.amx_bf16 ? FFN_SKINNY_AB_DEFAULT_M_BF16_AMX : FFN_SKINNY_AB_DEFAULT_M_BF16,
         FFN_SKINNY_AB_MAX_M);
+    const char *pf = getenv("FFN_BLOCK_SKINNY_PF");
+    s->skinny_pf_l2 = pf && (!strcmp(pf, "l1") || !strcmp(pf, "l2"))
+                          ? !strcmp(pf, "l2")
+                          : ffn_skinny_pf_l2_default(&feat);
     ctx->be_state = s;
     return FFN_STATUS_OK;
 }

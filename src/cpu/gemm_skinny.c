@@ -72,6 +72,10 @@ static void ffn__pack_pairs(uint32_t *dst, int64_t ldp, const struct ffn_cpu_mat
         }
 }
 
+bool ffn_skinny_pf_l2_default(const struct ffn_cpu_features *f) {
+    return !(f->amd && f->family >= 26);
+}
+
 enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, int64_t N, int64_t K,
                                     const struct ffn_cpu_mat *A, const struct ffn_cpu_mat *B,
                                     const struct ffn_cpu_mat *C, const float *bias, bool acc,
@@ -125,7 +129,8 @@ enum ffn_status ffn_cpu_gemm_skinny(ffn_ctx_t ctx, const char *fn, int64_t M, in
                                  .acc = acc,
                                  .cvt = s->avx512_bf16};
     void (*kern)(const struct ffn_skinny *, int64_t, int64_t) =
-        ba ? ffn_gemv_ba__avx512 : ffn_gemv_ab__avx512;
+        s->skinny_pf_l2 ? (ba ? ffn_gemv_ba_l2__avx512 : ffn_gemv_ab_l2__avx512)
+                        : (ba ? ffn_gemv_ba__avx512 : ffn_gemv_ab__avx512);
     // Column block of the kernel: thread ranges align to it ("ab": 64 bytes of bf16 weights).
     const int64_t blk = ba ? 8 : 32;
     const int nt = ctx->n_threads;

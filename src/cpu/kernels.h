@@ -131,6 +131,9 @@ struct ffn_skinny {
 
 void ffn_gemv_ba__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
 void ffn_gemv_ab__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
+// The same kernels with the next weight rows prefetched into L2 only (gemv_avx512_l2.c).
+void ffn_gemv_ba_l2__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
+void ffn_gemv_ab_l2__avx512(const struct ffn_skinny *g, int64_t n0, int64_t n1);
 
 // d[j·ldd + i] = s[i·lds + j] for the source rows i in [r0, r1) and the columns j in [0, C): an
 // f32 transpose (bit copies, NaN payloads kept), source and destination not overlapping.

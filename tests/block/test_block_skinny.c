@@ -398,12 +398,26 @@ int main(void) {
         return ffn_check_skip("the context's ISA is %s, the skinny GEMM needs AVX-512",
                               ffn_isa_name(ffn_ctx_isa(on)));
     }
-    for (int wi = 0; wi < 2; wi++) {
-        test_gemm(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
-        test_specials(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
-        test_misaligned(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16, true);
-        test_misaligned(on, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16, false);
+    // Both instances of the kernels: the next weight rows prefetched into L1 and into L2 only
+    // ($FFN_BLOCK_SKINNY_PF, read when a context is created; the same sums).
+    for (int l2 = 0; l2 < 2; l2++) {
+        setenv("FFN_BLOCK_SKINNY", "1", 1);
+        setenv("FFN_BLOCK_SKINNY_PF", l2 ? "l2" : "l1", 1);
+        ffn_ctx_t c = NULL;
+        if (!CHECK(!ffn_ctx_create(NULL, &c), "a context with FFN_BLOCK_SKINNY_PF=%s",
+                   l2 ? "l2" : "l1"))
+            continue;
+        CHECK(ffn_cpu_state(c)->skinny_pf_l2 == (l2 == 1), "FFN_BLOCK_SKINNY_PF=%s taken",
+              l2 ? "l2" : "l1");
+        for (int wi = 0; wi < 2; wi++) {
+            test_gemm(c, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
+            test_specials(c, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16);
+            test_misaligned(c, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16, true);
+            test_misaligned(c, wi ? FFN_DTYPE_F32 : FFN_DTYPE_BF16, false);
+        }
+        ffn_ctx_destroy(c);
     }
+    unsetenv("FFN_BLOCK_SKINNY_PF");
     test_refusals(on);
     // The off context never takes the path.
     {

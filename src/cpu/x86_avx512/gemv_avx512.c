@@ -29,10 +29,20 @@
 #define FFN_NOINLINE __attribute__((noinline))
 
 // The hint of the software prefetches of the next weight rows (one block of rows ahead: "ba"'s
-// next NB rows, "ab"'s next 8 rows of the piece): into L1 as well. On AMD EPYC Zen 5 (family 26,
-// one thread, cold weights, M = 1) T0 streamed bf16 weights 15-30% faster than T1 (into L2) at
-// every shape measured (docs/blocks.md, "One token: the skinny GEMM"), f32 ones alike.
-#define FFN_PF_HINT _MM_HINT_T0
+// next NB rows, "ab"'s next 8 rows of the piece): into L1 as well (T0), or into L2 only (T1) in
+// the twin of these kernels that gemv_avx512_l2.c compiles (FFN_GEMV_L2: the same code, the
+// entry points named ffn_gemv_*_l2__avx512). Which hint streams faster depends on the CPU
+// (dispatch.c picks; docs/blocks.md, "One token: the skinny GEMM"): on AMD EPYC Zen 5 (family 26,
+// one thread, cold weights, M = 1) T0 streamed bf16 weights 15-30% faster than T1 at every shape
+// measured, f32 ones alike; on Zen 4 (family 25) and an Intel Xeon (family 6 model 207) T1 streamed
+// the one-token blocks as fast or faster (Zen 4 1.1-1.6x, the Xeon's f32 1.1-1.4x).
+#ifdef FFN_GEMV_L2
+#    define FFN_PF_HINT _MM_HINT_T1
+#    define ffn_gemv_ba__avx512 ffn_gemv_ba_l2__avx512
+#    define ffn_gemv_ab__avx512 ffn_gemv_ab_l2__avx512
+#else
+#    define FFN_PF_HINT _MM_HINT_T0
+#endif
 
 // bf16 weight rows that all start sh elements past a 64-byte boundary (a malloc'd or mmapped
 // tensor; rows a multiple of 64 bytes) are read by aligned loads and a permutation, the same
