@@ -20,12 +20,19 @@ them. torch.compile compiles each op's math (the backward's as its explicit form
 gate_up projection's output, sliced as vLLM and Hugging Face's fused MLPs slice it), dgate and
 dup written into the halves of another; h and dh [n/M, M]. As `ffn bench act --fused M`.
 
+`--with-ffn`: ffn's own calls as a third implementation of each row, through its Python package
+(python/ffn, the library named by $FFN_LIBRARY) on the same tensors, timed by the same timer in
+the same process, rep for rep beside PyTorch's (impl "ffn_inproc"): the comparison that does not
+depend on two processes' runs agreeing (at 1.5M elements a call takes 5-9 us and a row's own copy
+moves by 0.3-1 us from one run to the next).
+
 `torch_cuda.py --blocks [...]` runs the FFN blocks instead (bench/torch_cuda_block.py).
 ffn's rows come from `ffn bench act --backend cuda --json` (a file, or --ffn PATH to run the tool
 here). JSON lines of the torch rows go to --json-out. Not a correctness check.
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -142,6 +149,15 @@ class Timer:
                 statistics.median(host), reps)
 
 
+def ffn_call(ffn, act, glu, bwd, x, i1, i2, o0, o1):
+    """ffn's call of a row through its Python package, into the row's own out= buffers."""
+    if not glu:
+        return (lambda: ffn.act_backward(x, i1, act, out=o0)) if bwd else \
+            (lambda: ffn.act(x, act, out=o0))
+    return (lambda: ffn.glu_backward(x, i1, i2, act, out=(o0, o1))) if bwd else \
+        (lambda: ffn.glu(x, i1, act, out=o0))
+
+
 def fill(t, dist, gen):
     if dist == "wide":
         u = torch.empty(t.shape, dtype=torch.float32, device="cuda")
@@ -204,6 +220,9 @@ def run_torch(args, out):
                         eager = lambda sv=sv: glu_backward(act, o0, o1, x, i1, i2, sv, t0, t1)
                         args_c = (x, i1, i2)
                     impls = [("torch_eager", eager)] if args.eager else []
+                    if args.with_ffn:
+                        impls.append(("ffn_inproc", ffn_call(args.with_ffn, act, glu, bwd, x, i1,
+                                                             i2, o0, o1)))
                     if args.compile:
                         key = (act, glu, bwd, dname)
                         if args.fused:
@@ -278,6 +297,26 @@ def table(ffn_rows, torch_rows):
     if worst:
         print(f"\nslowest against the better PyTorch variant: {worst[1][0]} {worst[1][1]} "
               f"{worst[1][2]} n={worst[1][4]}: {worst[0]:.2f}x")
+    for line in inproc_lines(tor):
+        print(line)
+
+
+def inproc_lines(tor):
+    """The rows timed with ffn in the same process (--with-ffn): those where a PyTorch variant
+    took less time than ffn, rep for rep in the same timer. tor: {key: {impl: row}}."""
+    both = {k: t for k, t in tor.items() if "ffn_inproc" in t and len(t) > 1}
+    if not both:
+        return []
+    slower = []
+    for k, t in sorted(both.items(), key=lambda kt: (kt[0][2], kt[0][4], kt[0][0], kt[0][1])):
+        f = t["ffn_inproc"]
+        for impl, r in sorted(t.items()):
+            if impl != "ffn_inproc" and r["seconds"] < f["seconds"]:
+                slower.append(f"  {k[0]} {k[1]} {k[2]} n={k[4]}: ffn {f['seconds'] * 1e6:.2f} us, "
+                              f"{impl[6:]} {r['seconds'] * 1e6:.2f} us "
+                              f"({f['seconds'] / r['seconds']:.3f}x)")
+    return [f"\nsame process, same timer (ffn through its Python package): ffn slower than a "
+            f"PyTorch variant on {len(slower)} of {len(both)} rows"] + slower
 
 
 def parse(argv):
@@ -295,6 +334,8 @@ def parse(argv):
                    help="gated ops only: gate and up the halves of one [n/M, 2M] tensor")
     p.add_argument("--no-compile", dest="compile", action="store_false")
     p.add_argument("--no-eager", dest="eager", action="store_false")
+    p.add_argument("--with-ffn", action="store_true",
+                   help="ffn through its Python package as a third implementation, same process")
     p.add_argument("--ffn-json", help="ffn's rows (`ffn bench act --backend cuda --json`)")
     p.add_argument("--ffn", help="run this ffn binary for its rows, with the same selection")
     p.add_argument("--json-out", help="write (append) the torch rows here as JSON lines")
@@ -320,6 +361,11 @@ def parse(argv):
             p.error(f"--fused {a.fused}: every n must be a multiple of it")
         a.cases = [c for c in a.cases if c[0]]
     a.compiled = {}
+    if a.with_ffn:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                        "python"))
+        import ffn
+        a.with_ffn = ffn
     return a
 
 

@@ -164,8 +164,16 @@ if want torch; then
             --fused "${nm#*:}" --n "${nm%:*}" --op swiglu --op geglu_tanh --op geglu_erf \
             --op reglu --json-out "$OUT/bench-torch.jsonl"
     done
-    # The accuracy of PyTorch's f32 forwards over every f32 input (docs/cuda.md, "Numerics").
-    step torch_ulp 60 torch-ulp.txt torch.log python3 "$here/bench/torch_ulp.py" \
+    # ffn through its Python package in PyTorch's process, rep for rep beside PyTorch eager in
+    # the same timer (the small sizes, where two processes' runs differ by more than the rows).
+    if [ -f "$here/lib/libffn.so" ]; then
+        step torch_inproc 240 torch.log torch.log env FFN_LIBRARY="$here/lib/libffn.so" \
+            PYTHONDONTWRITEBYTECODE=1 python3 "$here/bench/torch_cuda.py" --no-compile \
+            --with-ffn --n 1572864,16777216 --json-out "$OUT/bench-torch-inproc.jsonl"
+    fi
+    # The accuracy of PyTorch's f32 forwards and backwards over every f32 input (docs/cuda.md,
+    # "Results").
+    step torch_ulp 120 torch-ulp.txt torch.log python3 "$here/bench/torch_ulp.py" \
         --json-out "$OUT/torch-ulp.jsonl"
 fi
 

@@ -88,9 +88,12 @@ def main(out):
     tor = read_jsonl(f"{out}/bench-torch.jsonl")
     key = lambda r: (r["op"], r["dir"], r["dtype"], r.get("dist", "normal"), int(r["n"]),
                      int(r.get("fused") or 0))
-    tmap = {}
+    tmap, tin = {}, {}
     for r in tor:
         tmap.setdefault(key(r), {})[r["impl"]] = r
+    # ffn timed in PyTorch's process beside PyTorch eager (torch_cuda.py --with-ffn).
+    for r in read_jsonl(f"{out}/bench-torch-inproc.jsonl"):
+        tin.setdefault(key(r), {})[r["impl"]] = r
     fdef = [r for r in ffn if r.get("accuracy", "default") == "default"]
     if fdef:
         big = max(r["n"] for r in fdef)
@@ -150,6 +153,19 @@ def main(out):
              f"{len(slower)}")
         for s in slower[:10]:
             both("  " + s)
+        # ffn timed in PyTorch's process, rep for rep beside it (torch_cuda.py --with-ffn).
+        inproc = [(k, t) for k, t in tin.items() if "ffn_inproc" in t and len(t) > 1]
+        if inproc:
+            sl = [f"{k[0]} {k[1]} {k[2]} n={k[4]}: ffn {t['ffn_inproc']['seconds'] * 1e6:.2f} us, "
+                  f"{impl[6:]} {x['seconds'] * 1e6:.2f} us "
+                  f"({t['ffn_inproc']['seconds'] / x['seconds']:.3f}x)"
+                  for k, t in sorted(inproc, key=lambda v: (v[0][2], v[0][4], v[0][0], v[0][1]))
+                  for impl, x in sorted(t.items())
+                  if impl != "ffn_inproc" and x["seconds"] < t["ffn_inproc"]["seconds"]]
+            both(f"same process, same timer (ffn through its Python package, torch_inproc): ffn "
+                 f"slower than torch eager in {len(sl)} of {len(inproc)} rows")
+            for i, s in enumerate(sl):
+                (both if i < 10 else full.append)("  " + s)
         host = [r["host_us"] for r in fdef if "host_us" in r]
         if host:
             host.sort()
