@@ -9,10 +9,9 @@
 //         else vdpbf16ps on zmm (AVX512-BF16: 16 lanes × 2 products, 64 FLOPs), else the f32 FMA
 //         (bf16 widened to f32 first: the f32 peak bounds it)
 //
-// Each thread runs independent chains (12 accumulator registers; 4 accumulator tiles for AMX,
-// each a tile's own operands) long enough to hide the instruction's latency.
+// Each thread runs independent chains (12 accumulator registers; for AMX 4 accumulator tiles, the
+// products of two pairs of operand tiles) long enough to hide the instruction's latency.
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #ifdef _OPENMP
 #    include <omp.h>
@@ -87,9 +86,9 @@ __attribute__((target("amx-tile,amx-bf16"))) static float ffn__amx(int64_t n) {
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
     for (int t = 0; t < 8; t++) cfg.colsb[t] = 64, cfg.rows[t] = 16;
-    static uint16_t src[16 * 32];
+    uint16_t src[16 * 32];  // each thread its own (the threads run this at once)
     for (int i = 0; i < 16 * 32; i++) src[i] = 0x3c00;
-    static float dst[4][16 * 16];
+    float dst[4][16 * 16];
     _tile_loadconfig(&cfg);
     _tile_zero(0);
     _tile_zero(1);

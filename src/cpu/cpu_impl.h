@@ -21,7 +21,7 @@ struct ffn_cpu_state {
     int skinny_ab_max[2];  // the same for weights contiguous in n ("ab"), [0] f32, [1] bf16
                            // weights ($FFN_BLOCK_SKINNY_AB_ROWS)
     bool skinny_pf_l2;     // its kernels prefetch the next weight rows into L2 only (T1), not
-                           // into L1 (T0) ($FFN_BLOCK_SKINNY_PF=l1|l2; FFN_SKINNY_PF_L2)
+                           // into L1 (T0) ($FFN_BLOCK_SKINNY_PF=l1|l2; ffn_skinny_pf_l2_default)
     float *skinny_a;       // the skinny GEMM's packed A, grown on demand (one call at a time: a
     size_t skinny_cap;     // context is not used by two threads at once), floats
 };
