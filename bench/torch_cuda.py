@@ -297,16 +297,20 @@ def table(ffn_rows, torch_rows):
     if worst:
         print(f"\nslowest against the better PyTorch variant: {worst[1][0]} {worst[1][1]} "
               f"{worst[1][2]} n={worst[1][4]}: {worst[0]:.2f}x")
-    for line in inproc_lines(tor):
-        print(line)
+    head, rows = inproc_lines(tor)
+    if head:
+        print("\n" + head)
+        print("\n".join(rows))
 
 
 def inproc_lines(tor):
-    """The rows timed with ffn in the same process (--with-ffn): those where a PyTorch variant
-    took less time than ffn, rep for rep in the same timer. tor: {key: {impl: row}}."""
+    """The rows timed with ffn in the same process (--with-ffn): a heading, and those where a
+    PyTorch variant took less time than ffn, rep for rep in the same timer. tor: {key: {impl:
+    row}}, key (op, dir, dtype, dist, n, fused). (None, []) without such rows. Also read by
+    scripts/gpu-summary.py."""
     both = {k: t for k, t in tor.items() if "ffn_inproc" in t and len(t) > 1}
     if not both:
-        return []
+        return None, []
     slower = []
     for k, t in sorted(both.items(), key=lambda kt: (kt[0][2], kt[0][4], kt[0][0], kt[0][1])):
         f = t["ffn_inproc"]
@@ -315,8 +319,8 @@ def inproc_lines(tor):
                 slower.append(f"  {k[0]} {k[1]} {k[2]} n={k[4]}: ffn {f['seconds'] * 1e6:.2f} us, "
                               f"{impl[6:]} {r['seconds'] * 1e6:.2f} us "
                               f"({f['seconds'] / r['seconds']:.3f}x)")
-    return [f"\nsame process, same timer (ffn through its Python package): ffn slower than a "
-            f"PyTorch variant on {len(slower)} of {len(both)} rows"] + slower
+    return (f"same process, same timer (ffn through its Python package): ffn slower than a "
+            f"PyTorch variant on {len(slower)} of {len(both)} rows"), slower
 
 
 def parse(argv):

@@ -9,6 +9,18 @@ import os
 import sys
 
 
+def inproc_lines(tin):
+    """bench/torch_cuda.py's list of the same-process rows (beside this file in a bundle, in
+    bench/ one level up in the repository)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(here, "bench"), os.path.join(here, os.pardir, "bench")):
+        if os.path.exists(os.path.join(d, "torch_cuda.py")):
+            sys.path.insert(0, d)
+            break
+    from torch_cuda import inproc_lines as lines
+    return lines(tin)
+
+
 def read_jsonl(path):
     rows = []
     if os.path.exists(path):
@@ -154,18 +166,11 @@ def main(out):
         for s in slower[:10]:
             both("  " + s)
         # ffn timed in PyTorch's process, rep for rep beside it (torch_cuda.py --with-ffn).
-        inproc = [(k, t) for k, t in tin.items() if "ffn_inproc" in t and len(t) > 1]
-        if inproc:
-            sl = [f"{k[0]} {k[1]} {k[2]} n={k[4]}: ffn {t['ffn_inproc']['seconds'] * 1e6:.2f} us, "
-                  f"{impl[6:]} {x['seconds'] * 1e6:.2f} us "
-                  f"({t['ffn_inproc']['seconds'] / x['seconds']:.3f}x)"
-                  for k, t in sorted(inproc, key=lambda v: (v[0][2], v[0][4], v[0][0], v[0][1]))
-                  for impl, x in sorted(t.items())
-                  if impl != "ffn_inproc" and x["seconds"] < t["ffn_inproc"]["seconds"]]
-            both(f"same process, same timer (ffn through its Python package, torch_inproc): ffn "
-                 f"slower than torch eager in {len(sl)} of {len(inproc)} rows")
+        head, sl = inproc_lines(tin) if tin else (None, [])
+        if head:
+            both(head)
             for i, s in enumerate(sl):
-                (both if i < 10 else full.append)("  " + s)
+                (both if i < 10 else full.append)(s)
         host = [r["host_us"] for r in fdef if "host_us" in r]
         if host:
             host.sort()
