@@ -53,13 +53,19 @@
 #define FFN_CB_GLU_MIN_T 2048
 #define FFN_CB_GLU_IMPL "ffn glu_gemm sm90a (combine in the epilogue)"
 #define FFN_CB_DGLU_IMPL "ffn glu_gemm sm90a (backward combine in the epilogue)"
-// The fused kernel's forms a block uses (glu_parts): 1 the forward, 2 the backward's dh with dg,
-// du in its epilogue, 4 the backward's dx of two planes in one GEMM. By default the forward and
-// dx; the dh form measured even with the unfused dh GEMM and pass at LLaMA-3-8B's shape and
-// slower at phi3-mini's (its epilogue's g, u loads and dg, du stores compete with the main loop's
-// operand traffic: docs/cuda.md), so it is there on request ($FFN_CUDA_GLU_PARTS=7), and under
-// $FFN_CUDA_GLU_GEMM=1 (the tests: every form from one token on).
-#define FFN_CB_GLU_PARTS 5
+// The fused kernel's forms a block uses (glu_parts, a mask of these bits; $FFN_CUDA_GLU_PARTS
+// takes the same numbers). By default the forward and dx; the dh form measured even with the
+// unfused dh GEMM and pass at LLaMA-3-8B's shape and slower at phi3-mini's (its epilogue's g, u
+// loads and dg, du stores compete with the main loop's operand traffic: docs/cuda.md), so it is
+// there on request ($FFN_CUDA_GLU_PARTS=7), and under $FFN_CUDA_GLU_GEMM=1 (the tests: every
+// form from one token on).
+enum {
+    FFN_CB_FORM_FWD = 1,  // the forward: gate and up projections with the combine in the epilogue
+    FFN_CB_FORM_DH = 2,   // the backward's dh with dgate, dup in its epilogue
+    FFN_CB_FORM_DX = 4,   // the backward's dx of two planes in one GEMM
+    FFN_CB_FORM_ALL = 7,
+};
+#define FFN_CB_GLU_PARTS (FFN_CB_FORM_FWD | FFN_CB_FORM_DX)
 #define FFN_CB_PAIR_IMPL "ffn glu_gemm sm90a (two products, one sum)"
 
 // --- the epilogue GeLU --------------------------------------------------------------------------
@@ -784,8 +790,8 @@ static size_t ffn__h_bytes(const struct ffn_cuda_block *b, int64_t T) {
     return (size_t)(T * b->plan.spec.d_ff) * es;
 }
 
-// Whether the fused kernel's form `part` (a bit of FFN_CB_GLU_PARTS) runs for T tokens: a Hopper
-// GPU (glu_sms), the form in use, T ≥ glu_min_t, bf16 or f16 weights (the first projection's).
+// Whether the fused kernel's form `part` (FFN_CB_FORM_*) runs for T tokens: a Hopper GPU
+// (glu_sms), the form in use, T ≥ glu_min_t, bf16 or f16 weights (the first projection's).
 static bool ffn__glu_form(const struct ffn_cuda_block *b, int part, int64_t T) {
     return (b->glu_parts & part) && T >= b->glu_min_t &&
            (b->fdt == FFN_DTYPE_BF16 || b->fdt == FFN_DTYPE_F16);
@@ -804,7 +810,7 @@ static bool ffn__glu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_act act = pl->spec.act;
     const enum ffn_dtype dt = b->fdt;
-    if (!ffn__glu_form(b, 1, T) || xop->dt != dt || xop->s1 != 1 || b->hdt != dt ||
+    if (!ffn__glu_form(b, FFN_CB_FORM_FWD, T) || xop->dt != dt || xop->s1 != 1 || b->hdt != dt ||
         (keep_p && b->sd != dt) || pl->n_bias != 0 || pl->n_groups != 1)
         return false;
     const struct ffn_cb_mat wg = ffn__wop(b, &pl->seg[pl->g_plane].w, false);
@@ -849,8 +855,8 @@ static bool ffn__dglu_try(ffn_ctx_t ctx, const struct ffn_cuda_block *b,
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_act act = pl->spec.act;
     const enum ffn_dtype dt = b->fdt;
-    if (!ffn__glu_form(b, 2, T) || !pl->spec.gated || wdt->dt != dt || dyop->dt != dt ||
-        dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
+    if (!ffn__glu_form(b, FFN_CB_FORM_DH, T) || !pl->spec.gated || wdt->dt != dt ||
+        dyop->dt != dt || dyop->s1 != 1 || b->hdt != dt || b->sd != dt || pl->n_groups != 1 ||
         (wdt->s0 != 1 && wdt->s1 != 1))
         return false;
     const int64_t ld = pl->p_ld;
@@ -889,7 +895,7 @@ static bool ffn__dx_pair_try(const struct ffn_cuda_block *b, const struct ffn_te
                              int64_t T, struct ffn_cu_gemm_pair *g) {
     const struct ffn_block_plan *pl = &b->plan;
     const enum ffn_dtype dt = b->fdt;
-    if (!ffn__glu_form(b, 4, T) || pl->n_seg != 2 || dx->dtype != dt) return false;
+    if (!ffn__glu_form(b, FFN_CB_FORM_DX, T) || pl->n_seg != 2 || dx->dtype != dt) return false;
     const struct ffn_cb_mat w0 = ffn__wop(b, &pl->seg[0].w, true);
     const struct ffn_cb_mat w1 = ffn__wop(b, &pl->seg[1].w, true);
     const bool kn = w0.s1 == 1;
@@ -1118,7 +1124,7 @@ static enum ffn_status ffn__cuda_create(ffn_ctx_t ctx, const struct ffn_block_sp
     b->glu_min_t = gg_all ? 1 : FFN_CB_GLU_MIN_T;
     b->glu_parts = !b->glu_sms || b->force_naive || (gg && gg[0] == '0') ? 0
                    : parts && *parts ? (int)strtol(parts, NULL, 0)
-                   : gg_all          ? 7
+                   : gg_all          ? FFN_CB_FORM_ALL
                                      : FFN_CB_GLU_PARTS;
     b->stream = (cudaStream_t)ctx->stream;
     cublasStatus_t s = lt->create(&b->h);
