@@ -6,7 +6,8 @@ SwiGLU, no biases) at 1, 16, 256 and 4096 tokens, in f32 and in bf16 (module and
 .to(torch.bfloat16): PyTorch runs bf16 linear layers through oneDNN, f32 ones through Debian's
 OpenBLAS), same thread counts, built from nn.Linear layers (F.gelu(approximate='tanh') /
 F.silu(g) * u), forward under no_grad and forward + autograd backward. Rows at <= 16 tokens
-start from cold caches, as in ffn. Prints the same JSON-line fields as `ffn bench block --json`:
+run over copies of the module spanning 4x the last-level cache, each call on the next (a model's
+layers: every call reads its weights from memory), as in ffn. Prints the same JSON-line fields as `ffn bench block --json`:
 shape, tokens, dtype, pass, threads, seconds, gflops, gemm_seconds (the same matrix products
 alone, torch.mm, same process), ratio_to_gemm.
 
@@ -15,6 +16,7 @@ usage: /usr/bin/python3 bench/torch_block.py [--threads T] [--tokens N] [--dtype
 (Debian's python3-torch: `scripts/deps.sh bench`.)
 """
 import argparse
+import copy
 import json
 import os
 import statistics
@@ -58,6 +60,25 @@ REP_BUDGET_S = 1.5  # as ffn: stop repeating a row after this much time (at leas
 
 
 def llc_bytes():
+    """The last-level cache one core reaches, as ffn bench block reads it: the highest level in
+    /sys/devices/system/cpu/cpu0/cache (one instance: an AMD CCX's L3, not the package's sum
+    that sysconf gives there), else sysconf's, else 64 MiB."""
+    best = (0, 0)
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for i in range(16):
+        try:
+            with open(f"{base}/index{i}/level") as f:
+                level = int(f.read())
+            with open(f"{base}/index{i}/size") as f:
+                v = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        mult = {"K": 1 << 10, "M": 1 << 20}.get(v[-1:], 1)
+        digits = v.rstrip("KM")
+        if digits.isdigit():
+            best = max(best, (level, int(digits) * mult))
+    if best[1]:
+        return best[1]
     try:
         return os.sysconf("SC_LEVEL3_CACHE_SIZE") or (64 << 20)
     except (ValueError, OSError):
@@ -81,17 +102,37 @@ def gemms(blk, x, dy, h, bwd):
             dx += torch.mm(dh, blk.gate.weight)
 
 
-def timeit(fn, reps, flush=None):
-    fn()  # warm-up
+def copies(weight_bytes):
+    """How many copies of a block's weights span 4x the last-level cache (at least 2, and at most
+    4 GiB of weights and gradients), as ffn bench block counts them."""
+    n = max(2, -(-4 * llc_bytes() // weight_bytes))
+    return max(1, min(n, (4 << 30) // (2 * weight_bytes), 256))
+
+
+class Rotation:
+    """The copy each call runs on: the next one, the block's calls and the GEMMs' alike."""
+
+    def __init__(self, n):
+        self.n, self.i = n, 0
+
+    def next(self):
+        i, self.i = self.i, (self.i + 1) % self.n
+        return i
+
+
+def timeit(fn, reps, rot):
+    """Median seconds of fn(copy); every copy is run once first (warm-up: allocations, page
+    faults), then each timed call on the next copy."""
+    for _ in range(rot.n):
+        fn(rot.next())
     ts = []
     start = time.perf_counter()
     for _ in range(reps):
         if len(ts) >= 3 and time.perf_counter() - start > REP_BUDGET_S:
             break
-        if flush is not None:
-            flush.add_(1)  # write over 2x the last-level cache: weights come from memory
+        c = rot.next()
         t0 = time.perf_counter()
-        fn()
+        fn(c)
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts)
 
@@ -107,7 +148,6 @@ def main():
     a = ap.parse_args()
     reps = a.reps or (3 if a.quick else 7)
     torch.manual_seed(42)
-    flush_buf = torch.zeros(2 * llc_bytes(), dtype=torch.uint8)
     for name, d, m, gated, bias in SHAPES:
         if a.shape and a.shape != name:
             continue
@@ -115,27 +155,30 @@ def main():
             for dt in ([a.dtype] if a.dtype else ["f32", "bf16"]):
                 tdt = torch.bfloat16 if dt == "bf16" else torch.float32
                 blk = make_block(d, m, gated, bias).to(tdt)
+                wbytes = sum(p.numel() * p.element_size() for p in blk.parameters())
+                blks = [blk] + [copy.deepcopy(blk) for _ in range(copies(wbytes) - 1)] \
+                    if t <= 16 else [blk]
                 x = (torch.rand(t, d) * 2 - 1).to(tdt)
                 dy = (torch.rand(t, d) * 2 - 1).to(tdt)
                 h = torch.rand(t, m).to(tdt)
-                flush = flush_buf if t <= 16 else None
                 for th in ([a.threads] if a.threads else [1, 2]):
                     torch.set_num_threads(th)
                     for bwd in (False, True):
                         if bwd:
                             xg = x.clone().requires_grad_(True)
 
-                            def run():
-                                blk.zero_grad(set_to_none=False)
+                            def run(c):
+                                blks[c].zero_grad(set_to_none=False)
                                 xg.grad = None
-                                blk(xg).backward(dy)
+                                blks[c](xg).backward(dy)
                         else:
-                            def run():
+                            def run(c):
                                 with torch.no_grad():
-                                    blk(x)
-                        sec = timeit(run, reps, flush)
+                                    blks[c](x)
+                        rot = Rotation(len(blks))
+                        sec = timeit(run, reps, rot)
                         with torch.no_grad():
-                            gsec = timeit(lambda: gemms(blk, x, dy, h, bwd), reps, flush)
+                            gsec = timeit(lambda c: gemms(blks[c], x, dy, h, bwd), reps, rot)
                         fl = flops(t, d, m, gated, bias, bwd)
                         print(json.dumps({
                             "shape": name, "tokens": t, "d": d, "m": m,

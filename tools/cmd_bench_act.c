@@ -69,18 +69,6 @@ struct ffn__host {
 };
 
 // --- small helpers -------------------------------------------------------------------------------
-// KiB of this process's anonymous memory on huge pages (/proc/self/smaps_rollup), -1 if unknown.
-static long ffn__huge_kib(void) {
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    if (!f) return -1;
-    char line[256];
-    long kib = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
-    fclose(f);
-    return kib;
-}
-
 static int ffn__cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -501,7 +489,7 @@ static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host 
                 first = false;
             }
         printf("},\"pages\":\"%s\",\"huge_kib\":%ld,\"version\":\"%d.%d.%d\"}\n",
-               o->huge ? "huge" : "4k", ffn__huge_kib(), FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
+               o->huge ? "huge" : "4k", ffn_tool_huge_kib(), FFN_VERSION_MAJOR, FFN_VERSION_MINOR,
                FFN_VERSION_PATCH);
         return;
     }
@@ -511,7 +499,7 @@ static void ffn__print_header(const struct ffn__opts *o, const struct ffn__host 
     for (int i = 0; i < FFN_ISA_COUNT; i++)
         if (per_isa[i]) printf(" %s %d/%d", ffn_isa_name((enum ffn_isa)i), per_isa[i], total);
     printf("\n# pages: %s (%ld MiB of this process on huge pages)", o->huge ? "huge" : "4k",
-           ffn__huge_kib() / 1024);
+           ffn_tool_huge_kib() / 1024);
     printf(
         "\n# GB/s = minimum bytes (each input read once, each output written once) / median "
         "time; ratio = median over reps of GB/s / GB/s of the triad run just before (same n, "
@@ -572,23 +560,6 @@ static void ffn__bufs_free(struct ffn__bufs *b) {
     free(b->tc);
 }
 
-// huge: 2 MiB aligned, the size rounded up to 2 MiB, and advised onto transparent huge pages
-// before the first touch (a hint: the kernel may still use 4 KiB pages; the header says how much
-// it gave). With 4 KiB pages every 4 KiB of each stream costs a TLB miss and restarts the
-// hardware prefetchers, which slows a compute-heavy kernel more than the triad.
-#define FFN__HUGE ((size_t)2 << 20)
-static void *ffn__alloc_touched(size_t bytes, bool huge) {
-    void *p = NULL;
-    if (!bytes) bytes = 64;
-    if (huge) bytes = (bytes + FFN__HUGE - 1) / FFN__HUGE * FFN__HUGE;
-    if (posix_memalign(&p, huge ? FFN__HUGE : 64, bytes)) return NULL;
-#ifdef MADV_HUGEPAGE
-    if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    memset(p, 0, bytes);
-    return p;
-}
-
 // Measures one row: the triad at this n and thread count (the bandwidth of this moment), then the
 // op `act` in form `glu`, direction `bwd`, on prefixes of the buffers; prints the row.
 static int ffn__run_row(const struct ffn__opts *o, const struct ffn__host *h, ffn_ctx_t ctx,
@@ -631,11 +602,11 @@ static int ffn__run_all(const struct ffn__opts *o, const struct ffn__host *h, ff
 
     struct ffn__bufs b = {0};
     bool ok = true;
-    for (int k = 0; k < 3; k++) ok = ok && (b.in[k] = ffn__alloc_touched(bytes, o->huge));
-    for (int k = 0; k < 2; k++) ok = ok && (b.out[k] = ffn__alloc_touched(bytes, o->huge));
-    ok = ok && (b.ta = ffn__alloc_touched(tbytes, o->huge)) &&
-         (b.tb = ffn__alloc_touched(tbytes, o->huge)) &&
-         (b.tc = ffn__alloc_touched(tbytes, o->huge));
+    for (int k = 0; k < 3; k++) ok = ok && (b.in[k] = ffn_tool_alloc_touched(bytes, o->huge));
+    for (int k = 0; k < 2; k++) ok = ok && (b.out[k] = ffn_tool_alloc_touched(bytes, o->huge));
+    ok = ok && (b.ta = ffn_tool_alloc_touched(tbytes, o->huge)) &&
+         (b.tb = ffn_tool_alloc_touched(tbytes, o->huge)) &&
+         (b.tc = ffn_tool_alloc_touched(tbytes, o->huge));
     if (!ok) {
         fprintf(stderr, "ffn bench act: out of memory allocating 8 buffers of %zu bytes\n", bytes);
         ffn__bufs_free(&b);

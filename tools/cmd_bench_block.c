@@ -66,7 +66,7 @@ static double ffn__median(double *v, int n) {
 static void ffn__usage(FILE *f) {
     fprintf(f,
             "usage: ffn bench block [--json] [--threads T] [--tokens N] [--dtype f32|bf16]\n"
-            "                       [--shape NAME] [--quick] [--reps N]\n"
+            "                       [--shape NAME] [--quick] [--reps N] [--pages 4k|huge]\n"
             "       ffn bench block --fixture DIR [--json]\n"
             "       ffn bench block --backend cuda [--help]   (the GPU rows)\n"
             "  Times FFN block forward (fwd) and forward+backward (fwdbwd, SAVE policy) for\n"
@@ -75,24 +75,22 @@ static void ffn__usage(FILE *f) {
             "  on 1 and 2 threads, against the same GEMMs alone through oneDNN (at <= 6 tokens,\n"
             "  and in the backward at 16, the block's own skinny GEMM is faster:\n"
             "  ratios below 1; the weight GB/s against the triad is the 1-token rows' measure).\n"
-            "  Rows at <= 16 tokens start from cold caches and report weight GB/s against a\n"
-            "  same-run triad.\n"
+            "  Rows at <= 16 tokens run over copies of the weights spanning 4x the last-level\n"
+            "  cache, as a model's layers (each call reads its weights from memory), and report\n"
+            "  weight GB/s against a same-run triad.\n"
             "  --quick       fewer repetitions, the AUTO schedule only (else also TILED)\n"
+            "  --pages huge  weights and weight gradients advised onto 2 MiB transparent huge\n"
+            "                pages (default 4k, as a memory-mapped checkpoint's)\n"
             "  --fixture DIR a Hugging Face fixture (e.g. tests/data/hf/llama): error against the\n"
             "                transformers reference and time per forward+backward\n");
 }
 
-// --- memory: the triad and a cache flush --------------------------------------------------------
-
-static size_t ffn__llc_bytes(void) {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return l3 > 0 ? (size_t)l3 : (size_t)64 << 20;
-}
+// --- memory: the triad and the copies of the weights ------------------------------------------
 
 // STREAM triad a = b + s·c on `threads` threads over arrays as large as the last-level cache
 // (128-512 MiB each); GB/s counting 3 arrays, best of 5.
 static double ffn__triad(int threads) {
-    size_t bytes = ffn__llc_bytes();
+    size_t bytes = ffn_tool_llc_bytes();
     bytes = bytes < ((size_t)128 << 20)   ? (size_t)128 << 20
             : bytes > ((size_t)512 << 20) ? (size_t)512 << 20
                                           : bytes;
@@ -114,10 +112,20 @@ static double ffn__triad(int threads) {
     return best;
 }
 
-// Writes over 2x the last-level cache so the next call reads its weights from memory.
-static void ffn__flush(char *buf, size_t n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i += 64) buf[i]++;
+// Rows at <= 16 tokens run as a model decodes: each call on the next of nc copies of the weights
+// (a model's layers, each with its own gradients), the copies spanning 4x the last-level cache,
+// so that every call reads its weights from memory while the caches hold other layers' weights.
+// (A flush by writing over the cache instead left it full of dirty lines, and the timed call paid
+// the write-back of as many bytes as it read: docs/blocks.md, "Cold rows".)
+#define COPIES_MAX 256
+#define COPIES_BYTES_MAX ((size_t)4 << 30)
+
+// bytes: of one copy's weights; each copy allocates 2x that (its gradients).
+static int ffn__copies(size_t bytes) {
+    size_t n = (4 * ffn_tool_llc_bytes() + bytes - 1) / bytes;
+    if (n < 2) n = 2;
+    if (n > COPIES_BYTES_MAX / (2 * bytes)) n = COPIES_BYTES_MAX / (2 * bytes);
+    return n < 1 ? 1 : n > COPIES_MAX ? COPIES_MAX : (int)n;
 }
 
 // --- the same GEMMs alone, through oneDNN ----------------------------------------------------
@@ -133,6 +141,7 @@ struct gemms {
     dnnl_primitive_t prim[GEMM_MAX];
     dnnl_memory_t mem[GEMM_MAX][3];
     char impl[GEMM_MAX][48];
+    int copy;  // the copy of the weights and gradients the primitives are bound to
 };
 
 static dnnl_data_type_t ffn__ddt(enum ffn_dtype dt) {
@@ -179,6 +188,21 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
     return 0;
 }
 
+// Binds g's operands from copy g->copy of the weights and gradients to copy c (cw: nc sets of
+// CW_N pointers; the other operands are shared).
+#    define CW_N 6
+static void ffn__gemms_bind(struct gemms *g, void *const *cw, int c) {
+    for (int k = 0; k < g->n; k++)
+        for (int r = 0; r < 3; r++) {
+            void *p = NULL;
+            dnnl_memory_get_data_handle(g->mem[k][r], &p);
+            for (int j = 0; j < CW_N; j++)
+                if (p && p == cw[g->copy * CW_N + j])
+                    dnnl_memory_set_data_handle(g->mem[k][r], cw[c * CW_N + j]);
+        }
+    g->copy = c;
+}
+
 static void ffn__gemms_run(struct gemms *g) {
     for (int k = 0; k < g->n; k++) {
         dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, g->mem[k][0]},
@@ -195,6 +219,7 @@ static void ffn__gemms_free(struct gemms *g) {
         for (int j = 0; j < 3; j++) dnnl_memory_destroy(g->mem[k][j]);
     }
     g->n = 0;
+    g->copy = 0;
 }
 #endif
 
@@ -205,6 +230,8 @@ static void ffn__gemms_free(struct gemms *g) {
 struct bufs {
     void *x, *y, *dy, *dx, *Wg, *Wu, *Wd, *bu, *bd, *gWg, *gWu, *gWd, *gbu, *gbd;
     void *P, *H, *dH, *Pd;
+    int nc;     // copies of the weights and their gradients (1 but for the cold rows)
+    void **cw;  // nc sets {Wg, Wu, Wd, gWg, gWu, gWd}; the first is the ones above
 };
 
 // The elementwise passes a block cannot avoid, alone (the floor above the GEMMs): the
@@ -230,9 +257,10 @@ static void ffn__act_passes(ffn_ctx_t ctx, const struct bshape *s, const struct 
     }
 }
 
-static void *ffn__rand(size_t n, float scale, enum ffn_dtype dt, uint64_t *st) {
+// n random values in [-scale, scale] (huge: on 2 MiB pages, ffn_tool_alloc_touched).
+static void *ffn__rand(size_t n, float scale, enum ffn_dtype dt, uint64_t *st, bool huge) {
     const size_t es = ffn_dtype_size(dt);
-    void *p = malloc(n * es);
+    void *p = ffn_tool_alloc_touched(n * es, huge);
     for (size_t i = 0; p && i < n; i++) {
         *st = *st * 6364136223846793005ull + 1442695040888963407ull;
         const float v = scale * (float)((double)(*st >> 11) / 9007199254740992.0 * 2.0 - 1.0);
@@ -243,14 +271,6 @@ static void *ffn__rand(size_t n, float scale, enum ffn_dtype dt, uint64_t *st) {
     }
     return p;
 }
-
-// Times fn (block or GEMMs) `reps` times (fewer when the budget runs out, never below 3);
-// cold: flush the caches before each timed call.
-struct timer {
-    char *flush;
-    size_t flush_n;
-    int threads;
-};
 
 struct row {
     const struct bshape *s;
@@ -266,6 +286,8 @@ struct row {
     const char *impl, *gimpl;
     double weight_bytes;
     struct ffn_block_cost cost;
+    const char *pages;  // of the weights and weight gradients: "4k" or "huge"
+    int copies;         // of the weights the calls rotate over (1: the same weights every call)
 };
 
 static void ffn__print(const struct row *r, int json, const char *cpu, const char *isa) {
@@ -280,15 +302,16 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
                "\"act_seconds\":%.6g,\"floor_ratio\":%.4f,"
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
                "\"peak_gflops\":%.4g,\"peak_instr\":\"%s\",\"to_peak\":%.4f,"
-               "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
+               "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"weight_bytes\":%.0f,\"copies\":%d,"
+               "\"pages\":\"%s\",\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
                r->s->name, r->T, r->s->d, r->s->m,
                r->s->gated ? ffn_glu_name(r->s->act) : ffn_act_name(r->s->act),
                r->s->gated ? "true" : "false", ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd",
                r->sched, r->tile_rows, r->threads, r->sec, flops / r->sec * 1e-9, r->gsec,
                flops / r->gsec * 1e-9, r->sec / r->gsec, r->asec, (r->gsec + r->asec) / r->gsec,
                wgbs, r->triad, wgbs / r->triad, r->peak, r->peak_instr,
-               r->peak > 0 ? flops / r->sec * 1e-9 / r->peak : 0.0, r->impl, r->gimpl, isa, cpu,
-               r->reps);
+               r->peak > 0 ? flops / r->sec * 1e-9 / r->peak : 0.0, r->impl, r->gimpl,
+               r->weight_bytes, r->copies, r->pages, isa, cpu, r->reps);
     } else {
         printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f %6.3f",
                r->s->name, r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched,
@@ -301,10 +324,10 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
 }
 
 static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
-                             const char *only_shape, int quick, int reps) {
+                             const char *only_shape, int quick, int reps, bool huge) {
 #ifndef FFN_TOOL_HAVE_DNNL
     (void)json, (void)threads, (void)only_T, (void)only_dt, (void)only_shape, (void)quick,
-        (void)reps;
+        (void)reps, (void)huge;
     fprintf(stderr, "ffn bench block: this build has no oneDNN\n");
     return 2;
 #else
@@ -329,8 +352,6 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
     struct gemms g = {0};
     dnnl_engine_create(&g.eng, dnnl_cpu, 0);
     dnnl_stream_create(&g.st, g.eng, dnnl_stream_default_flags);
-    const size_t flush_n = 2 * ffn__llc_bytes();
-    char *flush = calloc(flush_n, 1);
     for (size_t si = 0; si < sizeof ffn__shapes / sizeof ffn__shapes[0]; si++) {
         const struct bshape *s = &ffn__shapes[si];
         if (only_shape && strcmp(only_shape, s->name)) continue;
@@ -345,15 +366,50 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                 uint64_t st = 42;
                 struct bufs b = {0};
                 const float ws = 1.0f / sqrtf((float)d);
-                b.x = ffn__rand(Tn * d, 1.0f, dt, &st), b.dy = ffn__rand(Tn * d, 1.0f, dt, &st);
+                b.x = ffn__rand(Tn * d, 1.0f, dt, &st, false);
+                b.dy = ffn__rand(Tn * d, 1.0f, dt, &st, false);
                 b.y = calloc(Tn * d, es), b.dx = calloc(Tn * d, es);
-                b.Wu = ffn__rand(m * d, ws, dt, &st), b.Wd = ffn__rand(d * m, ws, dt, &st);
-                b.Wg = s->gated ? ffn__rand(m * d, ws, dt, &st) : NULL;
-                b.bu = ffn__rand(m, 0.1f, dt, &st), b.bd = ffn__rand(d, 0.1f, dt, &st);
-                b.gWg = calloc(m * d, es), b.gWu = calloc(m * d, es), b.gWd = calloc(d * m, es);
+                b.Wu = ffn__rand(m * d, ws, dt, &st, huge);
+                b.Wd = ffn__rand(d * m, ws, dt, &st, huge);
+                b.Wg = s->gated ? ffn__rand(m * d, ws, dt, &st, huge) : NULL;
+                b.bu = ffn__rand(m, 0.1f, dt, &st, false);
+                b.bd = ffn__rand(d, 0.1f, dt, &st, false);
+                b.gWg = s->gated ? ffn_tool_alloc_touched(m * d * es, huge) : NULL;
+                b.gWu = ffn_tool_alloc_touched(m * d * es, huge);
+                b.gWd = ffn_tool_alloc_touched(d * m * es, huge);
                 b.gbu = calloc(m, es), b.gbd = calloc(d, es);
                 b.P = calloc(Tn * 2 * m, 4), b.H = calloc(Tn * m, es), b.dH = calloc(Tn * m, es);
                 b.Pd = calloc(Tn * 2 * m, es);
+                const bool cold = T <= 16;
+                const size_t wn = (s->gated ? 3 : 2) * m * d;
+                b.nc = cold ? ffn__copies(wn * es) : 1;
+                b.cw = calloc((size_t)b.nc * CW_N, sizeof(void *));
+                bool oom =
+                    !b.cw || !b.Wu || !b.Wd || !b.gWu || !b.gWd || (s->gated && (!b.Wg || !b.gWg));
+                for (int c = 0; !oom && c < b.nc; c++) {
+                    void **cw = b.cw + c * CW_N;
+                    if (c == 0) {
+                        void *first[CW_N] = {b.Wg, b.Wu, b.Wd, b.gWg, b.gWu, b.gWd};
+                        memcpy(cw, first, sizeof first);
+                        continue;
+                    }
+                    for (int j = 0; j < 3; j++) {
+                        const size_t n = (j == 0 && !s->gated ? 0 : m * d) * es;
+                        if (!n) continue;
+                        cw[j] = ffn_tool_alloc_touched(n, huge);
+                        cw[3 + j] = ffn_tool_alloc_touched(n, huge);
+                        if (!cw[j] || !cw[3 + j]) {
+                            oom = true;
+                            break;
+                        }
+                        memcpy(cw[j], b.cw[j], n);
+                    }
+                }
+                if (oom) {
+                    fprintf(stderr, "ffn bench block: out of memory for %d copies of %s %s\n", b.nc,
+                            s->name, ffn_dtype_name(dt));
+                    rc = 2;
+                }
 
                 struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
                 spec.d_model = s->d, spec.d_ff = s->m, spec.act = s->act, spec.gated = s->gated;
@@ -376,9 +432,8 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                 struct ffn_tensor ty = ffn_tensor_2d(b.y, dt, T, s->d, s->d);
                 struct ffn_tensor tdy = ffn_tensor_2d(b.dy, dt, T, s->d, s->d);
                 struct ffn_tensor tdx = ffn_tensor_2d(b.dx, dt, T, s->d, s->d);
-                const bool cold = T <= 16;
 
-                for (int t = t_lo; t <= t_hi; t++) {
+                for (int t = t_lo; !oom && t <= t_hi; t++) {
                     ffn_ctx_set_threads(ctx, t);
                     omp_set_num_threads(t);  // oneDNN's GEMM-alone primitives follow it
                     for (int bwd = 0; bwd < 2; bwd++) {
@@ -425,46 +480,69 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
                             o.schedule = sched ? FFN_BLOCK_SCHEDULE_TILED : FFN_BLOCK_SCHEDULE_AUTO;
                             o.save_dtype = dt;
-                            ffn_block_t blk;
-                            if (ffn_block_create(ctx, &spec, &w, &o, &blk)) {
+                            // One block and one set of gradients per copy of the weights.
+                            ffn_block_t blks[COPIES_MAX] = {0};
+                            struct ffn_block_grads grs[COPIES_MAX];
+                            int nb = 0;
+                            for (; nb < b.nc; nb++) {
+                                void *const *cw = b.cw + nb * CW_N;
+                                struct ffn_block_weights wc = w;
+                                wc.up.data = cw[1], wc.down.data = cw[2];
+                                if (s->gated) wc.gate.data = cw[0];
+                                grs[nb] = gr;
+                                grs[nb].up = cw[4], grs[nb].down = cw[5];
+                                if (s->gated) grs[nb].gate = cw[3];
+                                if (ffn_block_create(ctx, &spec, &wc, &o, &blks[nb])) break;
+                            }
+                            if (nb < b.nc) {
                                 fprintf(stderr, "ffn bench block: %s\n", ffn_ctx_last_error(ctx));
                                 rc = 2;
+                                for (int c = 0; c < nb; c++) ffn_block_destroy(blks[c]);
                                 continue;
                             }
                             const enum ffn_block_policy pol =
                                 bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
-                            // Warm-up: primitives, page faults.
-                            ffn_block_forward(ctx, blk, &ty, &tx, pol);
-                            if (bwd) ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
-                            ffn__gemms_run(&g);
+                            // Warm-up of every copy, in the order of the timed calls below:
+                            // primitives, workspaces, page faults.
+                            for (int c = 0; c < b.nc; c++) {
+                                ffn_block_forward(ctx, blks[c], &ty, &tx, pol);
+                                if (bwd) ffn_block_backward(ctx, blks[c], &grs[c], &tdx, &tdy);
+                                ffn__gemms_bind(&g, b.cw, c);
+                                ffn__gemms_run(&g);
+                            }
                             struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
-                            ffn_block_info(ctx, blk, T, &info);
+                            ffn_block_info(ctx, blks[0], T, &info);
                             if (!header && !json) {
-                                printf("cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s)\n",
-                                       cpu, isa, v->major, v->minor, v->patch, info.gemm_impl,
-                                       ffn_dtype_name(dt));
+                                printf(
+                                    "cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s), "
+                                    "weights on %s pages\n",
+                                    cpu, isa, v->major, v->minor, v->patch, info.gemm_impl,
+                                    ffn_dtype_name(dt), huge ? "huge" : "4k");
                                 printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s %6s\n",
                                        "shape", "T", "dt", "pass", "schedule", "thr", "seconds",
                                        "GFLOP/s", "gemm_s", "ratio", "floor", "peak");
                                 header = true;
                             }
                             double tb[64], tg[64], ta[64];
-                            int n = 0;
+                            int n = 0, next = 0;  // the copy of the next call (block or GEMMs)
                             const double budget0 = ffn__now();
                             for (; n < (reps < 64 ? reps : 64); n++) {
                                 if (n >= 3 && ffn__now() - budget0 > REP_BUDGET_S) break;
-                                if (cold) ffn__flush(flush, flush_n, t);
+                                const int cb = next;
+                                next = (next + 1) % b.nc;
                                 double t0 = ffn__now();
-                                enum ffn_status es2 = ffn_block_forward(ctx, blk, &ty, &tx, pol);
+                                enum ffn_status es2 =
+                                    ffn_block_forward(ctx, blks[cb], &ty, &tx, pol);
                                 if (!es2 && bwd)
-                                    es2 = ffn_block_backward(ctx, blk, &gr, &tdx, &tdy);
+                                    es2 = ffn_block_backward(ctx, blks[cb], &grs[cb], &tdx, &tdy);
                                 tb[n] = ffn__now() - t0;
                                 if (es2) {
                                     fprintf(stderr, "ffn bench block: %s\n",
                                             ffn_ctx_last_error(ctx));
                                     rc = 2;
                                 }
-                                if (cold) ffn__flush(flush, flush_n, t);
+                                ffn__gemms_bind(&g, b.cw, next);
+                                next = (next + 1) % b.nc;
                                 t0 = ffn__now();
                                 ffn__gemms_run(&g);
                                 tg[n] = ffn__now() - t0;
@@ -490,12 +568,18 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 info.gemm_impl,
                                 g.impl[0],
                                 (double)info.weight_bytes,
-                                cost};
+                                cost,
+                                huge ? "huge" : "4k",
+                                b.nc};
                             ffn__print(&r, json, cpu, isa);
-                            ffn_block_destroy(blk);
+                            for (int c = 0; c < b.nc; c++) ffn_block_destroy(blks[c]);
                         }
                     }
                 }
+                ffn__gemms_free(&g);  // bound to buffers freed below
+                for (int c = 1; b.cw && c < b.nc; c++)
+                    for (int j = 0; j < CW_N; j++) free(b.cw[c * CW_N + j]);
+                free(b.cw);
                 void *all[] = {b.x,   b.y,   b.dy,  b.dx,  b.Wg,  b.Wu, b.Wd, b.bu, b.bd,
                                b.gWg, b.gWu, b.gWd, b.gbu, b.gbd, b.P,  b.H,  b.dH, b.Pd};
                 for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
@@ -526,7 +610,6 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
     ffn__gemms_free(&g);
     dnnl_stream_destroy(g.st);
     dnnl_engine_destroy(g.eng);
-    free(flush);
     ffn_ctx_destroy(ctx);
     return rc;
 #endif
@@ -754,6 +837,7 @@ int ffn_cmd_bench_block(int argc, char **argv) {
 #endif
     }
     int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT, dt = -1;
+    bool huge = false;
     int64_t tokens = 0;
     const char *fixture = NULL, *shape = NULL;
     for (int i = 1; i < argc; i++) {
@@ -776,7 +860,14 @@ int ffn_cmd_bench_block(int argc, char **argv) {
             i++;
         } else if (v && !strcmp(a, "--shape"))
             shape = v, i++;
-        else if (v && !strcmp(a, "--dtype")) {
+        else if (v && !strcmp(a, "--pages")) {
+            if (strcmp(v, "huge") && strcmp(v, "4k")) {
+                fprintf(stderr, "ffn bench block: --pages must be 4k or huge (got '%s')\n",
+                        ffn_tool_esc(v));
+                return 2;
+            }
+            huge = !strcmp(v, "huge"), i++;
+        } else if (v && !strcmp(a, "--dtype")) {
             enum ffn_dtype d;
             if (ffn_dtype_from_name(v, &d) || d == FFN_DTYPE_F16) {
                 fprintf(stderr, "ffn bench block: --dtype '%s' is not f32 or bf16\n",
@@ -801,5 +892,5 @@ int ffn_cmd_bench_block(int argc, char **argv) {
     if (fixture && !ffn_arg_want("bench block", "--fixture", fixture, true)) return 2;
     if (quick && reps == REPS_DEFAULT) reps = REPS_QUICK;
     if (fixture) return ffn__fixture(fixture, json);
-    return ffn__bench_shapes(json, threads, tokens, dt, shape, quick, reps);
+    return ffn__bench_shapes(json, threads, tokens, dt, shape, quick, reps, huge);
 }

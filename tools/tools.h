@@ -42,6 +42,22 @@ static inline void ffn_tool_store_f32(void *p, enum ffn_dtype dt, int64_t i, flo
 // (tools/host.c).
 void ffn_tool_cpu_name(char *buf, size_t cap, double *mhz);
 
+// bytes of zeroed memory (free() frees it), touched before any timing so that page faults are
+// never measured. huge: 2 MiB aligned, the size rounded up to 2 MiB, and advised onto transparent
+// huge pages before the first touch (a hint: the kernel may still use 4 KiB pages;
+// ffn_tool_huge_kib says how much it gave). With 4 KiB pages every 4 KiB of each stream costs a
+// TLB miss and restarts the hardware prefetchers (tools/host.c).
+void *ffn_tool_alloc_touched(size_t bytes, bool huge);
+
+// Bytes of the last-level cache one core reaches: the highest level in
+// /sys/devices/system/cpu/cpu0/cache (one instance: an AMD CCX's L3, not the package's sum that
+// sysconf(_SC_LEVEL3_CACHE_SIZE) gives there), else sysconf's, else 64 MiB (tools/host.c).
+size_t ffn_tool_llc_bytes(void);
+
+// KiB of this process's anonymous memory on huge pages (/proc/self/smaps_rollup), -1 if unknown
+// (tools/host.c).
+long ffn_tool_huge_kib(void);
+
 // The CPU's arithmetic peak for GEMMs of dtype dt (f32 or bf16) on `threads` threads at once, in
 // GFLOP/s: the issue rate of the multiply-add instruction oneDNN's kernels for dt are made of
 // (AMX tdpbf16ps, vdpbf16ps, vfmadd231ps), measured; *instr names it. 0 where none applies

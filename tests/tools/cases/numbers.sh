@@ -32,6 +32,7 @@ t 2 "--layer '1 ' is not an integer" -- "$FFN" verify "$L" "$L/io.safetensors" -
 t 2 "--tol '1e-3x' is not a number" -- "$FFN" verify "$L" "$L/io.safetensors" --tol 1e-3x
 t 2 "ffn bench block: --threads 'two' is not an integer" -- "$FFN" bench block --threads two
 t 2 "--reps 0 is out of range [1, 1000]" -- "$FFN" bench block --reps 0
+t 2 "ffn bench block: --pages must be 4k or huge (got '2m')" -- "$FFN" bench block --pages 2m
 t 2 "ffn bench act: --reps '5x' is not an integer" -- "$FFN" bench act --reps 5x
 t 2 "--n wants 'all' or integers" -- "$FFN" bench act --n 1e3
 t 2 "--n wants 'all' or integers" -- "$FFN" bench act --n " 64"

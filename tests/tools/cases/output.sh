@@ -63,3 +63,26 @@ for r in blk:
 assert {(m["peak_threads"], m["dtype"]) for m in rows if "peak_gflops" in m and "shape" not in m} \
     == {(1, "f32"), (1, "bf16")}
 ' "$W/.out"
+# Rows at <= 16 tokens rotate over copies of the weights that span 4x the last-level cache (at
+# least 2; at most 4 GiB with their gradients), so each call reads its weights from memory; rows
+# from 256 tokens use one set. --pages is carried into every row.
+t 0 '"copies"' stdout -- "$FFN" bench block --json --quick --shape gpt2-small --dtype bf16 --tokens 1 --threads 1 --reps 1 --pages huge
+p "a cold row's copies span 4x the last-level cache, on the pages asked for" -- python3 -c '
+import glob, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+blk = [r for r in rows if "shape" in r]
+# the highest cache level cpu0 reports (one instance), else 64 MiB
+caches = []
+for d in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+    try:
+        lv, sz = open(d + "/level").read().strip(), open(d + "/size").read().strip()
+        caches.append((int(lv), int(sz.rstrip("KM")) << {"K": 10, "M": 20}.get(sz[-1], 0)))
+    except (OSError, ValueError):
+        pass
+llc = max(caches)[1] if caches else 64 << 20
+assert len(blk) == 2, blk
+for r in blk:
+    n, wb = r["copies"], r["weight_bytes"]
+    assert r["pages"] == "huge" and wb == (2 * 768 * 3072 + 3072 + 768) * 2, r  # with biases
+    assert n >= 2 and (n * wb >= 4 * llc or 2 * n * wb > (4 << 30) - 2 * wb), (n, wb, llc)
+' "$W/.out"
