@@ -64,25 +64,28 @@ static double ffn__median(double *v, int n) {
 }
 
 static void ffn__usage(FILE *f) {
-    fprintf(f,
-            "usage: ffn bench block [--json] [--threads T] [--tokens N] [--dtype f32|bf16]\n"
-            "                       [--shape NAME] [--quick] [--reps N] [--pages 4k|huge]\n"
-            "       ffn bench block --fixture DIR [--json]\n"
-            "       ffn bench block --backend cuda [--help]   (the GPU rows)\n"
-            "  Times FFN block forward (fwd) and forward+backward (fwdbwd, SAVE policy) for\n"
-            "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama-like (2048 -> 5632, SwiGLU)\n"
-            "  at 1, 16, 256 and 4096 tokens, f32 and bf16 (weights, activations, gradients),\n"
-            "  on 1 and 2 threads, against the same GEMMs alone through oneDNN (at <= 6 tokens,\n"
-            "  and in the backward at 16, the block's own skinny GEMM is faster:\n"
-            "  ratios below 1; the weight GB/s against the triad is the 1-token rows' measure).\n"
-            "  Rows at <= 16 tokens run over copies of the weights spanning 4x the last-level\n"
-            "  cache, as a model's layers (each call reads its weights from memory), and report\n"
-            "  weight GB/s against a same-run triad.\n"
-            "  --quick       fewer repetitions, the AUTO schedule only (else also TILED)\n"
-            "  --pages huge  weights and weight gradients advised onto 2 MiB transparent huge\n"
-            "                pages (default 4k, as a memory-mapped checkpoint's)\n"
-            "  --fixture DIR a Hugging Face fixture (e.g. tests/data/hf/llama): error against the\n"
-            "                transformers reference and time per forward+backward\n");
+    fprintf(
+        f,
+        "usage: ffn bench block [--json] [--threads T] [--tokens N] [--dtype f32|bf16]\n"
+        "                       [--shape NAME] [--quick] [--reps N] [--pages 4k|huge] [--pack]\n"
+        "       ffn bench block --fixture DIR [--json]\n"
+        "       ffn bench block --backend cuda [--help]   (the GPU rows)\n"
+        "  Times FFN block forward (fwd) and forward+backward (fwdbwd, SAVE policy) for\n"
+        "  gpt2-small (768 -> 3072, GeLU-tanh, biases) and llama-like (2048 -> 5632, SwiGLU)\n"
+        "  at 1, 16, 256 and 4096 tokens, f32 and bf16 (weights, activations, gradients),\n"
+        "  on 1 and 2 threads, against the same GEMMs alone through oneDNN (at <= 6 tokens,\n"
+        "  and in the backward at 16, the block's own skinny GEMM is faster:\n"
+        "  ratios below 1; the weight GB/s against the triad is the 1-token rows' measure).\n"
+        "  Rows at <= 16 tokens run over copies of the weights spanning 4x the last-level\n"
+        "  cache, as a model's layers (each call reads its weights from memory), and report\n"
+        "  weight GB/s against a same-run triad.\n"
+        "  --quick       fewer repetitions, the AUTO schedule only (else also TILED)\n"
+        "  --pages huge  weights and weight gradients advised onto 2 MiB transparent huge\n"
+        "                pages (default 4k, as a memory-mapped checkpoint's)\n"
+        "  --pack        the blocks with opts.pack_weights, and the GEMMs alone on the\n"
+        "                forward's weights packed alike\n"
+        "  --fixture DIR a Hugging Face fixture (e.g. tests/data/hf/llama): error against the\n"
+        "                transformers reference and time per forward+backward\n");
 }
 
 // --- memory: the triad and the copies of the weights ------------------------------------------
@@ -120,11 +123,12 @@ static double ffn__triad(int threads) {
 #define COPIES_MAX 256
 #define COPIES_BYTES_MAX ((size_t)4 << 30)
 
-// bytes: of one copy's weights; each copy allocates 2x that (its gradients).
-static int ffn__copies(size_t bytes) {
+// bytes: of one copy's weights; each copy allocates `per` times that (its gradients, and with
+// --pack the block's and the GEMMs-alone's packed weights).
+static int ffn__copies(size_t bytes, size_t per) {
     size_t n = (4 * ffn_tool_llc_bytes() + bytes - 1) / bytes;
     if (n < 2) n = 2;
-    if (n > COPIES_BYTES_MAX / (2 * bytes)) n = COPIES_BYTES_MAX / (2 * bytes);
+    if (n > COPIES_BYTES_MAX / (per * bytes)) n = COPIES_BYTES_MAX / (per * bytes);
     return n < 1 ? 1 : n > COPIES_MAX ? COPIES_MAX : (int)n;
 }
 
@@ -141,7 +145,14 @@ struct gemms {
     dnnl_primitive_t prim[GEMM_MAX];
     dnnl_memory_t mem[GEMM_MAX][3];
     char impl[GEMM_MAX][48];
-    int copy;  // the copy of the weights and gradients the primitives are bound to
+    int copy;        // the copy of the weights and gradients the primitives are bound to
+    bool pack_next;  // the next GEMM added reads its B (a weight) packed, as oneDNN prefers it
+    // Packed B of GEMM k (--pack): the layout, the weight's own descriptor and pointer (copy 0),
+    // and the packed copy of each copy of the weights, made when first bound.
+    bool pk_on[GEMM_MAX];
+    dnnl_memory_desc_t pk_md[GEMM_MAX], pk_plain[GEMM_MAX];
+    void *pk_src[GEMM_MAX];
+    void *pk[GEMM_MAX][COPIES_MAX];
 };
 
 static dnnl_data_type_t ffn__ddt(enum ffn_dtype dt) {
@@ -162,7 +173,14 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
     dnnl_matmul_desc_t md;
     dnnl_primitive_attr_t attr;
     dnnl_primitive_desc_t pd;
-    if (dnnl_matmul_desc_init(&md, &a, &b, NULL, &c) || dnnl_primitive_attr_create(&attr))
+    const int k = g->n;
+    const bool pack = g->pack_next;
+    g->pack_next = false;
+    dnnl_memory_desc_t bany;
+    if (pack && dnnl_memory_desc_init_by_tag(&bany, 2, db, ffn__ddt(tb), dnnl_format_tag_any))
+        return -1;
+    if (dnnl_matmul_desc_init(&md, &a, pack ? &bany : &b, NULL, &c) ||
+        dnnl_primitive_attr_create(&attr))
         return -1;
     dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict);
     if (acc) {
@@ -178,11 +196,16 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
     const char *impl = "";
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
     snprintf(g->impl[g->n], sizeof g->impl[0], "%s", impl);
-    const int k = g->n;
+    g->pk_on[k] = pack;
+    if (pack) {
+        g->pk_md[k] = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        g->pk_plain[k] = b, g->pk_src[k] = B;
+    }
     if (dnnl_primitive_create(&g->prim[k], pd)) return -1;
     dnnl_primitive_desc_destroy(pd);
     dnnl_memory_create(&g->mem[k][0], &a, g->eng, A);
-    dnnl_memory_create(&g->mem[k][1], &b, g->eng, B);
+    dnnl_memory_create(&g->mem[k][1], pack ? &g->pk_md[k] : &b, g->eng,
+                       pack ? DNNL_MEMORY_NONE : B);
     dnnl_memory_create(&g->mem[k][2], &c, g->eng, C);
     g->n++;
     return 0;
@@ -191,8 +214,31 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
 // Binds g's operands from copy g->copy of the weights and gradients to copy c (cw: nc sets of
 // CW_N pointers; the other operands are shared).
 #    define CW_N 6
-static void ffn__gemms_bind(struct gemms *g, void *const *cw, int c) {
-    for (int k = 0; k < g->n; k++)
+static int ffn__gemms_bind(struct gemms *g, void *const *cw, int c) {
+    for (int k = 0; k < g->n; k++) {
+        if (g->pk_on[k]) {  // the packed copy of this copy's weight, reordered once
+            int j = 0;
+            while (j < CW_N && cw[j] != g->pk_src[k]) j++;
+            if (j == CW_N) return -1;
+            if (!g->pk[k][c]) {
+                dnnl_primitive_desc_t rpd;
+                dnnl_primitive_t rp;
+                dnnl_memory_t from, to;
+                g->pk[k][c] = malloc(dnnl_memory_desc_get_size(&g->pk_md[k]));
+                if (!g->pk[k][c] || dnnl_reorder_primitive_desc_create(
+                                        &rpd, &g->pk_plain[k], g->eng, &g->pk_md[k], g->eng, NULL))
+                    return -1;
+                dnnl_primitive_create(&rp, rpd);
+                dnnl_memory_create(&from, &g->pk_plain[k], g->eng, cw[c * CW_N + j]);
+                dnnl_memory_create(&to, &g->pk_md[k], g->eng, g->pk[k][c]);
+                dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+                dnnl_primitive_execute(rp, g->st, 2, args);
+                dnnl_stream_wait(g->st);
+                dnnl_memory_destroy(to), dnnl_memory_destroy(from);
+                dnnl_primitive_destroy(rp), dnnl_primitive_desc_destroy(rpd);
+            }
+            dnnl_memory_set_data_handle(g->mem[k][1], g->pk[k][c]);
+        }
         for (int r = 0; r < 3; r++) {
             void *p = NULL;
             dnnl_memory_get_data_handle(g->mem[k][r], &p);
@@ -200,7 +246,9 @@ static void ffn__gemms_bind(struct gemms *g, void *const *cw, int c) {
                 if (p && p == cw[g->copy * CW_N + j])
                     dnnl_memory_set_data_handle(g->mem[k][r], cw[c * CW_N + j]);
         }
+    }
     g->copy = c;
+    return 0;
 }
 
 static void ffn__gemms_run(struct gemms *g) {
@@ -217,6 +265,8 @@ static void ffn__gemms_free(struct gemms *g) {
     for (int k = 0; k < g->n; k++) {
         dnnl_primitive_destroy(g->prim[k]);
         for (int j = 0; j < 3; j++) dnnl_memory_destroy(g->mem[k][j]);
+        for (int c = 0; g->pk_on[k] && c < COPIES_MAX; c++) free(g->pk[k][c]), g->pk[k][c] = NULL;
+        g->pk_on[k] = false;
     }
     g->n = 0;
     g->copy = 0;
@@ -288,6 +338,7 @@ struct row {
     struct ffn_block_cost cost;
     const char *pages;  // of the weights and weight gradients: "4k" or "huge"
     int copies;         // of the weights the calls rotate over (1: the same weights every call)
+    bool packed;        // opts.pack_weights (and the GEMMs alone on packed forward weights)
 };
 
 static void ffn__print(const struct row *r, int json, const char *cpu, const char *isa) {
@@ -303,7 +354,7 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
                "\"weight_gbs\":%.4g,\"triad_gbs\":%.4g,\"weight_to_triad\":%.4f,"
                "\"peak_gflops\":%.4g,\"peak_instr\":\"%s\",\"to_peak\":%.4f,"
                "\"impl\":\"%s\",\"gemm_impl\":\"%s\",\"weight_bytes\":%.0f,\"copies\":%d,"
-               "\"pages\":\"%s\",\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
+               "\"pages\":\"%s\",\"packed\":%s,\"isa\":\"%s\",\"cpu\":\"%s\",\"reps\":%d}\n",
                r->s->name, r->T, r->s->d, r->s->m,
                r->s->gated ? ffn_glu_name(r->s->act) : ffn_act_name(r->s->act),
                r->s->gated ? "true" : "false", ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd",
@@ -311,7 +362,8 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
                flops / r->gsec * 1e-9, r->sec / r->gsec, r->asec, (r->gsec + r->asec) / r->gsec,
                wgbs, r->triad, wgbs / r->triad, r->peak, r->peak_instr,
                r->peak > 0 ? flops / r->sec * 1e-9 / r->peak : 0.0, r->impl, r->gimpl,
-               r->weight_bytes, r->copies, r->pages, isa, cpu, r->reps);
+               r->weight_bytes, r->copies, r->pages, r->packed ? "true" : "false", isa, cpu,
+               r->reps);
     } else {
         printf("%-11s %5" PRId64 " %-4s %-6s %-8s %3d %10.5f %9.1f %10.5f %7.3f %7.3f %6.3f",
                r->s->name, r->T, ffn_dtype_name(r->dt), r->bwd ? "fwdbwd" : "fwd", r->sched,
@@ -324,10 +376,10 @@ static void ffn__print(const struct row *r, int json, const char *cpu, const cha
 }
 
 static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
-                             const char *only_shape, int quick, int reps, bool huge) {
+                             const char *only_shape, int quick, int reps, bool huge, bool pack) {
 #ifndef FFN_TOOL_HAVE_DNNL
     (void)json, (void)threads, (void)only_T, (void)only_dt, (void)only_shape, (void)quick,
-        (void)reps, (void)huge;
+        (void)reps, (void)huge, (void)pack;
     fprintf(stderr, "ffn bench block: this build has no oneDNN\n");
     return 2;
 #else
@@ -382,7 +434,7 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                 b.Pd = calloc(Tn * 2 * m, es);
                 const bool cold = T <= 16;
                 const size_t wn = (s->gated ? 3 : 2) * m * d;
-                b.nc = cold ? ffn__copies(wn * es) : 1;
+                b.nc = cold ? ffn__copies(wn * es, pack ? 4 : 2) : 1;
                 b.cw = calloc((size_t)b.nc * CW_N, sizeof(void *));
                 bool oom =
                     !b.cw || !b.Wu || !b.Wd || !b.gWu || !b.gWd || (s->gated && (!b.Wg || !b.gWg));
@@ -444,11 +496,16 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                         char *Pg = b.P, *Pu = (char *)b.P + Tn * m * 4;
                         int e = 0;
                         ffn__gemms_free(&g);
-                        if (s->gated)
+                        if (s->gated) {
+                            g.pack_next = pack;
                             e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wg, dt, 1, di, Pg,
                                                F, mi, false);
+                        }
+                        // --pack: the forward's weights packed, as the block packs them.
+                        g.pack_next = pack;
                         e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wu, dt, 1, di, Pu, F,
                                            mi, false);
+                        g.pack_next = pack;
                         e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wd, dt, 1, mi, b.y, dt,
                                            di, false);
                         if (bwd) {
@@ -480,6 +537,7 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
                             o.schedule = sched ? FFN_BLOCK_SCHEDULE_TILED : FFN_BLOCK_SCHEDULE_AUTO;
                             o.save_dtype = dt;
+                            o.pack_weights = pack;
                             // One block and one set of gradients per copy of the weights.
                             ffn_block_t blks[COPIES_MAX] = {0};
                             struct ffn_block_grads grs[COPIES_MAX];
@@ -507,7 +565,13 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             for (int c = 0; c < b.nc; c++) {
                                 ffn_block_forward(ctx, blks[c], &ty, &tx, pol);
                                 if (bwd) ffn_block_backward(ctx, blks[c], &grs[c], &tdx, &tdy);
-                                ffn__gemms_bind(&g, b.cw, c);
+                                if (ffn__gemms_bind(&g, b.cw, c)) {
+                                    fprintf(stderr,
+                                            "ffn bench block: out of memory for the "
+                                            "packed weights of the GEMMs alone\n");
+                                    rc = 2;
+                                    break;
+                                }
                                 ffn__gemms_run(&g);
                             }
                             struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
@@ -515,9 +579,10 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             if (!header && !json) {
                                 printf(
                                     "cpu %s, isa %s, oneDNN %d.%d.%d, first GEMM: %s (%s), "
-                                    "weights on %s pages\n",
+                                    "weights on %s pages%s\n",
                                     cpu, isa, v->major, v->minor, v->patch, info.gemm_impl,
-                                    ffn_dtype_name(dt), huge ? "huge" : "4k");
+                                    ffn_dtype_name(dt), huge ? "huge" : "4k",
+                                    pack ? ", packed" : "");
                                 printf("%-11s %5s %-4s %-6s %-8s %3s %10s %9s %10s %7s %7s %6s\n",
                                        "shape", "T", "dt", "pass", "schedule", "thr", "seconds",
                                        "GFLOP/s", "gemm_s", "ratio", "floor", "peak");
@@ -541,7 +606,7 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                             ffn_ctx_last_error(ctx));
                                     rc = 2;
                                 }
-                                ffn__gemms_bind(&g, b.cw, next);
+                                (void)ffn__gemms_bind(&g, b.cw, next);  // warmed: no reorder
                                 next = (next + 1) % b.nc;
                                 t0 = ffn__now();
                                 ffn__gemms_run(&g);
@@ -570,7 +635,8 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                                 (double)info.weight_bytes,
                                 cost,
                                 huge ? "huge" : "4k",
-                                b.nc};
+                                b.nc,
+                                pack};
                             ffn__print(&r, json, cpu, isa);
                             for (int c = 0; c < b.nc; c++) ffn_block_destroy(blks[c]);
                         }
@@ -837,7 +903,7 @@ int ffn_cmd_bench_block(int argc, char **argv) {
 #endif
     }
     int json = 0, threads = 0, quick = 0, reps = REPS_DEFAULT, dt = -1;
-    bool huge = false;
+    bool huge = false, pack = false;
     int64_t tokens = 0;
     const char *fixture = NULL, *shape = NULL;
     for (int i = 1; i < argc; i++) {
@@ -849,6 +915,8 @@ int ffn_cmd_bench_block(int argc, char **argv) {
             json = 1;
         else if (!strcmp(a, "--quick"))
             quick = 1;
+        else if (!strcmp(a, "--pack"))
+            pack = true;
         else if (v && !strcmp(a, "--threads")) {
             if (!ffn_arg_int("bench block", a, v, 1, 1024, &threads)) return 2;
             i++;
@@ -892,5 +960,5 @@ int ffn_cmd_bench_block(int argc, char **argv) {
     if (fixture && !ffn_arg_want("bench block", "--fixture", fixture, true)) return 2;
     if (quick && reps == REPS_DEFAULT) reps = REPS_QUICK;
     if (fixture) return ffn__fixture(fixture, json);
-    return ffn__bench_shapes(json, threads, tokens, dt, shape, quick, reps, huge);
+    return ffn__bench_shapes(json, threads, tokens, dt, shape, quick, reps, huge, pack);
 }

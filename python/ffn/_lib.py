@@ -129,7 +129,8 @@ class BlockGrads(ctypes.Structure):
 class BlockOpts(ctypes.Structure):
     # struct ffn_block_opts
     _fields_ = [("size", ctypes.c_size_t), ("schedule", c_enum), ("tile_rows", ctypes.c_int64),
-                ("max_tokens", ctypes.c_int64), ("math", c_enum), ("save_dtype", c_enum)]
+                ("max_tokens", ctypes.c_int64), ("math", c_enum), ("save_dtype", c_enum),
+                ("pack_weights", ctypes.c_bool)]
 
 
 class BlockInfo(ctypes.Structure):

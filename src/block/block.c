@@ -113,6 +113,7 @@ enum ffn_status ffn_cpu_block_create(ffn_ctx_t ctx, const struct ffn_block_spec 
             b->bias[k] = v->p;
         }
     }
+    if (o.pack_weights) ffn_block_pack_weights(b);
     *block_out = b;
     return FFN_STATUS_OK;
 }
@@ -159,7 +160,7 @@ enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_t
     const size_t colsum = (pc > (size_t)p->spec.d_model ? pc : (size_t)p->spec.d_model);
     info->n_params = p->n_params;
     info->weight_bytes = p->weight_bytes;
-    info->cache_bytes = block->cache_bytes;
+    info->cache_bytes = block->cache_bytes + ffn_mm_packed_bytes(block->mm);
     // SAVE keeps P (in save_dtype) and h (in W_down's compute dtype).
     info->saved_bytes_save = T * pc * ffn_dtype_size(block->opts.save_dtype) +
                              T * m * ffn_dtype_size(block->op[FFN_BLK_DOWN].dtype);

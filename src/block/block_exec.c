@@ -272,6 +272,16 @@ static void ffn__put_sums(void *g, enum ffn_dtype dt, int64_t stride, const doub
 
 // --- argument checks ----------------------------------------------------------------------------
 
+void ffn_block_pack_weights(struct ffn_block *b) {
+    const struct ffn_block_plan *pl = &b->plan;
+    for (int k = 0; k < pl->n_seg; k++) {
+        const struct ffn_cpu_mat w = ffn__wop(b, &pl->seg[k].w, false);
+        ffn_mm_pack_add(b->mm, &w);
+    }
+    const struct ffn_cpu_mat wd = ffn__wop(b, &pl->down, false);
+    ffn_mm_pack_add(b->mm, &wd);
+}
+
 // Buffer X[slot] for x converted to dtype dt.
 static struct ffn_blk_buf *ffn__xbuf(struct ffn_block *b, enum ffn_dtype dt) {
     return &b->X[dt == FFN_DTYPE_F32 ? 0 : 1];

@@ -235,6 +235,9 @@ enum ffn_status ffn_cpu_block_backward(ffn_ctx_t ctx, ffn_block_t block,
 enum ffn_status ffn_cpu_block_info(ffn_ctx_t ctx, ffn_block_t block, int64_t n_tokens,
                                    struct ffn_block_info *info);
 
+// Registers the forward's weight operands with the block's GEMM cache (opts.pack_weights).
+void ffn_block_pack_weights(struct ffn_block *b);
+
 // Rows per tile for n_tokens under the block's schedule (n_tokens when SEPARATE).
 int64_t ffn_block_tile_rows(const struct ffn_block *b, int64_t n_tokens);
 
@@ -249,6 +252,12 @@ enum ffn_status ffn_mm_run(ffn_ctx_t ctx, const char *fn, struct ffn_mm_cache *c
                            int64_t N, int64_t K, const struct ffn_cpu_mat *A,
                            const struct ffn_cpu_mat *B, const struct ffn_cpu_mat *C,
                            const float *bias, bool accumulate, const char **impl_out);
+// Registers B, a weight as a forward GEMM reads it, to be read from a copy in the layout oneDNN's
+// kernel prefers (opts.pack_weights), made at the first oneDNN GEMM on it (the skinny GEMM of a
+// few rows reads B as it lies); GEMMs reading B otherwise (transposed) are not affected.
+void ffn_mm_pack_add(struct ffn_mm_cache *c, const struct ffn_cpu_mat *B);
+// Bytes of the packed weights the cache holds (made at first use).
+size_t ffn_mm_packed_bytes(const struct ffn_mm_cache *c);
 // True when oneDNN has a matmul for operands of this dtype on this CPU (asked, not assumed:
 // oneDNN 2.6 has none for f16, and none for bf16 on a CPU without AVX-512).
 bool ffn_mm_has_dtype(struct ffn_mm_cache *c, enum ffn_dtype dt);

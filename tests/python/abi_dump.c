@@ -25,7 +25,7 @@ void ffn_abi_field_check(void) {
     struct ffn_block_spec d = {0, 0, 0, 0, false, 0, 0, false, false, false};
     struct ffn_block_weights e = {0, W_, W_, W_, W_, W_, W_, W_, W_};
     struct ffn_block_grads f = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, 0};
-    struct ffn_block_opts g = {0, 0, 0, 0, 0, 0};
+    struct ffn_block_opts g = {0, 0, 0, 0, 0, 0, 0};
     struct ffn_block_info h = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""};
     struct ffn_file_tensor i = FT_;
     struct ffn_model_desc j = {"", "", 0, 0, 0, 0, 0, false, false, "", "", 0, 0};
@@ -96,6 +96,7 @@ int main(void) {
     STRUCT(ffn_block_opts);
     F(ffn_block_opts, size), F(ffn_block_opts, schedule), F(ffn_block_opts, tile_rows);
     F(ffn_block_opts, max_tokens), F(ffn_block_opts, math), F(ffn_block_opts, save_dtype);
+    F(ffn_block_opts, pack_weights);
     END();
     STRUCT(ffn_block_info);
     F(ffn_block_info, size), F(ffn_block_info, n_params), F(ffn_block_info, weight_bytes);

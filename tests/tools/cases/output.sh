@@ -86,3 +86,10 @@ for r in blk:
     assert r["pages"] == "huge" and wb == (2 * 768 * 3072 + 3072 + 768) * 2, r  # with biases
     assert n >= 2 and (n * wb >= 4 * llc or 2 * n * wb > (4 << 30) - 2 * wb), (n, wb, llc)
 ' "$W/.out"
+# --pack: every row is of a block with opts.pack_weights (and of GEMMs alone on packed weights).
+t 0 '"packed":true' stdout -- "$FFN" bench block --json --quick --pack --shape gpt2-small --dtype bf16 --tokens 16 --threads 1 --reps 1
+p "every --pack row says so" -- python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"shape\"")]
+assert len(rows) == 2 and all(r["packed"] is True for r in rows), rows
+' "$W/.out"
