@@ -1,10 +1,11 @@
 // test_block_packed.c — opts.pack_weights: the forward's GEMMs read copies of the weights in the
 // layout oneDNN's kernel prefers. Against the double-precision reference (block_ref.h) and the
 // same block without packing: every stored layout of the first projection and both orientations,
-// f32 and bf16 weights, token counts on the skinny path (1), on oneDNN (7, 40, 300) and in row
-// tiles (TILED), forward and the backward after it (which reads the weights as they lie). Checks
-// that bf16 weights were packed (cache_bytes grows by at least their bytes at the first forward
-// on oneDNN, not before) and that a block freed after packing leaks nothing (ASan run).
+// f32 and bf16 weights and f32 weights under FFN_BLOCK_MATH_BF16 (their bf16 copy packed), token
+// counts on the skinny path (1), on oneDNN (7, 40, 300) and in row tiles (TILED), forward and the
+// backward after it (which reads the weights as they lie). Checks that bf16 weights were packed
+// (cache_bytes grows by at least 2 bytes a weight at the first forward on oneDNN, not before) and
+// that a block freed after packing leaks nothing (ASan run).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +91,12 @@ static void round_logical(struct ref_ffn *f, enum ffn_dtype dt) {
     }
 }
 
+// dt: the stored weights' dtype; math: FFN_BLOCK_MATH_BF16 multiplies f32 weights in bf16 (then
+// f's values are bf16's, and x is rounded to bf16 as for bf16 weights).
 static int run(ffn_ctx_t ctx, const struct ref_ffn *f, enum ffn_gate_up_layout layout,
                enum ffn_weight_orient o1, enum ffn_weight_orient od, enum ffn_dtype dt,
-               bool tiled) {
+               enum ffn_block_math math, bool tiled) {
+    const bool b16 = dt == FFN_DTYPE_BF16 || math == FFN_BLOCK_MATH_BF16;
     static struct stored s;
     store(f, layout, o1, od, dt, &s);
     const bool fused = f->gated && layout != FFN_GATE_UP_SEPARATE;
@@ -119,6 +123,7 @@ static int run(ffn_ctx_t ctx, const struct ref_ffn *f, enum ffn_gate_up_layout l
     for (int p = 0; p < 2; p++) {
         struct ffn_block_opts o = FFN_BLOCK_OPTS_INIT;
         o.pack_weights = p == 1;
+        o.math = math;
         if (tiled) o.schedule = FFN_BLOCK_SCHEDULE_TILED, o.tile_rows = 32;
         if (!CHECK_STATUS(ffn_block_create(ctx, &spec, &w, &o, &blk[p]), FFN_STATUS_OK)) {
             ffn_check_show_error(ctx);
@@ -132,14 +137,14 @@ static int run(ffn_ctx_t ctx, const struct ref_ffn *f, enum ffn_gate_up_layout l
     for (int k = 0; k < TMAX * D; k++) {
         x[k] = rnd(), dy[k] = rnd();
         xf[k] = (float)x[k], dyf[k] = (float)dy[k];
-        if (dt == FFN_DTYPE_BF16) x[k] = xf[k] = bf16_round(xf[k]);
+        if (b16) x[k] = xf[k] = bf16_round(xf[k]);
     }
     struct ffn_block_info i0 = FFN_BLOCK_INFO_INIT, i1 = FFN_BLOCK_INFO_INIT;
     ffn_block_info(ctx, blk[0], 1, &i0);
     static const int64_t tokens[] = {1, 7, 40, TMAX};
     // bf16 weights: each value of y errs by up to the roundings of h (and of x, reproduced in
     // the reference); f32 as the block tests.
-    const double tol = dt == FFN_DTYPE_BF16 ? 2e-2 : 2e-5;
+    const double tol = b16 ? 2e-2 : 2e-5;
     for (size_t ti = 0; ti < sizeof tokens / sizeof tokens[0]; ti++) {
         const int64_t T = tokens[ti];
         ref_forward(f, T, x, yr);
@@ -165,8 +170,9 @@ static int run(ffn_ctx_t ctx, const struct ref_ffn *f, enum ffn_gate_up_layout l
         int bad = 0;
         for (int64_t k = 0; k < T * D; k++)
             bad += fabs(y[1][k] - yr[k]) > tol * ymax + 1e-4 * fabs(yr[k]);
-        CHECK(bad == 0, "%s %s T=%lld: %d outputs of the packed block off the reference",
-              ffn_dtype_name(dt), tiled ? "tiled" : "separate", (long long)T, bad);
+        CHECK(bad == 0, "%s%s %s T=%lld: %d outputs of the packed block off the reference",
+              ffn_dtype_name(dt), math == FFN_BLOCK_MATH_BF16 ? " math=bf16" : "",
+              tiled ? "tiled" : "separate", (long long)T, bad);
         // The two blocks: the same y within the tolerance; the backward after each (weights as
         // they lie) the same dx and weight gradients.
         double e = 0, dxm = 0, ed = 0;
@@ -192,10 +198,12 @@ static int run(ffn_ctx_t ctx, const struct ref_ffn *f, enum ffn_gate_up_layout l
         }
     }
     ffn_block_info(ctx, blk[1], 1, &i1);
-    if (dt == FFN_DTYPE_BF16)  // oneDNN's bf16 kernels read pairs of k: always a blocked layout
-        CHECK(i1.cache_bytes >= i0.cache_bytes + i0.weight_bytes,
-              "bf16 weights packed: cache %zu -> %zu, weights %zu", i0.cache_bytes, i1.cache_bytes,
-              i0.weight_bytes);
+    // oneDNN's bf16 kernels read pairs of k: always a blocked layout, 2 bytes a weight or more.
+    const size_t n_w = (size_t)((f->gated ? 3 : 2) * M * D);
+    if (b16)
+        CHECK(i1.cache_bytes >= i0.cache_bytes + 2 * n_w,
+              "bf16 weights packed: cache %zu -> %zu, %zu weights", i0.cache_bytes, i1.cache_bytes,
+              n_w);
     ffn_block_destroy(blk[0]);
     ffn_block_destroy(blk[1]);
     return 0;
@@ -208,9 +216,11 @@ int main(void) {
     static double Wg[M * D], Wu[M * D], Wd[D * M], bg[M], bu[M], bd[D];
     static const enum ffn_gate_up_layout layouts[] = {FFN_GATE_UP_SEPARATE, FFN_GATE_UP_FUSED,
                                                       FFN_GATE_UP_INTERLEAVED, FFN_GATE_UP_BLOCKED};
-    static const enum ffn_dtype dts[] = {FFN_DTYPE_F32, FFN_DTYPE_BF16};
+    static const enum ffn_dtype dts[] = {FFN_DTYPE_F32, FFN_DTYPE_BF16, FFN_DTYPE_F32};
+    static const enum ffn_block_math maths[] = {FFN_BLOCK_MATH_STRICT, FFN_BLOCK_MATH_STRICT,
+                                                FFN_BLOCK_MATH_BF16};
     int cfgs = 0;
-    for (size_t di = 0; di < 2; di++) {
+    for (size_t di = 0; di < 3; di++) {
         for (int gated = 0; gated < 2; gated++)
             for (size_t li = 0; li < (gated ? 4u : 1u); li++)
                 for (int o1 = 0; o1 < 2; o1++)
@@ -225,10 +235,11 @@ int main(void) {
                             Wg[k] = 0.3 * rnd(), Wu[k] = 0.3 * rnd(), Wd[k] = 0.3 * rnd();
                         for (int k = 0; k < M; k++) bg[k] = 0.1 * rnd(), bu[k] = 0.1 * rnd();
                         for (int k = 0; k < D; k++) bd[k] = 0.1 * rnd();
-                        round_logical(&f, dts[di]);
+                        round_logical(&f,
+                                      maths[di] == FFN_BLOCK_MATH_BF16 ? FFN_DTYPE_BF16 : dts[di]);
                         const bool tiled = (o1 + od) % 2;
                         if (run(ctx, &f, layouts[li], (enum ffn_weight_orient)o1,
-                                (enum ffn_weight_orient)od, dts[di], tiled))
+                                (enum ffn_weight_orient)od, dts[di], maths[di], tiled))
                             break;
                         cfgs++;
                     }
