@@ -118,8 +118,8 @@ static double ffn__triad(int threads) {
 // Rows at <= 16 tokens run as a model decodes: each call on the next of nc copies of the weights
 // (a model's layers, each with its own gradients), the copies spanning 4x the last-level cache,
 // so that every call reads its weights from memory while the caches hold other layers' weights.
-// (A flush by writing over the cache instead left it full of dirty lines, and the timed call paid
-// the write-back of as many bytes as it read: docs/blocks.md, "Cold rows".)
+// (A flush by writing over the cache instead leaves it full of dirty lines, and the timed call
+// pays the write-back of as many bytes as it reads: docs/blocks.md, "Cold rows".)
 #define COPIES_MAX 256
 #define COPIES_BYTES_MAX ((size_t)4 << 30)
 
