@@ -187,7 +187,8 @@ class _Lease:
 def _copied(w):
     """True for a weight the library copies at block creation (f16 matrices into f32, bf16/f16
     biases into f32): its block must be rebuilt when the weight changes in place. f32 and bf16
-    matrices are used where they lie."""
+    matrices are used where they lie (but for pack_weights=True: then every weight's version
+    keys the block, so an in-place update repacks at the next call)."""
     return w.dtype == torch.float16 or (w.dtype == torch.bfloat16 and w.dim() == 1)
 
 
@@ -342,7 +343,7 @@ class _BlockModule(nn.Module):
     block spec, a pool of library blocks, forward and backward through ffn_block_*."""
 
     def __init__(self, *, gated, act, orient, layout, weights, tp_groups=1, recompute=False,
-                 ctx=None, schedule="auto", tile_rows=0):
+                 ctx=None, schedule="auto", tile_rows=0, pack_weights=False):
         super().__init__()
         fn = "ffn.torch.%s" % type(self).__name__
         self.gated = gated
@@ -359,6 +360,7 @@ class _BlockModule(nn.Module):
         self.orient, self.layout, self.tp_groups = orient, layout, int(tp_groups)
         self.recompute, self.ctx = bool(recompute), ctx
         self.schedule, self.tile_rows = schedule, int(tile_rows)
+        self.pack_weights = bool(pack_weights)
         self.source_names = {}
         for slot in SLOTS:
             t = weights.get(slot)
@@ -410,10 +412,13 @@ class _BlockModule(nn.Module):
         s.bias_down = w["b_down"] is not None
         return s
 
+    def _packs(self):
+        return getattr(self, "pack_weights", False)  # modules saved before the option: off
+
     def _lease(self, fctx, weights):
         sig = tuple(None if w is None else
                     (w.data_ptr(), w.dtype, tuple(w.shape), w.stride(),
-                     w._version if _copied(w) else 0) for w in weights)
+                     w._version if _copied(w) or self._packs() else 0) for w in weights)
 
         def create():
             bw = _lib.BlockWeights()
@@ -427,6 +432,7 @@ class _BlockModule(nn.Module):
             o.size = ctypes.sizeof(_lib.BlockOpts)
             o.schedule = _lib.SCHEDULE[self.schedule]
             o.tile_rows = self.tile_rows
+            o.pack_weights = self._packs()
             h = ctypes.c_void_p()
             fctx.call(LIB.ffn_block_create, _byref(self._spec()), _byref(bw), _byref(o),
                       _byref(h))
@@ -486,14 +492,17 @@ class FFN(_BlockModule):
     [m, d] for "in_out", GPT-2's Conv1D); b_up [m], b_down [d] optional. Tensors are used as
     they are (Parameters are registered as given; other tensors wrapped without a copy).
     recompute=True keeps only x for the backward (recomputes x·W_up) instead of the
-    pre-activations.
+    pre-activations. pack_weights=True (CPU, inference) has the library keep its weights in the
+    GEMM library's blocked layout as well (opts.pack_weights: faster forwards from 7 tokens, the
+    weights' bytes again); an in-place update of a weight repacks at the next call.
     """
 
     def __init__(self, up, down, b_up=None, b_down=None, act="gelu_tanh", orient="out_in",
-                 recompute=False, ctx=None, schedule="auto", tile_rows=0):
+                 recompute=False, ctx=None, schedule="auto", tile_rows=0, pack_weights=False):
         super().__init__(gated=False, act=act, orient=orient, layout="separate",
                          weights={"up": up, "down": down, "b_up": b_up, "b_down": b_down},
-                         recompute=recompute, ctx=ctx, schedule=schedule, tile_rows=tile_rows)
+                         recompute=recompute, ctx=ctx, schedule=schedule, tile_rows=tile_rows,
+                         pack_weights=pack_weights)
 
     @classmethod
     def create(cls, d_model, d_ff, act="gelu_tanh", bias=True, orient="out_in",
@@ -511,11 +520,13 @@ class GatedFFN(_BlockModule):
     in_out) with layout "fused" ([gate | up], Phi-3's gate_up_proj), "fused_up_first",
     "interleaved" or "blocked" (tp_groups groups [g_0 u_0 | g_1 u_1 ...], Megatron). Biases
     optional (b_gate, b_up; or b_gate_up [2m] with a fused layout). Tensors are used as they are.
+    recompute and pack_weights as for FFN.
     """
 
     def __init__(self, gate=None, up=None, down=None, gate_up=None, b_gate=None, b_up=None,
                  b_gate_up=None, b_down=None, act="silu", orient="out_in", layout=None,
-                 tp_groups=1, recompute=False, ctx=None, schedule="auto", tile_rows=0):
+                 tp_groups=1, recompute=False, ctx=None, schedule="auto", tile_rows=0,
+                 pack_weights=False):
         if layout is None:
             layout = "fused" if gate_up is not None else "separate"
         super().__init__(gated=True, act=act, orient=orient, layout=layout,
@@ -523,7 +534,7 @@ class GatedFFN(_BlockModule):
                                   "b_gate": b_gate, "b_up": b_up, "b_gate_up": b_gate_up,
                                   "b_down": b_down},
                          tp_groups=tp_groups, recompute=recompute, ctx=ctx, schedule=schedule,
-                         tile_rows=tile_rows)
+                         tile_rows=tile_rows, pack_weights=pack_weights)
 
     @classmethod
     def create(cls, d_model, d_ff, act="silu", bias=False, orient="out_in", layout="separate",
@@ -598,7 +609,7 @@ def _proj(mlp, name):
     return sub, ("in_out" if type(sub).__name__ == "Conv1D" else "out_in")
 
 
-def from_hf_mlp(mlp, act=None, recompute=False, ctx=None):
+def from_hf_mlp(mlp, act=None, recompute=False, ctx=None, pack_weights=False):
     """A GatedFFN or FFN that shares the Parameters of a Hugging Face MLP module (LlamaMLP and
     its kin, Phi3MLP's fused gate_up_proj, GPT2MLP's Conv1D [in, out] weights, T5's wi_0/wi_1/wo,
     GPT-J, GPT-NeoX, Falcon, CLIP-style fc1/fc2): no copy; training either module trains both.
@@ -620,7 +631,7 @@ def from_hf_mlp(mlp, act=None, recompute=False, ctx=None):
                     w["b_" + k] = sub.bias
                     names[PARAM_NAMES["b_" + k]] = names[PARAM_NAMES[k]][:-6] + "bias"
             m = GatedFFN(act=act, orient=orient, recompute=recompute, ctx=ctx,
-                         layout="fused" if gu else "separate", **w)
+                         layout="fused" if gu else "separate", pack_weights=pack_weights, **w)
             m.source_names = names
             return m
     for u, d in _HF_PLAIN:
@@ -632,7 +643,8 @@ def from_hf_mlp(mlp, act=None, recompute=False, ctx=None):
                 w["b_up"], names["b_up"] = pu[0].bias, u + ".bias"
             if getattr(pd[0], "bias", None) is not None:
                 w["b_down"], names["b_down"] = pd[0].bias, d + ".bias"
-            m = FFN(act=act, orient=pd[1], recompute=recompute, ctx=ctx, **w)
+            m = FFN(act=act, orient=pd[1], recompute=recompute, ctx=ctx,
+                    pack_weights=pack_weights, **w)
             m.source_names = names
             return m
     raise InvalidArgumentError(

@@ -336,6 +336,27 @@ class TestModuleBehaviour(Checks):
         y.float().sum().backward()
         self.assertEqual(plain16.gate_proj.weight.grad.dtype, torch.bfloat16)
 
+    def test_pack_weights_follows_updates(self):
+        # opts.pack_weights: the library keeps a packed copy of each weight; the module keys its
+        # blocks on the weights' versions, so an in-place update is seen (repacked) at the next
+        # call. 16 tokens: the forward's GEMMs run on oneDNN (the packed path); bf16 packs always.
+        plain16 = LlamaMLP(32, 48).bfloat16()
+        mod = ft.from_hf_mlp(plain16, pack_weights=True)
+        x = torch.randn(16, 32)
+
+        def check(what):
+            ref = copy.deepcopy(plain16).float()(x.bfloat16().float())
+            torch.testing.assert_close(mod(x), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item(),
+                                       msg=what)
+
+        with torch.no_grad():
+            check("packed bf16 weights")
+            self.assertGreaterEqual(mod.block_info(16)["cache_bytes"], 3 * 32 * 48 * 2)
+            plain16.up_proj.weight.mul_(2)
+            check("after an in-place update")
+            plain16.down_proj.weight.neg_()
+            check("after a second update")
+
     def test_strided_inputs(self):
         mod = ft.from_hf_mlp(self.plain)
         big = torch.randn(5, 50)
