@@ -313,24 +313,23 @@ class TestModuleBehaviour(Checks):
         with torch.no_grad():
             self.close("after a step", mod(self.x), self.plain(self.x).numpy())
 
+    def close_bf16(self, what, mod, plain16, x):
+        # The block multiplies in bf16 (x rounded to bf16, f32 accumulation, h rounded to bf16
+        # for the down projection): the reference is torch's f32 MLP on the same bf16-rounded x
+        # and weights, within bf16's relative rounding (2^-8) times a few.
+        ref = copy.deepcopy(plain16).float()(x.bfloat16().float())
+        torch.testing.assert_close(mod(x), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item(),
+                                   msg=what)
+
     def test_bf16_weights_cache_follows_updates(self):
         plain16 = LlamaMLP(32, 48).bfloat16()
         mod = ft.from_hf_mlp(plain16)
         self.assertEqual(mod.block_info(5)["cache_bytes"], 0)  # bf16 used where it lies
         x = self.x
-
-        def check(what):
-            # The block multiplies in bf16 (x rounded to bf16, f32 accumulation, h rounded to
-            # bf16 for the down projection): the reference is torch's f32 MLP on the same
-            # bf16-rounded x and weights, within bf16's relative rounding (2^-8) times a few.
-            ref = copy.deepcopy(plain16).float()(x.bfloat16().float())
-            torch.testing.assert_close(mod(x), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item(),
-                                       msg=what)
-
         with torch.no_grad():
-            check("bf16 weights")
+            self.close_bf16("bf16 weights", mod, plain16, x)
             plain16.up_proj.weight.mul_(2)  # in place: seen by the next call (no copy)
-            check("after an in-place update")
+            self.close_bf16("after an in-place update", mod, plain16, x)
         y = mod(x.bfloat16().requires_grad_())
         self.assertEqual(y.dtype, torch.bfloat16)
         y.float().sum().backward()
@@ -343,19 +342,13 @@ class TestModuleBehaviour(Checks):
         plain16 = LlamaMLP(32, 48).bfloat16()
         mod = ft.from_hf_mlp(plain16, pack_weights=True)
         x = torch.randn(16, 32)
-
-        def check(what):
-            ref = copy.deepcopy(plain16).float()(x.bfloat16().float())
-            torch.testing.assert_close(mod(x), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item(),
-                                       msg=what)
-
         with torch.no_grad():
-            check("packed bf16 weights")
+            self.close_bf16("packed bf16 weights", mod, plain16, x)
             self.assertGreaterEqual(mod.block_info(16)["cache_bytes"], 3 * 32 * 48 * 2)
             plain16.up_proj.weight.mul_(2)
-            check("after an in-place update")
+            self.close_bf16("after an in-place update", mod, plain16, x)
             plain16.down_proj.weight.neg_()
-            check("after a second update")
+            self.close_bf16("after a second update", mod, plain16, x)
 
     def test_strided_inputs(self):
         mod = ft.from_hf_mlp(self.plain)
