@@ -60,7 +60,12 @@ def main():
                ", ".join(f"triad {m['triad_threads']} thr {m['triad_gbs']:.1f} GB/s"
                          for m in meta if "triad_gbs" in m) +
                "".join(f"; peak {m['dtype']} {m['peak_threads']} thr {m['peak_gflops']:.0f} GFLOP/s "
-                       f"({m['peak_instr']})" for m in peaks))
+                       f"({m['peak_instr']})" for m in peaks) +
+               # How the ffn rows held their weights (ffn bench block --pages, --pack).
+               "".join(f"; weights on {p} pages" for p in sorted({r.get("pages") for r in auto}
+                                                                   - {None})) +
+               ("; packed weights (opts.pack_weights; the GEMMs alone packed alike)"
+                if any(r.get("packed") for r in auto) else ""))
     out.append("")
     out.append("| shape | tokens | dtype | thr | pass | ffn s | GFLOP/s | x GEMMs alone | floor | peak "
                "| PyTorch s | speedup | ceiling | at peak | weight GB/s (x triad) | targets |")

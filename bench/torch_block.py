@@ -145,6 +145,10 @@ def main():
     ap.add_argument("--shape", help="one shape (default: both)")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--reps", type=int, default=0)
+    ap.add_argument("--pack", action="store_true",
+                    help="ffn bench block's --pack, accepted so that scripts/bench_block.sh passes "
+                         "it to both: PyTorch's rows stay eager (its to_mkldnn packing runs "
+                         "neither block, and its Linear alone ran slower than eager)")
     a = ap.parse_args()
     reps = a.reps or (3 if a.quick else 7)
     torch.manual_seed(42)

@@ -3,7 +3,7 @@
 # 1/16/256/4096 tokens, 1 and 2 threads, against the same GEMMs alone through oneDNN) and
 # bench/torch_block.py (the same rows in PyTorch), merged by bench/block_compare.py into one
 # table with the targets checked. Usage: scripts/bench_block.sh BUILD_DIR [ARGS...]; ARGS go to
-# both tools (options both know: --threads --tokens --dtype --shape --quick --reps).
+# both tools (options both know: --threads --tokens --dtype --shape --quick --reps --pack).
 # Rows: bench/results/{ffn,torch}-block.jsonl; table: bench/results/bench-block.md.
 set -euo pipefail
 

@@ -368,10 +368,14 @@ FFN_VINLINE void ffn__ab(const struct ffn_skinny *g, enum ffn_dtype bdt, float *
     const int64_t K = g->K, M = g->M;
     // Piece width: a multiple of 32 columns, so that every piece starts on a 64-byte boundary of
     // the weight rows when the thread's range does (bf16 M = 12: 2.30 -> 1.72 ms unaligned).
-    const int64_t cw = FFN_AB_BUF / M / 32 * 32;
+    // With vdpbf16ps (7+ rows of A) the sums' rows are one line longer than the piece: rows of
+    // exactly 2 KiB (M = 16) cost 16 gpt2-small bf16 blocks, forward + backward at 16 tokens
+    // through ffn.h with weights from malloc (each its own mapping), 4.8 against 3.8 ms, and
+    // bench/skinny_gemm.c at M = 16 0-7 % (AMD EPYC Zen 4).
     const bool dp = bdt == FFN_DTYPE_BF16 && g->A2;
+    const int64_t pad = dp ? 16 : 0, cw = (FFN_AB_BUF / M - pad) / 32 * 32;
     for (int64_t p0 = n0; p0 < n1; p0 += cw) {
-        const int64_t p1 = p0 + cw < n1 ? p0 + cw : n1, ld = (p1 - p0 + 15) / 16 * 16;
+        const int64_t p1 = p0 + cw < n1 ? p0 + cw : n1, ld = (p1 - p0 + 15) / 16 * 16 + pad;
         int64_t k = 0;
         for (; k + 16 <= K; k += 8)
             ffn__ab_rows(g, bdt, buf, ld, p0, p1, k, 8, k == 0, true, RA, sh);
