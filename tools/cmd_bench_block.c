@@ -145,8 +145,8 @@ struct gemms {
     dnnl_primitive_t prim[GEMM_MAX];
     dnnl_memory_t mem[GEMM_MAX][3];
     char impl[GEMM_MAX][48];
-    int copy;        // the copy of the weights and gradients the primitives are bound to
-    bool pack_next;  // the next GEMM added reads its B (a weight) packed, as oneDNN prefers it
+    int copy;     // the copy of the weights and gradients the primitives are bound to
+    bool pack_b;  // GEMMs added while set read their B (a weight) packed, as oneDNN prefers
     // Packed B of GEMM k (--pack): the layout, the weight's own descriptor and pointer (copy 0),
     // and the packed copy of each copy of the weights, made when first bound.
     bool pk_on[GEMM_MAX];
@@ -174,8 +174,7 @@ static int ffn__gemm_add(struct gemms *g, int64_t M, int64_t N, int64_t K, void 
     dnnl_primitive_attr_t attr;
     dnnl_primitive_desc_t pd;
     const int k = g->n;
-    const bool pack = g->pack_next;
-    g->pack_next = false;
+    const bool pack = g->pack_b;
     dnnl_memory_desc_t bany;
     if (pack && dnnl_memory_desc_init_by_tag(&bany, 2, db, ffn__ddt(tb), dnnl_format_tag_any))
         return -1;
@@ -496,18 +495,16 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                         char *Pg = b.P, *Pu = (char *)b.P + Tn * m * 4;
                         int e = 0;
                         ffn__gemms_free(&g);
-                        if (s->gated) {
-                            g.pack_next = pack;
+                        // --pack: the forward's weights packed, as the block packs them.
+                        g.pack_b = pack;
+                        if (s->gated)
                             e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wg, dt, 1, di, Pg,
                                                F, mi, false);
-                        }
-                        // --pack: the forward's weights packed, as the block packs them.
-                        g.pack_next = pack;
                         e |= ffn__gemm_add(&g, Ti, mi, di, b.x, dt, di, 1, b.Wu, dt, 1, di, Pu, F,
                                            mi, false);
-                        g.pack_next = pack;
                         e |= ffn__gemm_add(&g, Ti, di, mi, b.H, dt, mi, 1, b.Wd, dt, 1, mi, b.y, dt,
                                            di, false);
+                        g.pack_b = false;
                         if (bwd) {
                             // dW_down = dyᵀ·h; dh = dy·W_down; dW = dPᵀ·x; dx = dP·W (+ second), each
                             // in the operand layout oneDNN runs fast (src row-major, weights
@@ -561,18 +558,21 @@ static int ffn__bench_shapes(int json, int threads, int64_t only_T, int only_dt,
                             const enum ffn_block_policy pol =
                                 bwd ? FFN_BLOCK_POLICY_SAVE : FFN_BLOCK_POLICY_NONE;
                             // Warm-up of every copy, in the order of the timed calls below:
-                            // primitives, workspaces, page faults.
-                            for (int c = 0; c < b.nc; c++) {
-                                ffn_block_forward(ctx, blks[c], &ty, &tx, pol);
-                                if (bwd) ffn_block_backward(ctx, blks[c], &grs[c], &tdx, &tdy);
-                                if (ffn__gemms_bind(&g, b.cw, c)) {
-                                    fprintf(stderr,
-                                            "ffn bench block: out of memory for the "
-                                            "packed weights of the GEMMs alone\n");
-                                    rc = 2;
-                                    break;
-                                }
+                            // primitives, workspaces, page faults, packed weights.
+                            int warm = 0;
+                            for (; warm < b.nc && !ffn__gemms_bind(&g, b.cw, warm); warm++) {
+                                ffn_block_forward(ctx, blks[warm], &ty, &tx, pol);
+                                if (bwd)
+                                    ffn_block_backward(ctx, blks[warm], &grs[warm], &tdx, &tdy);
                                 ffn__gemms_run(&g);
+                            }
+                            if (warm < b.nc) {
+                                fprintf(stderr,
+                                        "ffn bench block: out of memory for the packed "
+                                        "weights of the GEMMs alone\n");
+                                rc = 2;
+                                for (int c = 0; c < b.nc; c++) ffn_block_destroy(blks[c]);
+                                continue;
                             }
                             struct ffn_block_info info = FFN_BLOCK_INFO_INIT;
                             ffn_block_info(ctx, blks[0], T, &info);

@@ -93,7 +93,6 @@ struct ffn_mm_cache {
     int n;
     uint64_t clock;
     int n_packed;
-    size_t packed_bytes;
     struct ffn_mm_packed packed[FFN_MM_PACK_MAX];
     // Operand copies in the layout oneDNN runs fast (ffn__mm_relayout), grown on demand.
     void *tbuf[2];
@@ -298,12 +297,16 @@ static enum ffn_status ffn__mm_pack(ffn_ctx_t ctx, const char *fn, struct ffn_mm
         return FFN_STATUS_OK;
     }
     q->state = 1;
-    c->packed_bytes += q->bytes;
     *idx = (int32_t)(q - c->packed) + 1;
     return FFN_STATUS_OK;
 }
 
-size_t ffn_mm_packed_bytes(const struct ffn_mm_cache *c) { return c ? c->packed_bytes : 0; }
+size_t ffn_mm_packed_bytes(const struct ffn_mm_cache *c) {
+    size_t n = 0;
+    for (int i = 0; c && i < c->n_packed; i++)
+        if (c->packed[i].state > 0) n += c->packed[i].bytes;
+    return n;
+}
 
 // --- operand layouts ---------------------------------------------------------------------------
 // oneDNN 2.6's brgemm matmul runs fast for src row-major ("ab") and weights column-major ("ba",

@@ -1,7 +1,7 @@
 // block_ref.h — the tests' own FFN block in double, written from the textbook formulas and
 // independent of the library (no ffn_* call): activations, forward, loss, and the packing of
-// logical weights into every stored layout/orientation the library accepts (and back, for
-// gradients). Shared by the block tests; header-only (static functions).
+// logical weights into every stored layout/orientation the library accepts (ref_store; and back,
+// for gradients). Shared by the block tests; header-only (static functions).
 #ifndef FFN_TEST_BLOCK_REF_H
 #define FFN_TEST_BLOCK_REF_H
 
@@ -105,6 +105,41 @@ static int64_t ref_fused_pos(enum ffn_gate_up_layout layout, int64_t groups, int
     }
     default: return up ? m + j : j;  // SEPARATE: not fused (callers do not ask)
     }
+}
+
+// The weights and biases of f as one configuration stores them, in f32: w[0..3] the gate, up,
+// fused gate_up and down matrices (orientations o_first / o_down; gate and up, or gate_up, as the
+// layout has them), w[4..7] the biases b_gate, b_up, b_gate_up, b_down (when f has biases). Only
+// the members that configuration holds are written.
+static inline void ref_store(const struct ref_ffn *f, enum ffn_gate_up_layout layout,
+                             int64_t groups, enum ffn_weight_orient o_first,
+                             enum ffn_weight_orient o_down, float *const w[8]) {
+    const int64_t d = f->d, m = f->m;
+    const bool fused = f->gated && layout != FFN_GATE_UP_SEPARATE;
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < d; i++) {
+            if (fused) {
+                w[2][ref_idx(o_first, 2 * m, d, ref_fused_pos(layout, groups, m, false, j), i, 0)] =
+                    (float)f->Wg[j * d + i];
+                w[2][ref_idx(o_first, 2 * m, d, ref_fused_pos(layout, groups, m, true, j), i, 0)] =
+                    (float)f->Wu[j * d + i];
+            } else {
+                if (f->gated) w[0][ref_idx(o_first, m, d, j, i, 0)] = (float)f->Wg[j * d + i];
+                w[1][ref_idx(o_first, m, d, j, i, 0)] = (float)f->Wu[j * d + i];
+            }
+            w[3][ref_idx(o_down, d, m, i, j, 0)] = (float)f->Wd[i * m + j];
+        }
+    if (!f->bias) return;
+    for (int64_t j = 0; j < m; j++) {
+        if (fused) {
+            w[6][ref_fused_pos(layout, groups, m, false, j)] = (float)f->bg[j];
+            w[6][ref_fused_pos(layout, groups, m, true, j)] = (float)f->bu[j];
+        } else {
+            if (f->gated) w[4][j] = (float)f->bg[j];
+            w[5][j] = (float)f->bu[j];
+        }
+    }
+    for (int64_t i = 0; i < d; i++) w[7][i] = (float)f->bd[i];
 }
 
 #endif  // FFN_TEST_BLOCK_REF_H

@@ -133,36 +133,17 @@ static void run_cfg(ffn_ctx_t ctx, struct refcase *rc, const struct cfg *c, cons
     spec.bias_up = spec.bias_down = f->bias;
 
     // Stored weights (f32) and their gradient arrays, same shapes.
-    float wg[M * D], wu[M * D], wgu[2 * M * D], wd[D * M], bg[M], bu[M], bgu[2 * M], bd[D];
+    // (zeroed: the members this configuration does not hold are converted below all the same)
+    float wg[M * D] = {0}, wu[M * D] = {0}, wgu[2 * M * D] = {0}, wd[D * M] = {0}, bg[M] = {0},
+                 bu[M] = {0}, bgu[2 * M] = {0}, bd[D] = {0};
     float gg[M * D], gu[M * D], ggu[2 * M * D], gd[D * M], gbg[M], gbu[M], gbgu[2 * M], gbd[D];
-    for (int64_t j = 0; j < M; j++)
-        for (int64_t i = 0; i < D; i++) {
-            if (fused) {
-                wgu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, false, j), i,
-                            0)] = (float)f->Wg[j * D + i];
-                wgu[ref_idx(c->o_first, 2 * M, D, ref_fused_pos(c->layout, GROUPS, M, true, j), i,
-                            0)] = (float)f->Wu[j * D + i];
-            } else {
-                wg[ref_idx(c->o_first, M, D, j, i, 0)] = (float)f->Wg[j * D + i];
-                wu[ref_idx(c->o_first, M, D, j, i, 0)] = (float)f->Wu[j * D + i];
-            }
-            wd[ref_idx(c->o_down, D, M, i, j, 0)] = (float)f->Wd[i * M + j];
-        }
-    for (int64_t j = 0; j < M; j++) {
-        bg[j] = (float)f->bg[j];
-        bu[j] = (float)f->bu[j];
-        if (fused) {
-            bgu[ref_fused_pos(c->layout, GROUPS, M, false, j)] = bg[j];
-            bgu[ref_fused_pos(c->layout, GROUPS, M, true, j)] = bu[j];
-        }
-    }
-    for (int64_t i = 0; i < D; i++) bd[i] = (float)f->bd[i];
+    float *fw[8] = {wg, wu, wgu, wd, bg, bu, bgu, bd};
+    ref_store(f, c->layout, GROUPS, c->o_first, c->o_down, fw);
 
     // The stored weights in the run's dtype (same index layout), gradients in theirs.
     const struct dtypes *dt = cur_dt;
     const enum ffn_dtype W = dt->w, G = dt->grad;
     static uint16_t hw[8][2 * M * D], hg[8][2 * M * D];  // 16-bit copies, by member
-    float *fw[8] = {wg, wu, wgu, wd, bg, bu, bgu, bd};
     float *fg[8] = {gg, gu, ggu, gd, gbg, gbu, gbgu, gbd};
     const int64_t nel[8] = {M * D, M * D, 2 * M * D, D * M, M, M, 2 * M, D};
     void *vw[8], *vg[8];

@@ -46,39 +46,18 @@ static void *wptr(struct stored *s, int k, enum ffn_dtype dt) {
     return dt == FFN_DTYPE_F32 ? (void *)s->f[k] : (void *)s->h[k];
 }
 
-// Fills the stored weights of f in layout/orientations, rounded to dt's values.
+// Fills the stored weights of f in layout/orientations (f's values are already dt's:
+// round_logical), and their bf16 bit patterns.
 static void store(const struct ref_ffn *f, enum ffn_gate_up_layout layout,
-                  enum ffn_weight_orient o1, enum ffn_weight_orient od, enum ffn_dtype dt,
-                  struct stored *s) {
-    const bool fused = f->gated && layout != FFN_GATE_UP_SEPARATE;
-    for (int64_t j = 0; j < M; j++)
-        for (int64_t i = 0; i < D; i++) {
-            if (fused) {
-                s->f[2][ref_idx(o1, 2 * M, D, ref_fused_pos(layout, GROUPS, M, false, j), i, 0)] =
-                    (float)f->Wg[j * D + i];
-                s->f[2][ref_idx(o1, 2 * M, D, ref_fused_pos(layout, GROUPS, M, true, j), i, 0)] =
-                    (float)f->Wu[j * D + i];
-            } else {
-                s->f[0][ref_idx(o1, M, D, j, i, 0)] = (float)f->Wg[j * D + i];
-                s->f[1][ref_idx(o1, M, D, j, i, 0)] = (float)f->Wu[j * D + i];
-            }
-            s->f[3][ref_idx(od, D, M, i, j, 0)] = (float)f->Wd[i * M + j];
-        }
+                  enum ffn_weight_orient o1, enum ffn_weight_orient od, struct stored *s) {
+    float *const w[8] = {s->f[0], s->f[1], s->f[2], s->f[3], s->b[0], s->b[1], s->b[2], s->b[3]};
+    ref_store(f, layout, GROUPS, o1, od, w);
     for (int k = 0; k < 4; k++)
         for (int64_t e = 0; e < 2 * M * D; e++) {
-            if (dt == FFN_DTYPE_BF16) s->f[k][e] = bf16_round(s->f[k][e]);
             uint32_t u;
             memcpy(&u, &s->f[k][e], 4);
             s->h[k][e] = (uint16_t)(u >> 16);
         }
-    for (int64_t j = 0; j < M; j++) {
-        s->b[0][j] = (float)f->bg[j], s->b[1][j] = (float)f->bu[j];
-        if (fused) {
-            s->b[2][ref_fused_pos(layout, GROUPS, M, false, j)] = (float)f->bg[j];
-            s->b[2][ref_fused_pos(layout, GROUPS, M, true, j)] = (float)f->bu[j];
-        }
-    }
-    for (int64_t i = 0; i < D; i++) s->b[3][i] = (float)f->bd[i];
 }
 
 // The logical weights as the stored dtype has them (so that the reference sees the same values).
@@ -98,7 +77,7 @@ static int run(ffn_ctx_t ctx, const struct ref_ffn *f, enum ffn_gate_up_layout l
                enum ffn_block_math math, bool tiled) {
     const bool b16 = dt == FFN_DTYPE_BF16 || math == FFN_BLOCK_MATH_BF16;
     static struct stored s;
-    store(f, layout, o1, od, dt, &s);
+    store(f, layout, o1, od, &s);
     const bool fused = f->gated && layout != FFN_GATE_UP_SEPARATE;
     struct ffn_block_spec spec = FFN_BLOCK_SPEC_INIT;
     spec.d_model = D, spec.d_ff = M, spec.act = f->act, spec.gated = f->gated;

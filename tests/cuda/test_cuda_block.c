@@ -332,31 +332,7 @@ static void store(struct stored *s, const struct ref_ffn *f, int64_t t, const do
         s->n[k] = n[k];
         s->w[k] = has[k] ? calloc((size_t)n[k], 4) : NULL;
     }
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t i = 0; i < d; i++) {
-            if (fused) {
-                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, false, j), i, 0)] =
-                    (float)f->Wg[j * d + i];
-                s->w[2][ref_idx(of, 2 * m, d, ref_fused_pos(layout, GROUPS, m, true, j), i, 0)] =
-                    (float)f->Wu[j * d + i];
-            } else {
-                if (f->gated) s->w[0][ref_idx(of, m, d, j, i, 0)] = (float)f->Wg[j * d + i];
-                s->w[1][ref_idx(of, m, d, j, i, 0)] = (float)f->Wu[j * d + i];
-            }
-            s->w[3][ref_idx(od, d, m, i, j, 0)] = (float)f->Wd[i * m + j];
-        }
-    if (f->bias) {
-        for (int64_t j = 0; j < m; j++) {
-            if (fused) {
-                s->w[6][ref_fused_pos(layout, GROUPS, m, false, j)] = (float)f->bg[j];
-                s->w[6][ref_fused_pos(layout, GROUPS, m, true, j)] = (float)f->bu[j];
-            } else {
-                if (f->gated) s->w[4][j] = (float)f->bg[j];
-                s->w[5][j] = (float)f->bu[j];
-            }
-        }
-        for (int64_t i = 0; i < d; i++) s->w[7][i] = (float)f->bd[i];
-    }
+    ref_store(f, layout, GROUPS, of, od, s->w);
     s->x = malloc((size_t)(t * d) * 4);
     s->dy = malloc((size_t)(t * d) * 4);
     for (int64_t k = 0; k < t * d; k++) s->x[k] = (float)x[k], s->dy[k] = (float)dy[k];
